@@ -1,1 +1,7 @@
-export {}
+export * from "./Fields.ts"
+export * from "./IssueFormat.ts"
+export * from "./Load.ts"
+export * from "./LoadValidator.ts"
+export * from "./Product.ts"
+export * from "./ProductBatch.ts"
+export * from "./ProductValidation.ts"

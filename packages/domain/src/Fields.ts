@@ -1,0 +1,73 @@
+import { Schema } from "effect"
+
+/** Codes are identifiers; the spec does not bound them, we do, so one hostile field cannot bloat a load. */
+export const MAX_CODE_LENGTH = 100
+/** The spec recommends 255; longer descriptions are accepted and stored whole up to this hard limit. */
+export const RECOMMENDED_DESCRIPTION_LENGTH = 255
+export const MAX_DESCRIPTION_LENGTH = 4000
+export const MAX_TEXT_LENGTH = 1000
+
+const text = (maxLength: number) =>
+  Schema.String.annotations({ message: () => "must be a string" }).pipe(
+    Schema.maxLength(maxLength, { message: () => `must be at most ${maxLength} characters` })
+  )
+
+export const RequiredCode = text(MAX_CODE_LENGTH).pipe(
+  Schema.minLength(1, { message: () => "must not be empty" })
+)
+export const OptionalText = text(MAX_TEXT_LENGTH)
+export const RequiredText = OptionalText.pipe(Schema.minLength(1, { message: () => "must not be empty" }))
+export const Description = text(MAX_DESCRIPTION_LENGTH).pipe(
+  Schema.minLength(1, { message: () => "must not be empty" })
+)
+
+export const Amount = Schema.Number.annotations({ message: () => "must be a number" }).pipe(
+  Schema.finite({ message: () => "must be a finite number" }),
+  Schema.nonNegative({ message: () => "must not be negative" })
+)
+
+export const PositiveInteger = Schema.Number.annotations({ message: () => "must be a number" }).pipe(
+  Schema.int({ message: () => "must be an integer" }),
+  Schema.between(1, Number.MAX_SAFE_INTEGER, { message: () => `must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}` })
+)
+
+export const Integer = Schema.Number.annotations({ message: () => "must be a number" }).pipe(
+  Schema.int({ message: () => "must be an integer" }),
+  Schema.between(-2147483648, 2147483647, { message: () => "must be a 32-bit integer" })
+)
+
+export const oneOf = <const L extends ReadonlyArray<string>>(...values: L) =>
+  Schema.Literal(...values).annotations({
+    message: () => ({ message: `must be one of ${values.join(", ")}`, override: true })
+  })
+
+export const nullableOneOf = <const L extends ReadonlyArray<string>>(...values: L) =>
+  Schema.NullOr(Schema.Literal(...values)).annotations({
+    message: () => ({ message: `must be one of ${values.join(", ")} or null`, override: true })
+  })
+
+export const nullable = <A, I>(schema: Schema.Schema<A, I>, what: string) =>
+  Schema.NullOr(schema).annotations({
+    message: () => ({ message: `must be ${what} or null`, override: true })
+  })
+
+export const TrueFalse = oneOf("T", "F")
+
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/
+
+const isRealDateTime = (value: string): boolean => {
+  const match = DATE_TIME.exec(value)
+  if (match === null) return false
+  const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [number, number, number, number, number, number]
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return false
+  return day <= new Date(Date.UTC(year, month, 0)).getUTCDate()
+}
+
+/** `YYYY-MM-DD HH:mm:ss`, a date and time that exist on the calendar; kept as the string it arrived as. */
+export const DateTimeText = Schema.String.annotations({ message: () => "must be a string" }).pipe(
+  Schema.pattern(DATE_TIME, { message: () => "must have the shape YYYY-MM-DD HH:mm:ss" }),
+  Schema.filter(isRealDateTime, { message: () => "must be a real date and time" })
+)
+
+/** Compares two `YYYY-MM-DD HH:mm:ss` values; lexical order is chronological for this fixed shape. */
+export const compareDateTimeText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)

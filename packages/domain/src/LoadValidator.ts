@@ -1,0 +1,36 @@
+import { Either } from "effect"
+import type { Product } from "./Product.ts"
+import { type ProductFailure, validateProduct } from "./ProductValidation.ts"
+
+/**
+ * Validates the products of one load in arrival order. Stateful: a productCode seen earlier
+ * in the same load wins, later occurrences fail, and a product's own companyCode must agree
+ * with the company the load is for.
+ */
+export interface LoadValidator {
+  readonly validate: (raw: unknown, index: number) => Either.Either<Product, ProductFailure>
+}
+
+export const makeLoadValidator = (company: string): LoadValidator => {
+  const firstIndexByCode = new Map<string, number>()
+  return {
+    validate: (raw, index) =>
+      Either.flatMap(validateProduct(raw), (product) => {
+        if (product.companyCode != null && product.companyCode !== company) {
+          return Either.left({
+            sku: product.skuCode,
+            error: `companyCode: is ${product.companyCode} but this load is for company ${company}`
+          })
+        }
+        const first = firstIndexByCode.get(product.productCode)
+        if (first !== undefined) {
+          return Either.left({
+            sku: product.skuCode,
+            error: `productCode: ${product.productCode} already appears at products[${first}] of this load; the first occurrence wins`
+          })
+        }
+        firstIndexByCode.set(product.productCode, index)
+        return Either.right(product)
+      })
+  }
+}

@@ -1,0 +1,47 @@
+import { Either, Schema } from "effect"
+import { type FieldProblem, fieldProblems, formatProblems } from "./IssueFormat.ts"
+import { Product } from "./Product.ts"
+
+/** A product that failed, as reported in `LoadSummary.errors`. */
+export interface ProductFailure {
+  readonly sku: string
+  readonly error: string
+}
+
+const decodeProduct = Schema.decodeUnknownEither(Product, { errors: "all", onExcessProperty: "ignore" })
+
+const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const skuOf = (raw: unknown): string =>
+  isRecord(raw) && typeof raw["skuCode"] === "string" ? raw["skuCode"] : ""
+
+const childCodeProblems = (product: Product): ReadonlyArray<FieldProblem> => {
+  const problems: Array<FieldProblem> = []
+  const mustMatch = "must equal the product's productCode"
+  product.barcodes.forEach((barcode, i) => {
+    if (barcode.productCode !== product.productCode) problems.push({ path: `barcodes[${i}].productCode`, reason: mustMatch })
+  })
+  product.lstAttributes.forEach((attribute, i) => {
+    if (attribute.productCode !== product.productCode) problems.push({ path: `lstAttributes[${i}].productCode`, reason: mustMatch })
+  })
+  return problems
+}
+
+const failure = (raw: unknown, problems: ReadonlyArray<FieldProblem>): ProductFailure => {
+  const sku = skuOf(raw)
+  const error = formatProblems(problems)
+  return { sku, error: sku === "" && !error.includes("skuCode") ? `skuCode: is required; ${error}` : error }
+}
+
+/** Checks one product against every rule of the spec's Product, Barcode, Hierarchy and Attribute tables. */
+export const validateProduct = (raw: unknown): Either.Either<Product, ProductFailure> => {
+  if (!isRecord(raw)) return Either.left(failure(raw, [{ path: "", reason: "product must be a JSON object" }]))
+  return Either.match(decodeProduct(raw), {
+    onLeft: (error) => Either.left(failure(raw, fieldProblems(error))),
+    onRight: (product) => {
+      const problems = childCodeProblems(product)
+      return problems.length === 0 ? Either.right(product) : Either.left(failure(raw, problems))
+    }
+  })
+}

@@ -1,0 +1,161 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Either } from "effect"
+import { sampleProduct } from "@retail/testkit"
+import { makeLoadValidator, validateProduct } from "@retail/domain"
+
+const valid = () => sampleProduct(1) as Record<string, unknown>
+const withField = (field: string, value: unknown) => ({ ...valid(), [field]: value })
+const without = (field: string) => {
+  const product = valid()
+  delete product[field]
+  return product
+}
+
+const errorOf = (raw: unknown): string =>
+  Either.match(validateProduct(raw), {
+    onLeft: (failure) => failure.error,
+    onRight: () => "(valid)"
+  })
+
+describe("validateProduct", () => {
+  it("accepts a complete product and returns exactly what was sent", () => {
+    const product = valid()
+    expect(validateProduct(product)).toEqual(Either.right(product))
+  })
+
+  it("ignores fields the spec does not define", () => {
+    const result = validateProduct({ ...valid(), extra: "x" })
+    expect(Either.isRight(result)).toBe(true)
+    expect(Either.getOrThrow(result)).not.toHaveProperty("extra")
+  })
+
+  it("refuses a value that is not an object", () => {
+    expect(validateProduct([1])).toEqual(Either.left({ sku: "", error: "skuCode: is required; product must be a JSON object" }))
+  })
+
+  const required = [
+    "productCode", "skuCode", "eanCode", "description", "price", "length", "width", "height", "weight",
+    "productType", "unitMeasurement", "unitedNationsCode", "hierarchyCode", "taxSale", "productPmmStatus",
+    "dateUpdate", "isEcommerce", "measurable", "conversionFactor", "barcodes", "hierarchies", "lstAttributes"
+  ]
+  it.each(required)("%s is required", (field) => {
+    expect(errorOf(without(field))).toContain(`${field}: is required`)
+  })
+
+  const optional = ["dispatchType", "companyCode", "taxSelective", "salesTax", "skuCodePlatform"]
+  it.each(optional)("%s may be absent or null", (field) => {
+    expect(errorOf(without(field))).toBe("(valid)")
+    expect(errorOf(withField(field, null))).toBe("(valid)")
+  })
+
+  it("uses an empty sku and says so when skuCode is missing", () => {
+    const result = validateProduct(without("skuCode"))
+    expect(result).toEqual(Either.left({ sku: "", error: "skuCode: is required" }))
+  })
+
+  it.each([
+    ["productCode", 42, "must be a string"],
+    ["productCode", "", "must not be empty"],
+    ["productCode", "x".repeat(101), "must be at most 100 characters"],
+    ["description", 7, "must be a string"],
+    ["description", "d".repeat(4001), "must be at most 4000 characters"],
+    ["price", "12.5", "must be a number"],
+    ["price", -1, "must not be negative"],
+    ["weight", -0.5, "must not be negative"],
+    ["length", "long", "must be a number"],
+    ["dispatchType", "SLOW", "must be one of NORMAL, EXPRESS, INTERNATIONAL or null"],
+    ["unitMeasurement", "BOX", "must be one of UN, KG, LT, ML"],
+    ["unitMeasurement", null, "must be one of UN, KG, LT, ML"],
+    ["taxSale", "Y", "must be one of T, F"],
+    ["isEcommerce", true, "must be one of T, F"],
+    ["measurable", "t", "must be one of T, F"],
+    ["taxSelective", -3, "must be a non-negative number or null"],
+    ["salesTax", "18", "must be a non-negative number or null"],
+    ["dateUpdate", "2026-11-20", "must have the shape YYYY-MM-DD HH:mm:ss"],
+    ["dateUpdate", "2026-02-30 10:00:00", "must be a real date and time"],
+    ["dateUpdate", "2026-11-20 24:00:00", "must be a real date and time"],
+    ["conversionFactor", 0, "must be an integer from 1 to"],
+    ["conversionFactor", 1.5, "must be an integer"],
+    ["barcodes", "none", "must be an array"],
+    ["hierarchies", [], "must contain at least one item"],
+    ["lstAttributes", {}, "must be an array"]
+  ])("%s = %j fails: %s", (field, value, reason) => {
+    expect(errorOf(withField(field, value))).toContain(`${field}: ${reason}`)
+  })
+
+  it.each([
+    ["dispatchType", "INTERNATIONAL"],
+    ["unitMeasurement", "ML"],
+    ["taxSale", "F"],
+    ["description", "d".repeat(300)],
+    ["dateUpdate", "2024-02-29 23:59:59"],
+    ["conversionFactor", 12],
+    ["price", 0]
+  ])("%s = %j is valid", (field, value) => {
+    expect(errorOf(withField(field, value))).toBe("(valid)")
+  })
+
+  it("checks the fields of barcodes, hierarchies and attributes by path", () => {
+    const product = valid()
+    const raw = {
+      ...product,
+      barcodes: [{ productCode: product["productCode"], eanCode: 5 }],
+      hierarchies: [{ hierarchyCode: "H", hierarchyLevel: 1.5, hierarchyBreadcrumb: 3 }],
+      lstAttributes: [{ attributeType: "SPEC" }]
+    }
+    const error = errorOf(raw)
+    expect(error).toContain("barcodes[0].eanCode: must be a string")
+    expect(error).toContain("barcodes[0].indicator: is required")
+    expect(error).toContain("hierarchies[0].hierarchyLevel: must be an integer")
+    expect(error).toContain("hierarchies[0].hierarchyBreadcrumb: must be a string or null")
+    expect(error).toContain("lstAttributes[0].attributeCode: is required")
+    expect(error).toContain("lstAttributes[0].productCode: is required")
+  })
+
+  it("requires every barcode and attribute to belong to the product", () => {
+    const product = valid()
+    const raw = {
+      ...product,
+      barcodes: [{ productCode: "OTHER", eanCode: "1", indicator: "MAIN" }],
+      lstAttributes: [{ attributeType: "T", parentAttributeCode: "P", attributeCode: "A", attributeDescription: "D", productCode: "OTHER" }]
+    }
+    expect(errorOf(raw)).toBe(
+      "barcodes[0].productCode: must equal the product's productCode; lstAttributes[0].productCode: must equal the product's productCode"
+    )
+  })
+
+  it("reports every failing field of one product in one reason", () => {
+    const error = errorOf({ ...valid(), price: -1, hierarchies: [], taxSale: "X" })
+    expect(error.split("; ").sort()).toEqual([
+      "hierarchies: must contain at least one item",
+      "price: must not be negative",
+      "taxSale: must be one of T, F"
+    ])
+  })
+})
+
+describe("makeLoadValidator", () => {
+  it("lets the first occurrence of a productCode win", () => {
+    const validator = makeLoadValidator("ACME")
+    const product = sampleProduct(7)
+    expect(Either.isRight(validator.validate(product, 0))).toBe(true)
+    expect(validator.validate({ ...product, skuCode: "SKU-2" }, 3)).toEqual(
+      Either.left({ sku: "SKU-2", error: `productCode: ${product.productCode} already appears at products[0] of this load; the first occurrence wins` })
+    )
+  })
+
+  it("does not reserve the code of a product that failed", () => {
+    const validator = makeLoadValidator("ACME")
+    const product = sampleProduct(7)
+    expect(Either.isLeft(validator.validate({ ...product, price: -1 }, 0))).toBe(true)
+    expect(Either.isRight(validator.validate(product, 1))).toBe(true)
+  })
+
+  it("fails a product whose companyCode names another company", () => {
+    const validator = makeLoadValidator("ACME")
+    expect(Either.isRight(validator.validate(sampleProduct(1, { company: "ACME" }), 0))).toBe(true)
+    expect(validator.validate(sampleProduct(2, { company: "OTHER" }), 1)).toEqual(
+      Either.left({ sku: "SKU-P00000002", error: "companyCode: is OTHER but this load is for company ACME" })
+    )
+  })
+})
