@@ -1,0 +1,47 @@
+import { PGlite } from "@electric-sql/pglite"
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import { Effect } from "effect"
+import { mkdir } from "node:fs/promises"
+import { toStoreError } from "./StoreError.ts"
+
+export const IN_MEMORY = "memory://"
+
+export interface EmbeddedServer {
+  readonly url: string
+}
+
+const openPGlite = (dataDir: string) =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: async () => {
+        if (dataDir !== IN_MEMORY) await mkdir(dataDir, { recursive: true })
+        return await PGlite.create(dataDir)
+      },
+      catch: toStoreError("open embedded database")
+    }),
+    (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
+  )
+
+const serve = (db: PGlite, maxConnections: number) =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: async () => {
+        const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections })
+        await server.start()
+        return server
+      },
+      catch: toStoreError("serve embedded database")
+    }),
+    (server) => Effect.promise(() => server.stop()).pipe(Effect.ignore)
+  )
+
+/**
+ * PGlite (its data under `dataDir`, or in memory) behind a Postgres wire-protocol socket on a free
+ * local port, so the embedded database is reached by the same `pg` driver as a real server.
+ */
+export const startEmbedded = (dataDir: string, poolSize: number) =>
+  Effect.gen(function* () {
+    const db = yield* openPGlite(dataDir)
+    const server = yield* serve(db, poolSize + 4)
+    return { url: `postgres://postgres@${server.getServerConn()}/postgres` } satisfies EmbeddedServer
+  })

@@ -1,0 +1,32 @@
+import { Migrator, SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { migration0001 } from "./Schema.ts"
+import { storeOperation } from "./StoreError.ts"
+
+export const MIGRATIONS_TABLE = "retail_store_migrations"
+/** Arbitrary constant shared by every process that migrates this database. */
+const MIGRATION_LOCK_KEY = 7_301_552_019
+
+const runMigrator = Migrator.make({})({
+  loader: Migrator.fromRecord({ "0001_create_tables": migration0001 }),
+  table: MIGRATIONS_TABLE
+})
+
+/**
+ * Applies pending migrations. The migrator's own check-then-create of its table races when two
+ * processes start at once, so the whole run is one transaction behind a transaction-scoped advisory lock.
+ */
+export const migrate = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  return yield* sql.withTransaction(
+    Effect.gen(function* () {
+      yield* sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`
+      yield* sql.unsafe(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (
+        migration_id integer PRIMARY KEY,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        name text NOT NULL
+      )`)
+      return yield* runMigrator
+    })
+  )
+}).pipe(storeOperation("migrate"))
