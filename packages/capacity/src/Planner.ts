@@ -1,0 +1,251 @@
+import {
+  addLeadTime,
+  addWorkingDays,
+  type Day,
+  firstWorkingDayFrom,
+  formatDay,
+  inMask,
+  isWorkingDay,
+  type LocalClock,
+  localClockAt
+} from "./Calendar.ts"
+import type {
+  CapacityShortage,
+  DeliveryOption,
+  EngineOptions,
+  LegPlan,
+  ShortageKind,
+  WindowSlot
+} from "./EngineTypes.ts"
+import type { DeliveryMode, DispatchType } from "./Network.ts"
+import type { RoutePath } from "./Routing.ts"
+import type { NodeModel, PoolModel, Snapshot, ZoneModel } from "./Snapshot.ts"
+
+/** Per-request state: the instant, and each time zone's local clock computed at most once. */
+export interface PlanContext {
+  readonly snapshot: Snapshot
+  readonly epochMillis: number
+  readonly clocks: Array<LocalClock | undefined>
+  readonly options: EngineOptions
+  readonly deliveryFrom: Day | undefined
+  readonly deliveryUntil: Day | undefined
+}
+
+export const clockOf = (context: PlanContext, node: NodeModel): LocalClock => {
+  const cached = context.clocks[node.timeZoneIndex]
+  if (cached !== undefined) return cached
+  const formatter = context.snapshot.formatters[node.timeZoneIndex]
+  const clock = formatter === undefined ? { today: 0, minute: 0 } : localClockAt(formatter, context.epochMillis)
+  context.clocks[node.timeZoneIndex] = clock
+  return clock
+}
+
+export interface DispatchToPlan {
+  readonly origin: NodeModel
+  readonly dispatchType: DispatchType
+  readonly deliveryMode: DeliveryMode
+  /** Zone for home delivery; undefined for store withdrawal (the path ends at the store). */
+  readonly zone: ZoneModel | undefined
+  readonly pickupNode: NodeModel | undefined
+  readonly units: number
+  readonly purchaseDate: Day
+}
+
+export interface PathPlan {
+  readonly path: RoutePath
+  readonly pickingDate: Day | undefined
+  readonly usedPickingCapacity: number
+  readonly readyDate: Day | undefined
+  readonly legs: ReadonlyArray<LegPlan>
+  readonly deliveries: ReadonlyArray<DeliveryOption>
+  readonly shortage: CapacityShortage | undefined
+  /** "OK", or why no delivery date could be planned. */
+  readonly message: string
+}
+
+/** Tracks the first refused day of a search, to report it if nothing fits. */
+interface Refusal {
+  kind: ShortageKind
+  provider: string
+  date: Day
+  used: number
+  total: number
+}
+
+const shortageOf = (refusal: Refusal, requested: number): CapacityShortage => ({
+  kind: refusal.kind,
+  provider: refusal.provider,
+  date: refusal.date,
+  requested,
+  used: refusal.used,
+  total: refusal.total,
+  available: Math.max(0, refusal.total - refusal.used)
+})
+
+const usedOn = (used: ReadonlyMap<Day, number>, day: Day): number => used.get(day) ?? 0
+
+/** First working day at the node on or after `day`, then `processingDays` working days later. */
+const readyAfter = (node: NodeModel, day: Day, processingDays: number): Day | undefined => {
+  const first = firstWorkingDayFrom(node.calendar, day)
+  return first === undefined ? undefined : addWorkingDays(node.calendar, first, processingDays)
+}
+
+const failed = (
+  base: Omit<PathPlan, "shortage" | "message" | "deliveries">,
+  message: string,
+  shortage: CapacityShortage | undefined
+): PathPlan => ({ ...base, deliveries: [], shortage, message })
+
+/**
+ * Plan one dispatch along one path: picking date, each leg's departure and reception, then the
+ * delivery (or pickup) dates. Every search runs day by day from its earliest date and rolls over
+ * full days, never past `start + horizonDays`.
+ */
+export const planPath = (context: PlanContext, dispatch: DispatchToPlan, path: RoutePath): PathPlan => {
+  const { origin, units } = dispatch
+  const originClock = clockOf(context, origin)
+  const start = Math.max(dispatch.purchaseDate, originClock.today)
+  const horizonEnd = start + context.options.horizonDays
+  const base = { path, pickingDate: undefined, usedPickingCapacity: 0, readyDate: undefined, legs: [] }
+
+  // 1. Picking at the origin.
+  const picking: PoolModel = origin.picking[dispatch.dispatchType]
+  let refusal: Refusal | undefined
+  let pickingDate: Day | undefined
+  let usedPickingCapacity = 0
+  for (let day = start; day <= horizonEnd; day++) {
+    if (!isWorkingDay(origin.calendar, day)) continue
+    if (day === originClock.today && originClock.minute >= origin.cutoffMinute) continue
+    const used = usedOn(picking.used, day)
+    if (used + units <= picking.total) {
+      pickingDate = day
+      usedPickingCapacity = used
+      break
+    }
+    refusal ??= { kind: "PICKING_CAPACITY", provider: origin.code, date: day, used, total: picking.total }
+    if (units > picking.total) break
+  }
+  if (pickingDate === undefined) {
+    return refusal === undefined
+      ? failed(base, `no picking day at ${origin.code} within ${context.options.horizonDays} days`, undefined)
+      : failed(base, capacityMessage(refusal, units), shortageOf(refusal, units))
+  }
+  const readyDate = addWorkingDays(origin.calendar, pickingDate, origin.node.processingDays)
+  const planned = { path, pickingDate, usedPickingCapacity, readyDate, legs: [] as Array<LegPlan> }
+  if (readyDate === undefined) return failed(planned, `${origin.code} has no working day to process`, undefined)
+
+  // 2. Each leg: departure on a departure day, not a source holiday, before the cut-off if today,
+  //    with room on the departure and in the source node's daily dispatch capacity.
+  let readyAtSource: Day = readyDate
+  for (let index = 0; index < path.length; index++) {
+    const route = path[index]
+    if (route === undefined) break
+    const source = route.source
+    const sourceClock = clockOf(context, source)
+    const nodePool = source.dispatch[dispatch.dispatchType]
+    let departure: Day | undefined
+    let usedRoute = 0
+    let usedNode = 0
+    refusal = undefined
+    for (let day = readyAtSource; day <= horizonEnd; day++) {
+      if (!inMask(route.departureDays, day) || source.calendar.holidays.has(day)) continue
+      if (day === sourceClock.today && sourceClock.minute >= route.cutoffMinute) continue
+      const onRoute = usedOn(route.used, day)
+      if (onRoute + units > route.capacity) {
+        refusal ??= { kind: "ROUTE_CAPACITY", provider: route.id, date: day, used: onRoute, total: route.capacity }
+        if (units > route.capacity) break
+        continue
+      }
+      const atNode = usedOn(nodePool.used, day)
+      if (atNode + units > nodePool.total) {
+        refusal ??= { kind: "NODE_DISPATCH_CAPACITY", provider: source.code, date: day, used: atNode, total: nodePool.total }
+        if (units > nodePool.total) break
+        continue
+      }
+      departure = day
+      usedRoute = onRoute
+      usedNode = atNode
+      break
+    }
+    if (departure === undefined) {
+      return refusal === undefined
+        ? failed(planned, `no departure of route ${route.id} within the horizon`, undefined)
+        : failed(planned, capacityMessage(refusal, units), shortageOf(refusal, units))
+    }
+    const reception = addLeadTime(departure, route.leadTime.days, route.leadTime.unit, source.calendar.holidays)
+    if (reception === undefined) return failed(planned, `route ${route.id} has no business day to arrive`, undefined)
+    const target = route.targetNode
+    planned.legs.push({
+      route,
+      target: target?.code ?? dispatch.zone?.code ?? "",
+      dispatchDate: readyAtSource,
+      departureDate: departure,
+      receptionDate: reception,
+      usedRouteCapacity: usedRoute,
+      usedNodeDispatch: usedNode
+    })
+    if (target !== undefined && index < path.length - 1) {
+      const ready = readyAfter(target, reception, target.node.processingDays)
+      if (ready === undefined) return failed(planned, `${target.code} has no working day to cross-dock`, undefined)
+      readyAtSource = ready
+    } else {
+      readyAtSource = reception
+    }
+  }
+
+  // 3. Delivery dates in the zone, or pickup dates at the store.
+  const from = Math.max(readyAtSource, context.deliveryFrom ?? readyAtSource)
+  const until = Math.min(horizonEnd, context.deliveryUntil ?? horizonEnd)
+  const wanted = context.options.deliveryDatesCount
+  const deliveries: Array<DeliveryOption> = []
+  refusal = undefined
+  if (dispatch.zone !== undefined) {
+    const zone = dispatch.zone
+    for (let day = from; day <= until && deliveries.length < wanted; day++) {
+      if (!inMask(zone.deliveryDays, day) || zone.blocked.has(day)) continue
+      let free = false
+      let used = 0
+      let total = 0
+      for (const window of zone.windows) {
+        const inWindow = usedOn(window.used, day)
+        used += inWindow
+        total += window.capacity
+        if (inWindow < window.capacity) free = true
+      }
+      if (!free) {
+        refusal ??= { kind: "ZONE_WINDOW_CAPACITY", provider: zone.code, date: day, used, total }
+        continue
+      }
+      const slots: Array<WindowSlot> = []
+      for (const window of zone.windows) {
+        const inWindow = usedOn(window.used, day)
+        slots.push({ window, used: inWindow, blocked: inWindow >= window.capacity })
+      }
+      deliveries.push({ date: day, windows: slots })
+    }
+  } else {
+    const store = dispatch.pickupNode ?? origin
+    const firstPickup = path.length === 0 ? from : readyAfter(store, from, store.node.processingDays)
+    for (let day = firstPickup ?? until + 1; day <= until && deliveries.length < wanted; day++) {
+      if (isWorkingDay(store.calendar, day)) deliveries.push({ date: day, windows: [] })
+    }
+  }
+  if (deliveries.length === 0) {
+    return refusal === undefined
+      ? { ...planned, deliveries, shortage: undefined, message: `no delivery date within the horizon (until ${formatDay(until)})` }
+      : { ...planned, deliveries, shortage: shortageOf(refusal, 1), message: capacityMessage(refusal, 1) }
+  }
+  return { ...planned, deliveries, shortage: undefined, message: "OK" }
+}
+
+const SHORTAGE_LABEL: Readonly<Record<ShortageKind, string>> = {
+  PICKING_CAPACITY: "picking capacity of",
+  NODE_DISPATCH_CAPACITY: "dispatch capacity of",
+  ROUTE_CAPACITY: "capacity of route",
+  ZONE_WINDOW_CAPACITY: "delivery capacity of zone"
+}
+
+const capacityMessage = (refusal: Refusal, requested: number): string =>
+  requested > refusal.total
+    ? `${requested} units exceed the daily ${SHORTAGE_LABEL[refusal.kind]} ${refusal.provider} (${refusal.total})`
+    : `${SHORTAGE_LABEL[refusal.kind]} ${refusal.provider} is full from ${formatDay(refusal.date)} within the horizon`

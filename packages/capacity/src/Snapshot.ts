@@ -1,0 +1,265 @@
+import { Option } from "effect"
+import {
+  ALL_DAYS,
+  type Day,
+  type DayMask,
+  type DayOfWeek,
+  maskOf,
+  namesOfMask,
+  parseClock,
+  parseDay,
+  type WorkCalendar,
+  zoneFormatter,
+  type ZoneFormatter
+} from "./Calendar.ts"
+import { type CapacityLimits, type CapacityPool, type CapacityResource, type Ledger, resourceKey } from "./Ledger.ts"
+import type {
+  CapacityByDispatchType,
+  CostRule,
+  DeliveryMode,
+  DispatchType,
+  LeadTime,
+  NetworkDocument,
+  NetworkNode,
+  NetworkRoute
+} from "./Network.ts"
+import { type RoutePath, searchPaths } from "./Routing.ts"
+
+/** Capacity of one pool per date, with what the ledger says is already used. */
+export interface PoolModel {
+  readonly pool: CapacityPool
+  readonly total: number
+  readonly used: ReadonlyMap<Day, number>
+}
+
+export interface NodeModel {
+  readonly code: string
+  readonly node: NetworkNode
+  readonly calendar: WorkCalendar
+  readonly pickingDayNames: ReadonlyArray<DayOfWeek>
+  readonly cutoffMinute: number
+  readonly timeZoneIndex: number
+  readonly picking: Readonly<Record<DispatchType, PoolModel>>
+  readonly dispatch: Readonly<Record<DispatchType, PoolModel>>
+}
+
+export interface RouteModel {
+  readonly id: string
+  readonly route: NetworkRoute
+  readonly source: NodeModel
+  /** The next node, or undefined for a last-mile route into zones. */
+  readonly targetNode: NodeModel | undefined
+  readonly targetZones: ReadonlySet<string>
+  readonly dispatchTypes: ReadonlySet<DispatchType>
+  readonly deliveryModes: ReadonlySet<DeliveryMode>
+  readonly departureDays: DayMask
+  readonly departureDayNames: ReadonlyArray<DayOfWeek>
+  /** Precomputed for the trace: "MON,WED,FRI". */
+  readonly departureDaysText: string
+  readonly cutoffMinute: number
+  readonly leadTime: LeadTime
+  readonly capacity: number
+  readonly used: ReadonlyMap<Day, number>
+  readonly cost: CostRule
+}
+
+export interface WindowModel {
+  readonly code: string
+  readonly start: string
+  readonly end: string
+  readonly capacity: number
+  readonly used: ReadonlyMap<Day, number>
+}
+
+export interface ZoneModel {
+  readonly code: string
+  readonly deliveryDays: DayMask
+  readonly blocked: ReadonlySet<Day>
+  readonly windows: ReadonlyArray<WindowModel>
+}
+
+/**
+ * Everything evaluation needs, built once per network or ledger change and never mutated:
+ * indexes by code, calendars as bit masks and day sets, time-zone formatters, candidate paths.
+ */
+export interface Snapshot {
+  readonly document: NetworkDocument
+  readonly nodes: ReadonlyMap<string, NodeModel>
+  readonly routes: ReadonlyMap<string, RouteModel>
+  readonly zones: ReadonlyMap<string, ZoneModel>
+  readonly zoneByUbigeo: ReadonlyMap<string, ZoneModel>
+  readonly outgoing: ReadonlyMap<string, ReadonlyArray<RouteModel>>
+  /** Stock units by `node|sku`. */
+  readonly stock: ReadonlyMap<string, number>
+  /** One formatter per distinct time zone; nodes refer to theirs by index. */
+  readonly formatters: ReadonlyArray<ZoneFormatter>
+  /** Candidate paths by `pathKey(...)`, fewest legs first. */
+  readonly paths: ReadonlyMap<string, ReadonlyArray<RoutePath>>
+}
+
+export interface SnapshotOptions {
+  /** Longest path searched, in legs (a CD -> hub -> zone path has 2). */
+  readonly maxLegs: number
+  /** Paths kept per origin and destination. */
+  readonly maxCandidates: number
+}
+
+export const defaultSnapshotOptions: SnapshotOptions = { maxLegs: 4, maxCandidates: 3 }
+
+export const stockKey = (node: string, sku: string): string => `${node}|${sku}`
+
+/** Destination is a zone code (home delivery) or a pickup node code (store withdrawal). */
+export const pathKey = (origin: string, dispatchType: DispatchType, mode: DeliveryMode, destination: string): string =>
+  `${origin}|${dispatchType}|${mode}|${destination}`
+
+const dayOrNever = (text: string): Day => Option.getOrElse(parseDay(text), () => Number.NaN)
+const clockOrMidnight = (text: string): number => Option.getOrElse(parseClock(text), () => 0)
+
+const usageIndex = (ledger: Ledger) => {
+  const index = new Map<string, Map<Day, number>>()
+  for (const use of ledger.used.values()) {
+    const key = resourceKey(use.resource)
+    let days = index.get(key)
+    if (days === undefined) {
+      days = new Map()
+      index.set(key, days)
+    }
+    const day = dayOrNever(use.date)
+    days.set(day, (days.get(day) ?? 0) + use.amount)
+  }
+  return (resource: CapacityResource): ReadonlyMap<Day, number> => index.get(resourceKey(resource)) ?? new Map()
+}
+
+const poolsOf = (
+  tag: "Picking" | "NodeDispatch",
+  node: string,
+  capacity: CapacityByDispatchType,
+  usage: (resource: CapacityResource) => ReadonlyMap<Day, number>
+): Record<DispatchType, PoolModel> => {
+  const pool = (name: CapacityPool, total: number): PoolModel => ({
+    pool: name,
+    total,
+    used: usage({ _tag: tag, node, pool: name })
+  })
+  if (typeof capacity === "number") {
+    const shared = pool("ALL", capacity)
+    return { NORMAL: shared, EXPRESS: shared }
+  }
+  return { NORMAL: pool("NORMAL", capacity.NORMAL), EXPRESS: pool("EXPRESS", capacity.EXPRESS) }
+}
+
+/** Build the evaluation model from a validated network document (see decodeNetwork) and a ledger. */
+export const buildSnapshot = (
+  document: NetworkDocument,
+  ledger: Ledger,
+  options: SnapshotOptions = defaultSnapshotOptions
+): Snapshot => {
+  const usage = usageIndex(ledger)
+  const timeZones: Array<string> = []
+  const formatters: Array<ZoneFormatter> = []
+  const nodes = new Map<string, NodeModel>()
+  for (const node of document.nodes) {
+    let timeZoneIndex = timeZones.indexOf(node.timeZone)
+    if (timeZoneIndex < 0) {
+      timeZoneIndex = timeZones.length
+      timeZones.push(node.timeZone)
+      formatters.push(zoneFormatter(node.timeZone))
+    }
+    const days = maskOf(node.pickingDays)
+    nodes.set(node.code, {
+      code: node.code,
+      node,
+      calendar: { days, holidays: new Set(node.holidays.map(dayOrNever)) },
+      pickingDayNames: namesOfMask(days),
+      cutoffMinute: clockOrMidnight(node.pickingCutoff),
+      timeZoneIndex,
+      picking: poolsOf("Picking", node.code, node.pickingCapacity, usage),
+      dispatch: poolsOf("NodeDispatch", node.code, node.dispatchCapacity, usage)
+    })
+  }
+
+  const routes = new Map<string, RouteModel>()
+  const outgoing = new Map<string, Array<RouteModel>>()
+  for (const route of document.routes) {
+    const source = nodes.get(route.source)
+    if (source === undefined) continue
+    const departureDays = maskOf(route.departureDays)
+    const departureDayNames = namesOfMask(departureDays)
+    const model: RouteModel = {
+      id: route.id,
+      route,
+      source,
+      targetNode: route.target.kind === "NODE" ? nodes.get(route.target.node) : undefined,
+      targetZones: new Set(route.target.kind === "ZONES" ? route.target.zones : []),
+      dispatchTypes: new Set(route.dispatchTypes),
+      deliveryModes: new Set(route.deliveryModes),
+      departureDays,
+      departureDayNames,
+      departureDaysText: departureDayNames.join(","),
+      cutoffMinute: clockOrMidnight(route.departureCutoff),
+      leadTime: route.leadTime,
+      capacity: route.capacityPerDeparture,
+      used: usage({ _tag: "RouteDeparture", route: route.id }),
+      cost: route.cost
+    }
+    routes.set(route.id, model)
+    const list = outgoing.get(route.source) ?? []
+    list.push(model)
+    outgoing.set(route.source, list)
+  }
+
+  const zones = new Map<string, ZoneModel>()
+  const zoneByUbigeo = new Map<string, ZoneModel>()
+  for (const zone of document.zones) {
+    const model: ZoneModel = {
+      code: zone.code,
+      deliveryDays: zone.deliveryDays.length === 0 ? ALL_DAYS : maskOf(zone.deliveryDays),
+      blocked: new Set(zone.blockedDates.map(dayOrNever)),
+      windows: zone.windows.map((window) => ({
+        code: window.code,
+        start: window.start,
+        end: window.end,
+        capacity: window.capacity,
+        used: usage({ _tag: "ZoneWindow", zone: zone.code, window: window.code })
+      }))
+    }
+    zones.set(zone.code, model)
+    for (const ubigeo of zone.ubigeos) zoneByUbigeo.set(ubigeo, model)
+  }
+
+  const stock = new Map<string, number>()
+  for (const entry of document.stock) {
+    const key = stockKey(entry.node, entry.sku)
+    stock.set(key, (stock.get(key) ?? 0) + entry.units)
+  }
+
+  return {
+    document,
+    nodes,
+    routes,
+    zones,
+    zoneByUbigeo,
+    outgoing,
+    stock,
+    formatters,
+    paths: searchPaths(nodes, outgoing, options)
+  }
+}
+
+/** Limits for Ledger.consume, read from the network of a snapshot. */
+export const capacityLimits = (snapshot: Snapshot): CapacityLimits => (resource) => {
+  switch (resource._tag) {
+    case "Picking":
+    case "NodeDispatch": {
+      const node = snapshot.nodes.get(resource.node)
+      if (node === undefined) return undefined
+      const pools = resource._tag === "Picking" ? node.picking : node.dispatch
+      const pool = resource.pool === "ALL" ? pools.NORMAL : pools[resource.pool]
+      return pool.pool === resource.pool ? pool.total : undefined
+    }
+    case "RouteDeparture":
+      return snapshot.routes.get(resource.route)?.capacity
+    case "ZoneWindow":
+      return snapshot.zones.get(resource.zone)?.windows.find((window) => window.code === resource.window)?.capacity
+  }
+}
