@@ -1,1 +1,3 @@
-export {}
+export * from "./JsonSyntaxError.ts"
+export * from "./JsonProductScanner.ts"
+export * from "./JsonProductStream.ts"
