@@ -1,0 +1,92 @@
+import { parseIntegerCell, parseNumberCell } from "./CsvCell.ts"
+import { CsvHeaderError } from "./CsvErrors.ts"
+import type { CsvColumn, CsvFileName, CsvLayout } from "./CsvLayout.ts"
+import type { CsvDelimiter, CsvRow } from "./CsvReader.ts"
+
+export type CsvValue = string | number | null
+
+/** Why one row (so one product) fails; `column` is absent for row-wide faults. */
+export interface CsvProblem {
+  readonly file: CsvFileName
+  readonly line: number
+  readonly column?: string
+  readonly reason: string
+}
+
+/** A data row mapped on its file's layout. Empty cells are absent, or null for nullable fields. */
+export interface CsvRecord {
+  readonly file: CsvFileName
+  readonly line: number
+  readonly values: Readonly<Record<string, CsvValue>>
+  readonly problems: ReadonlyArray<CsvProblem>
+}
+
+const NO_PROBLEMS: ReadonlyArray<CsvProblem> = []
+
+/**
+ * A validated header: where each known column sits. Header names are matched after trimming,
+ * case-sensitively; columns the layout does not know are ignored (listed in `ignored`).
+ */
+export class CsvHeader {
+  private constructor(
+    readonly layout: CsvLayout,
+    /** Layout column for each position of the header, undefined where ignored. */
+    private readonly positions: ReadonlyArray<CsvColumn | undefined>,
+    readonly ignored: ReadonlyArray<string>
+  ) {}
+
+  static resolve(layout: CsvLayout, header: ReadonlyArray<string>): CsvHeader | CsvHeaderError {
+    const file = layout.file
+    const byName = new Map(layout.columns.map((c) => [c.name, c]))
+    const seen = new Set<string>()
+    const ignored: Array<string> = []
+    const positions = header.map((raw) => {
+      const name = raw.trim()
+      const column = byName.get(name)
+      if (column === undefined) ignored.push(name)
+      return column
+    })
+    for (const column of positions) {
+      if (column === undefined) continue
+      if (seen.has(column.name)) return new CsvHeaderError({ file, column: column.name, reason: `column "${column.name}" appears twice` })
+      seen.add(column.name)
+    }
+    const missing = layout.columns.filter((c) => c.required && !seen.has(c.name)).map((c) => c.name)
+    const first = missing[0]
+    if (first !== undefined) {
+      const list = missing.map((m) => `"${m}"`).join(", ")
+      return new CsvHeaderError({ file, column: first, reason: `missing required column${missing.length > 1 ? "s" : ""} ${list}` })
+    }
+    return new CsvHeader(layout, positions, ignored)
+  }
+
+  map(row: CsvRow, delimiter: CsvDelimiter): CsvRecord {
+    const file = this.layout.file
+    const { fields, line } = row
+    const positions = this.positions
+    let problems: Array<CsvProblem> | undefined
+    if (row.fault !== undefined) (problems ??= []).push({ file, line, reason: row.fault })
+    if (fields.length !== positions.length) {
+      (problems ??= []).push({ file, line, reason: `the row has ${fields.length} fields, the header has ${positions.length}` })
+    }
+    const values: Record<string, CsvValue> = {}
+    const count = Math.min(fields.length, positions.length)
+    for (let i = 0; i < count; i++) {
+      const column = positions[i]
+      if (column === undefined) continue
+      const cell = fields[i]!
+      if (cell.length === 0) {
+        if (column.nullable) values[column.name] = null
+        continue
+      }
+      if (column.type === "string") {
+        values[column.name] = cell
+        continue
+      }
+      const parsed = column.type === "number" ? parseNumberCell(cell, delimiter) : parseIntegerCell(cell)
+      if (typeof parsed === "number") values[column.name] = parsed
+      else (problems ??= []).push({ file, line, column: column.name, reason: parsed })
+    }
+    return { file, line, values, problems: problems ?? NO_PROBLEMS }
+  }
+}
