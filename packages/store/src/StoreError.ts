@@ -21,7 +21,7 @@ const describe = (error: unknown): string => {
 }
 
 export const toStoreError = (operation: string) => (error: unknown): StoreError =>
-  new StoreError({ operation, message: describe(error) })
+  error instanceof StoreError ? error : new StoreError({ operation, message: describe(error) })
 
 /** Maps every failure of `effect` to a StoreError named `operation`. */
 export const storeOperation = (operation: string) =>

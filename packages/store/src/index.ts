@@ -1,1 +1,9 @@
-export {}
+export * as Database from "./Database.ts"
+export type { DatabaseOptions } from "./Database.ts"
+export type { ErrorEntry } from "./LoadErrors.ts"
+export { type CountsIncrement, type ErrorsQuery, LoadRepository, type NewLoad } from "./LoadRepository.ts"
+export { migrate, MIGRATIONS_TABLE } from "./Migrations.ts"
+export { Outbox, type OutboxEvent } from "./Outbox.ts"
+export type { ProductChildren, RowCounts } from "./ProductChildren.ts"
+export { type PersistOutcome, ProductRepository } from "./ProductRepository.ts"
+export { InvalidCursor, StoreError } from "./StoreError.ts"

@@ -1,0 +1,160 @@
+import { SqlClient } from "@effect/sql"
+import { isFinalStatus, LoadError, LoadErrorsPage, type LoadSource, type LoadStatus, type LoadView } from "@retail/domain"
+import { Effect, Option, Schema } from "effect"
+import { adjustCounts, type CountsDelta, fail, recordChange, startProcessing } from "./LoadAccounting.ts"
+import { type ErrorEntry, insertErrors } from "./LoadErrors.ts"
+import { ChangedLoadRow, LoadRow, loadColumns, toLoadView } from "./LoadRow.ts"
+import { InvalidCursor, storeOperation, StoreError } from "./StoreError.ts"
+
+export interface NewLoad {
+  readonly processCode: string
+  readonly company: string
+  readonly source: LoadSource
+  readonly received: number
+  readonly accepted: number
+  readonly failed: number
+  readonly errors: ReadonlyArray<ErrorEntry>
+  /** Defaults to RECEIVED; a load with nothing accepted is stored final whatever is given. */
+  readonly status?: LoadStatus
+  /** True for a streamed (file) load whose counts are still growing; it completes only after finishReceiving. */
+  readonly receiving?: boolean
+}
+
+export interface ErrorsQuery {
+  readonly cursor: Option.Option<string>
+  readonly limit: number
+}
+
+export interface CountsIncrement {
+  readonly received: number
+  readonly accepted: number
+  readonly failed: number
+}
+
+const initialStatus = (load: NewLoad): LoadStatus => {
+  const status = load.status ?? "RECEIVED"
+  if (load.receiving === true || load.accepted > 0 || isFinalStatus(status)) return status
+  return load.failed === 0 ? "COMPLETED" : "COMPLETED_WITH_ERRORS"
+}
+
+const CURSOR = /^\d{1,18}$/
+const decodeLoadRows = Schema.decodeUnknown(Schema.Array(LoadRow))
+const decodeChangedRows = Schema.decodeUnknown(Schema.Array(ChangedLoadRow))
+const decodeErrorRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String, sku: Schema.String, error: Schema.String })))
+
+const unknownLoad = (operation: string, processCode: string) =>
+  new StoreError({ operation, message: `load ${processCode} does not exist` })
+
+export class LoadRepository extends Effect.Service<LoadRepository>()("@retail/store/LoadRepository", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    /** Counter changes that must find the load; the outbox learns of any status change. */
+    const adjust = (operation: string, processCode: string, delta: CountsDelta) =>
+      Effect.gen(function* () {
+        const row = yield* adjustCounts(sql, processCode, delta)
+        if (Option.isNone(row)) return yield* unknownLoad(operation, processCode)
+        return yield* recordChange(sql, row)
+      })
+
+    const create = (load: NewLoad): Effect.Effect<LoadView, StoreError> => {
+      const status = initialStatus(load)
+      return sql
+        .withTransaction(
+          Effect.gen(function* () {
+            const rows = yield* sql`
+              INSERT INTO loads (process_code, company, source, status, receiving, received, accepted, failed, completed_at)
+              VALUES (${load.processCode}, ${load.company}, ${load.source}, ${status}, ${load.receiving ?? false},
+                ${load.received}, ${load.accepted}, ${load.failed}, ${isFinalStatus(status) ? sql`now()` : sql`NULL`})
+              RETURNING ${sql.literal(loadColumns("loads"))}, NULL::text AS "previousStatus"
+            `.pipe(Effect.flatMap(decodeChangedRows))
+            yield* insertErrors(sql, load.processCode, load.errors)
+            yield* recordChange(sql, Option.fromNullable(rows[0]))
+            return rows
+          })
+        )
+        .pipe(
+          storeOperation("createLoad"),
+          Effect.flatMap((rows) =>
+            rows[0] === undefined ? Effect.fail(unknownLoad("createLoad", load.processCode)) : Effect.succeed(toLoadView(rows[0]))
+          )
+        )
+    }
+
+    const markProcessing = (processCode: string): Effect.Effect<boolean, StoreError> =>
+      sql
+        .withTransaction(Effect.flatMap(startProcessing(sql, processCode), (row) => recordChange(sql, row)))
+        .pipe(storeOperation("markProcessing"))
+
+    const markFailed = (processCode: string, reason: string): Effect.Effect<boolean, StoreError> =>
+      sql
+        .withTransaction(Effect.flatMap(fail(sql, processCode, reason), (row) => recordChange(sql, row)))
+        .pipe(storeOperation("markFailed"))
+
+    /** True when recorded now; false when this batch was already recorded (as dead or persisted). */
+    const recordDeadBatch = (
+      processCode: string,
+      batchNo: number,
+      products: ReadonlyArray<{ readonly sku: string }>,
+      reason: string
+    ): Effect.Effect<boolean, StoreError> =>
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            const claimed = yield* sql`
+              INSERT INTO load_batches (process_code, batch_no, products, outcome)
+              VALUES (${processCode}, ${batchNo}, ${products.length}, 'DEAD')
+              ON CONFLICT DO NOTHING
+              RETURNING batch_no
+            `
+            if (claimed.length === 0) return false
+            yield* insertErrors(sql, processCode, products.map(({ sku }) => ({ sku, error: reason })))
+            yield* adjust("recordDeadBatch", processCode, { failed: products.length, deadLettered: products.length })
+            return true
+          })
+        )
+        .pipe(storeOperation("recordDeadBatch"))
+
+    const addErrors = (processCode: string, errors: ReadonlyArray<ErrorEntry>): Effect.Effect<void, StoreError> =>
+      insertErrors(sql, processCode, errors).pipe(storeOperation("addErrors"))
+
+    const addCounts = (processCode: string, counts: CountsIncrement): Effect.Effect<void, StoreError> =>
+      sql.withTransaction(adjust("addCounts", processCode, counts)).pipe(storeOperation("addCounts"), Effect.asVoid)
+
+    const finishReceiving = (processCode: string): Effect.Effect<void, StoreError> =>
+      sql
+        .withTransaction(adjust("finishReceiving", processCode, { finishReceiving: true }))
+        .pipe(storeOperation("finishReceiving"), Effect.asVoid)
+
+    const find = (processCode: string): Effect.Effect<Option.Option<LoadView>, StoreError> =>
+      sql`SELECT ${sql.literal(loadColumns("loads"))} FROM loads WHERE process_code = ${processCode}`.pipe(
+        Effect.flatMap(decodeLoadRows),
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toLoadView)),
+        storeOperation("findLoad")
+      )
+
+    const errors = (processCode: string, query: ErrorsQuery): Effect.Effect<LoadErrorsPage, StoreError | InvalidCursor> =>
+      Effect.gen(function* () {
+        const after = Option.getOrElse(query.cursor, () => "0")
+        if (!CURSOR.test(after)) {
+          return yield* new InvalidCursor({ cursor: after, message: "cursor must be a value returned as nextCursor" })
+        }
+        const limit = Math.max(1, Math.floor(query.limit))
+        const rows = yield* sql`
+          SELECT id::text AS id, sku, error FROM load_errors
+          WHERE process_code = ${processCode} AND id > ${after}::bigint
+          ORDER BY load_errors.id
+          LIMIT ${limit + 1}
+        `.pipe(Effect.flatMap(decodeErrorRows), storeOperation("loadErrors"))
+        const page = rows.slice(0, limit)
+        const last = page[page.length - 1]
+        return new LoadErrorsPage({
+          processCode,
+          errors: page.map(({ sku, error }) => new LoadError({ sku, error })),
+          nextCursor: rows.length > limit && last !== undefined ? last.id : null
+        })
+      })
+
+    return { create, markProcessing, markFailed, recordDeadBatch, addErrors, addCounts, finishReceiving, find, errors } as const
+  })
+}) {}

@@ -1,0 +1,68 @@
+import { SqlClient } from "@effect/sql"
+import { Product, type ProductBatch } from "@retail/domain"
+import { Effect, Option, Schema } from "effect"
+import { adjustCounts, recordChange } from "./LoadAccounting.ts"
+import { countRows, findChildren, type ProductChildren, type RowCounts } from "./ProductChildren.ts"
+import { latestPerCode, upsertProducts } from "./ProductUpsert.ts"
+import { storeOperation, StoreError } from "./StoreError.ts"
+
+export type PersistOutcome =
+  | { readonly _tag: "Skipped"; readonly reason: "LoadFailed" | "AlreadyRecorded" }
+  | { readonly _tag: "Persisted"; readonly written: number; readonly skippedAsOlder: number }
+
+const decodeStatus = Schema.decodeUnknown(Schema.Array(Schema.Struct({ status: Schema.String })))
+const decodeDocuments = Schema.decodeUnknown(Schema.Array(Schema.Struct({ document: Product })))
+
+export class ProductRepository extends Effect.Service<ProductRepository>()("@retail/store/ProductRepository", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const unknownLoad = (processCode: string) =>
+      new StoreError({ operation: "persistBatch", message: `load ${processCode} does not exist` })
+
+    /**
+     * One transaction: claims (process_code, batch_no), upserts the products, counts them as
+     * persisted and completes the load when it is fully accounted for. A replay changes nothing.
+     */
+    const persistBatch = (batch: ProductBatch): Effect.Effect<PersistOutcome, StoreError> =>
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            const [load] = yield* sql`SELECT status FROM loads WHERE process_code = ${batch.processCode}`.pipe(
+              Effect.flatMap(decodeStatus)
+            )
+            if (load === undefined) return yield* unknownLoad(batch.processCode)
+            if (load.status === "FAILED") return { _tag: "Skipped", reason: "LoadFailed" } as const
+            const claimed = yield* sql`
+              INSERT INTO load_batches (process_code, batch_no, products, outcome)
+              VALUES (${batch.processCode}, ${batch.batchNo}, ${batch.products.length}, 'PERSISTED')
+              ON CONFLICT DO NOTHING
+              RETURNING batch_no
+            `
+            if (claimed.length === 0) return { _tag: "Skipped", reason: "AlreadyRecorded" } as const
+            const products = latestPerCode(batch.products)
+            const written = products.length === 0 ? 0 : yield* upsertProducts(sql, batch.company, batch.processCode, products)
+            const row = yield* adjustCounts(sql, batch.processCode, { persisted: batch.products.length })
+            yield* recordChange(sql, row)
+            return { _tag: "Persisted", written, skippedAsOlder: products.length - written } as const
+          })
+        )
+        .pipe(storeOperation("persistBatch"))
+
+    /** The product exactly as it was decoded when last written. */
+    const findProduct = (company: string, productCode: string): Effect.Effect<Option.Option<Product>, StoreError> =>
+      sql`SELECT document FROM products WHERE company = ${company} AND product_code = ${productCode}`.pipe(
+        Effect.flatMap(decodeDocuments),
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.document)),
+        storeOperation("findProduct")
+      )
+
+    const children = (company: string, productCode: string): Effect.Effect<ProductChildren, StoreError> =>
+      findChildren(sql, company, productCode).pipe(storeOperation("findChildren"))
+
+    const counts = (company: string): Effect.Effect<RowCounts, StoreError> =>
+      countRows(sql, company).pipe(storeOperation("countRows"))
+
+    return { persistBatch, findProduct, findChildren: children, countRows: counts } as const
+  })
+}) {}

@@ -1,0 +1,381 @@
+/**
+ * The behaviour the store owes its callers, run against every database it supports. The
+ * PostgreSQL database is shared with other test files, so every test uses its own company and
+ * process codes and never drops anything.
+ */
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { type LoadStatus, LoadStatusChanged, Product, ProductBatch } from "@retail/domain"
+import { sampleProduct, type SampleProductOptions } from "@retail/testkit"
+import { Effect, Layer, Option, Schema } from "effect"
+import {
+  Database,
+  type DatabaseOptions,
+  LoadRepository,
+  migrate,
+  MIGRATIONS_TABLE,
+  type NewLoad,
+  Outbox,
+  ProductRepository
+} from "../src/index.ts"
+
+const decodeProduct = Schema.decodeUnknownSync(Product)
+const parseEvent = Schema.decodeUnknownSync(Schema.parseJson(LoadStatusChanged))
+
+const fresh = () => {
+  const tag = crypto.randomUUID().slice(0, 8)
+  return { company: `CO-${tag}`, prefix: `T${tag}-` }
+}
+
+const product = (index: number, options: SampleProductOptions, overrides: Partial<Record<string, unknown>> = {}): Product =>
+  decodeProduct({ ...sampleProduct(index, options), ...overrides })
+
+const products = (count: number, options: SampleProductOptions) =>
+  Array.from({ length: count }, (_, i) => product(i, options))
+
+const batch = (processCode: string, company: string, batchNo: number, items: ReadonlyArray<Product>) =>
+  new ProductBatch({ processCode, company, batchNo, products: items })
+
+const newLoad = (company: string, overrides: Partial<NewLoad> = {}): NewLoad => ({
+  processCode: crypto.randomUUID(),
+  company,
+  source: "LOAD_PRODUCTS",
+  received: 0,
+  accepted: 0,
+  failed: 0,
+  errors: [],
+  ...overrides
+})
+
+const EventRow = Schema.Struct({
+  payload: Schema.Struct({ status: Schema.String, previousStatus: Schema.NullOr(Schema.String), processCode: Schema.String })
+})
+
+/** The outbox events of one load, in the order they were written. */
+const eventsOf = (processCode: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`SELECT payload FROM load_events WHERE process_code = ${processCode} ORDER BY id`.pipe(
+      Effect.flatMap(Schema.decodeUnknown(Schema.Array(EventRow))),
+      Effect.map((rows) => rows.map(({ payload }) => [payload.previousStatus, payload.status] as const))
+    )
+  )
+
+const loadOf = (processCode: string) =>
+  Effect.flatMap(LoadRepository, (loads) => loads.find(processCode)).pipe(Effect.map(Option.getOrThrow))
+
+const statusOf = (processCode: string): Effect.Effect<LoadStatus, unknown, LoadRepository> =>
+  Effect.map(loadOf(processCode), (load) => load.status)
+
+export const storeContract = (name: string, options: DatabaseOptions): void => {
+  const TestLayer = Layer.mergeAll(ProductRepository.Default, LoadRepository.Default, Outbox.Default).pipe(
+    Layer.provideMerge(Database.layer(options))
+  )
+
+  layer(TestLayer, { excludeTestServices: true, timeout: "60 seconds" })(name, (it) => {
+    it.effect("answers the readiness check", () => Database.ready)
+
+    it.effect("migrations are idempotent, even run concurrently", () =>
+      Effect.gen(function* () {
+        const runs = yield* Effect.all([migrate, migrate], { concurrency: 2 })
+        expect(runs).toEqual([[], []])
+        expect(yield* migrate).toEqual([])
+        const sql = yield* SqlClient.SqlClient
+        const rows = yield* sql`SELECT migration_id FROM ${sql(MIGRATIONS_TABLE)} ORDER BY migration_id`
+        expect(rows.map((row) => row["migration_id"])).toEqual([1])
+      }))
+
+    it.effect("persists a batch's products and every child row; a product round-trips exactly", () =>
+      Effect.gen(function* () {
+        const { company, prefix } = fresh()
+        const repo = yield* ProductRepository
+        const load = yield* (yield* LoadRepository).create(newLoad(company, { received: 3, accepted: 3 }))
+        const items = products(3, { company, prefix })
+        const outcome = yield* repo.persistBatch(batch(load.processCode, company, 0, items))
+        expect(outcome).toEqual({ _tag: "Persisted", written: 3, skippedAsOlder: 0 })
+        expect(yield* repo.countRows(company)).toEqual({ products: 3, barcodes: 6, hierarchies: 6, attributes: 9 })
+        for (const item of items) {
+          expect(yield* repo.findProduct(company, item.productCode)).toEqual(Option.some(item))
+          expect(yield* repo.findChildren(company, item.productCode)).toEqual({
+            barcodes: item.barcodes,
+            hierarchies: item.hierarchies,
+            attributes: item.lstAttributes
+          })
+        }
+        expect(yield* repo.findProduct(company, "missing")).toEqual(Option.none())
+        expect(yield* repo.findProduct(`${company}-other`, items[0]!.productCode)).toEqual(Option.none())
+      }))
+
+    it.effect("round-trips optional fields absent, null and awkward numbers exactly", () =>
+      Effect.gen(function* () {
+        const { company, prefix } = fresh()
+        const repo = yield* ProductRepository
+        const load = yield* (yield* LoadRepository).create(newLoad(company, { received: 2, accepted: 2 }))
+        const { dispatchType: _d, companyCode: _c, skuCodePlatform: _s, taxSelective: _t, ...bare } = sampleProduct(0, { prefix })
+        const sparse = decodeProduct({ ...bare, price: 0.1 + 0.2, weight: 1e-7, description: "Ünïcode \"quoted\" \\ taladro 🔧" })
+        const full = product(1, { company, prefix }, { taxSelective: 12.345678901234567, conversionFactor: Number.MAX_SAFE_INTEGER })
+        yield* repo.persistBatch(batch(load.processCode, company, 0, [sparse, full]))
+        const storedSparse = Option.getOrThrow(yield* repo.findProduct(company, sparse.productCode))
+        expect(storedSparse).toStrictEqual(sparse)
+        expect("dispatchType" in storedSparse).toBe(false)
+        expect(yield* repo.findProduct(company, full.productCode)).toStrictEqual(Option.some(full))
+      }))
+
+    it.effect("a replayed batch changes nothing and is not counted twice", () =>
+      Effect.gen(function* () {
+        const { company, prefix } = fresh()
+        const repo = yield* ProductRepository
+        const load = yield* (yield* LoadRepository).create(newLoad(company, { received: 4, accepted: 4 }))
+        const first = batch(load.processCode, company, 0, products(2, { company, prefix }))
+        yield* repo.persistBatch(first)
+        const before = yield* repo.countRows(company)
+        expect(yield* repo.persistBatch(first)).toEqual({ _tag: "Skipped", reason: "AlreadyRecorded" })
+        expect(yield* repo.countRows(company)).toEqual(before)
+        const view = yield* loadOf(load.processCode)
+        expect(view.totals.persisted).toBe(2)
+        expect(view.status).toBe("RECEIVED")
+        expect(yield* eventsOf(load.processCode)).toEqual([[null, "RECEIVED"]])
+      }))
+
+    it.effect("equal dateUpdate rewrites; an older one never overwrites; a newer one replaces product and children", () =>
+      Effect.gen(function* () {
+        const { company, prefix } = fresh()
+        const repo = yield* ProductRepository
+        const load = yield* (yield* LoadRepository).create(newLoad(company, { received: 4, accepted: 4 }))
+        const original = product(7, { company, prefix })
+        const code = original.productCode
+        yield* repo.persistBatch(batch(load.processCode, company, 0, [original]))
+
+        const same = yield* repo.persistBatch(batch(load.processCode, company, 1, [original]))
+        expect(same).toEqual({ _tag: "Persisted", written: 1, skippedAsOlder: 0 })
+        expect(yield* repo.countRows(company)).toEqual({ products: 1, barcodes: 2, hierarchies: 2, attributes: 3 })
+
+        const older = product(7, { company, prefix }, { dateUpdate: "2026-11-19 23:59:59", description: "older", barcodes: [] })
+        const skipped = yield* repo.persistBatch(batch(load.processCode, company, 2, [older]))
+        expect(skipped).toEqual({ _tag: "Persisted", written: 0, skippedAsOlder: 1 })
+        expect(yield* repo.findProduct(company, code)).toEqual(Option.some(original))
+        expect(yield* repo.countRows(company)).toEqual({ products: 1, barcodes: 2, hierarchies: 2, attributes: 3 })
+
+        const newer = product(7, { company, prefix }, {
+          dateUpdate: "2026-11-21 08:00:00",
+          description: "newer",
+          barcodes: [{ productCode: code, eanCode: "7750000000999", indicator: "ONLY" }],
+          hierarchies: [{ hierarchyCode: "H-NEW", hierarchyLevel: 1 }],
+          lstAttributes: [
+            ...original.lstAttributes,
+            { attributeType: "SPEC", parentAttributeCode: "COLOR", attributeCode: "RED", attributeDescription: "Colour", productCode: code }
+          ]
+        })
+        const replaced = yield* repo.persistBatch(batch(load.processCode, company, 3, [newer]))
+        expect(replaced).toEqual({ _tag: "Persisted", written: 1, skippedAsOlder: 0 })
+        expect(yield* repo.findProduct(company, code)).toEqual(Option.some(newer))
+        expect(yield* repo.findChildren(company, code)).toEqual({
+          barcodes: newer.barcodes,
+          hierarchies: [{ hierarchyCode: "H-NEW", hierarchyLevel: 1, hierarchyBreadcrumb: null }],
+          attributes: newer.lstAttributes
+        })
+        expect(yield* repo.countRows(company)).toEqual({ products: 1, barcodes: 1, hierarchies: 1, attributes: 4 })
+        expect((yield* loadOf(load.processCode)).status).toBe("COMPLETED")
+      }))
+
+    it.effect("deduplicates product codes within a batch, the latest dateUpdate winning", () =>
+      Effect.gen(function* () {
+        const { company, prefix } = fresh()
+        const repo = yield* ProductRepository
+        const load = yield* (yield* LoadRepository).create(newLoad(company, { received: 3, accepted: 3 }))
+        const newest = product(1, { company, prefix }, { dateUpdate: "2026-12-01 00:00:00", description: "newest" })
+        const items = [product(1, { company, prefix }), newest, product(1, { company, prefix }, { dateUpdate: "2026-01-01 00:00:00" })]
+        const outcome = yield* repo.persistBatch(batch(load.processCode, company, 0, items))
+        expect(outcome).toEqual({ _tag: "Persisted", written: 1, skippedAsOlder: 0 })
+        expect(yield* repo.findProduct(company, newest.productCode)).toEqual(Option.some(newest))
+        const view = yield* loadOf(load.processCode)
+        expect(view.totals.persisted).toBe(3)
+        expect(view.status).toBe("COMPLETED")
+      }))
+
+    it.effect("completes a load as COMPLETED with its outbox events in order", () =>
+      Effect.gen(function* () {
+        const { company, prefix } = fresh()
+        const repo = yield* ProductRepository
+        const loads = yield* LoadRepository
+        const load = yield* loads.create(newLoad(company, { received: 4, accepted: 4 }))
+        expect(load.status).toBe("RECEIVED")
+        expect(yield* loads.markProcessing(load.processCode)).toBe(true)
+        expect(yield* loads.markProcessing(load.processCode)).toBe(false)
+        const items = products(4, { company, prefix })
+        yield* repo.persistBatch(batch(load.processCode, company, 0, items.slice(0, 2)))
+        expect(yield* statusOf(load.processCode)).toBe("PROCESSING")
+        yield* repo.persistBatch(batch(load.processCode, company, 1, items.slice(2)))
+        const done = yield* loadOf(load.processCode)
+        expect(done.status).toBe("COMPLETED")
+        expect(done.totals).toEqual({ received: 4, accepted: 4, persisted: 4, failed: 0 })
+        expect(done.completedAt).not.toBeNull()
+        expect(new Date(done.completedAt!).toISOString()).toBe(done.completedAt)
+        expect(yield* eventsOf(load.processCode)).toEqual([
+          [null, "RECEIVED"],
+          ["RECEIVED", "PROCESSING"],
+          ["PROCESSING", "COMPLETED"]
+        ])
+        expect(yield* loads.markProcessing(load.processCode)).toBe(false)
+        expect(yield* loads.markFailed(load.processCode, "too late")).toBe(false)
+        expect(yield* statusOf(load.processCode)).toBe("COMPLETED")
+        expect((yield* eventsOf(load.processCode)).length).toBe(3)
+      }))
+
+    it.effect("completes a load with validation failures as COMPLETED_WITH_ERRORS", () =>
+      Effect.gen(function* () {
+        const { company, prefix } = fresh()
+        const loads = yield* LoadRepository
+        const load = yield* loads.create(
+          newLoad(company, { received: 3, accepted: 2, failed: 1, errors: [{ sku: "BAD-1", error: "hierarchies: must contain at least one item" }] })
+        )
+        yield* (yield* ProductRepository).persistBatch(batch(load.processCode, company, 0, products(2, { company, prefix })))
+        const done = yield* loadOf(load.processCode)
+        expect(done.status).toBe("COMPLETED_WITH_ERRORS")
+        expect(done.totals).toEqual({ received: 3, accepted: 2, persisted: 2, failed: 1 })
+        expect(yield* eventsOf(load.processCode)).toEqual([[null, "RECEIVED"], ["RECEIVED", "COMPLETED_WITH_ERRORS"]])
+      }))
+
+    it.effect("a load with nothing accepted is created final; markProcessing does not regress it", () =>
+      Effect.gen(function* () {
+        const { company } = fresh()
+        const loads = yield* LoadRepository
+        const clean = yield* loads.create(newLoad(company))
+        expect(clean.status).toBe("COMPLETED")
+        expect(clean.completedAt).not.toBeNull()
+        const failed = yield* loads.create(newLoad(company, { received: 1, failed: 1, errors: [{ sku: "S", error: "bad" }] }))
+        expect(failed.status).toBe("COMPLETED_WITH_ERRORS")
+        expect(yield* loads.markProcessing(failed.processCode)).toBe(false)
+        expect(yield* statusOf(failed.processCode)).toBe("COMPLETED_WITH_ERRORS")
+        expect(yield* eventsOf(failed.processCode)).toEqual([[null, "COMPLETED_WITH_ERRORS"]])
+      }))
+
+    it.effect("a FAILED load's batches are skipped", () =>
+      Effect.gen(function* () {
+        const { company, prefix } = fresh()
+        const loads = yield* LoadRepository
+        const repo = yield* ProductRepository
+        const load = yield* loads.create(newLoad(company, { received: 2, accepted: 2 }))
+        expect(yield* loads.markFailed(load.processCode, "queue unavailable")).toBe(true)
+        expect(yield* loads.markFailed(load.processCode, "again")).toBe(false)
+        const outcome = yield* repo.persistBatch(batch(load.processCode, company, 0, products(2, { company, prefix })))
+        expect(outcome).toEqual({ _tag: "Skipped", reason: "LoadFailed" })
+        expect(yield* repo.countRows(company)).toEqual({ products: 0, barcodes: 0, hierarchies: 0, attributes: 0 })
+        const view = yield* loadOf(load.processCode)
+        expect(view.status).toBe("FAILED")
+        expect(view.failureReason).toBe("queue unavailable")
+        expect(view.totals.persisted).toBe(0)
+        expect(yield* eventsOf(load.processCode)).toEqual([[null, "RECEIVED"], ["RECEIVED", "FAILED"]])
+      }))
+
+    it.effect("a batch for an unknown load fails with StoreError and writes nothing", () =>
+      Effect.gen(function* () {
+        const { company, prefix } = fresh()
+        const repo = yield* ProductRepository
+        const error = yield* Effect.flip(repo.persistBatch(batch(crypto.randomUUID(), company, 0, products(1, { company, prefix }))))
+        expect(error._tag).toBe("StoreError")
+        expect(error.operation).toBe("persistBatch")
+        expect(yield* repo.countRows(company)).toEqual({ products: 0, barcodes: 0, hierarchies: 0, attributes: 0 })
+      }))
+
+    it.effect("dead batches are counted once as failed and dead-lettered", () =>
+      Effect.gen(function* () {
+        const { company, prefix } = fresh()
+        const loads = yield* LoadRepository
+        const load = yield* loads.create(newLoad(company, { received: 4, accepted: 4 }))
+        yield* loads.markProcessing(load.processCode)
+        const items = products(4, { company, prefix })
+        yield* (yield* ProductRepository).persistBatch(batch(load.processCode, company, 0, items.slice(0, 2)))
+        const dead = items.slice(2).map((item) => ({ sku: item.skuCode }))
+        expect(yield* loads.recordDeadBatch(load.processCode, 1, dead, "kept failing")).toBe(true)
+        expect(yield* loads.recordDeadBatch(load.processCode, 1, dead, "kept failing")).toBe(false)
+        const done = yield* loadOf(load.processCode)
+        expect(done.status).toBe("COMPLETED_WITH_ERRORS")
+        expect(done.totals).toEqual({ received: 4, accepted: 4, persisted: 2, failed: 2 })
+        const page = yield* loads.errors(load.processCode, { cursor: Option.none(), limit: 10 })
+        expect(page.errors.map((e) => ({ ...e }))).toEqual(dead.map(({ sku }) => ({ sku, error: "kept failing" })))
+        expect(page.nextCursor).toBeNull()
+        expect(yield* eventsOf(load.processCode)).toEqual([
+          [null, "RECEIVED"],
+          ["RECEIVED", "PROCESSING"],
+          ["PROCESSING", "COMPLETED_WITH_ERRORS"]
+        ])
+        const replay = yield* (yield* ProductRepository).persistBatch(batch(load.processCode, company, 1, items.slice(2)))
+        expect(replay).toEqual({ _tag: "Skipped", reason: "AlreadyRecorded" })
+      }))
+
+    it.effect("pages errors by id across pages, thousands inserted at once", () =>
+      Effect.gen(function* () {
+        const { company } = fresh()
+        const loads = yield* LoadRepository
+        const errors = Array.from({ length: 2500 }, (_, i) => ({ sku: `SKU-${i}`, error: `reason ${i}` }))
+        const load = yield* loads.create(newLoad(company, { received: 2500, failed: 2500, errors }))
+        const seen: Array<{ sku: string; error: string }> = []
+        let cursor = Option.none<string>()
+        let pages = 0
+        for (;;) {
+          const page = yield* loads.errors(load.processCode, { cursor, limit: 1000 })
+          pages++
+          seen.push(...page.errors.map(({ sku, error }) => ({ sku, error })))
+          if (page.nextCursor === null) break
+          cursor = Option.some(page.nextCursor)
+        }
+        expect(pages).toBe(3)
+        expect(seen).toEqual(errors)
+        const exact = yield* loads.errors(load.processCode, { cursor: Option.none(), limit: 2500 })
+        expect(exact.errors.length).toBe(2500)
+        expect(exact.nextCursor).toBeNull()
+        const invalid = yield* Effect.flip(loads.errors(load.processCode, { cursor: Option.some("abc"), limit: 10 }))
+        expect(invalid._tag).toBe("InvalidCursor")
+      }))
+
+    it.effect("a streamed load completes only once receiving has finished", () =>
+      Effect.gen(function* () {
+        const { company, prefix } = fresh()
+        const loads = yield* LoadRepository
+        const load = yield* loads.create(newLoad(company, { source: "HANDLE_JSON", receiving: true }))
+        expect(load.status).toBe("RECEIVED")
+        yield* loads.addCounts(load.processCode, { received: 3, accepted: 2, failed: 1 })
+        yield* loads.addErrors(load.processCode, [{ sku: "X", error: "bad" }])
+        yield* (yield* ProductRepository).persistBatch(batch(load.processCode, company, 0, products(2, { company, prefix })))
+        expect(yield* statusOf(load.processCode)).toBe("RECEIVED")
+        yield* loads.finishReceiving(load.processCode)
+        const done = yield* loadOf(load.processCode)
+        expect(done.status).toBe("COMPLETED_WITH_ERRORS")
+        expect(done.totals).toEqual({ received: 3, accepted: 2, persisted: 2, failed: 1 })
+        expect((yield* loads.errors(load.processCode, { cursor: Option.none(), limit: 5 })).errors.length).toBe(1)
+        const missing = yield* Effect.flip(loads.finishReceiving(crypto.randomUUID()))
+        expect(missing._tag).toBe("StoreError")
+      }))
+
+    it.effect("the outbox publishes in id order and marks rows only after the callback succeeded", () =>
+      Effect.gen(function* () {
+        const { company } = fresh()
+        const loads = yield* LoadRepository
+        const outbox = yield* Outbox
+        const load = yield* loads.create(newLoad(company, { received: 1, accepted: 1 }))
+        yield* loads.markFailed(load.processCode, "boom")
+        const failure = yield* Effect.flip(outbox.publishPending(10_000, () => Effect.fail("redis down" as const)))
+        expect(failure).toBe("redis down")
+        const pending = yield* outbox.claimUnpublished(10_000)
+        const mine = pending.filter((event) => event.processCode === load.processCode)
+        expect(mine.map((event) => parseEvent(event.payload).status)).toEqual(["RECEIVED", "FAILED"])
+        expect(Number(mine[0]!.id)).toBeLessThan(Number(mine[1]!.id))
+
+        const published: Array<string> = []
+        for (;;) {
+          const n = yield* outbox.publishPending(500, (events) =>
+            Effect.sync(() => published.push(...events.map((event) => event.payload)))
+          )
+          if (n === 0) break
+        }
+        const ofLoad = published.map(parseEvent).filter((event) => event.processCode === load.processCode)
+        expect(ofLoad.map((event) => [event.previousStatus, event.status, event.type])).toEqual([
+          [null, "RECEIVED", "LoadStatusChanged"],
+          ["RECEIVED", "FAILED", "LoadStatusChanged"]
+        ])
+        expect(ofLoad[1]?.failureReason).toBe("boom")
+        const after = yield* outbox.claimUnpublished(10_000)
+        expect(after.some((event) => event.processCode === load.processCode)).toBe(false)
+      }))
+  })
+}
