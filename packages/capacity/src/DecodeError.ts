@@ -15,11 +15,31 @@ export const formatPath = (path: ReadonlyArray<PropertyKey>): string => {
   return text === "" ? "(root)" : text
 }
 
+const EXPECTED = /^Expected (.+), actual (.+)$/
+
+/** A union reports one issue per member at the same path; say it once: `Expected "A" | "B", actual "X"`. */
+const mergeAlternatives = (issues: ReadonlyArray<FieldIssue>): ReadonlyArray<FieldIssue> => {
+  const merged: Array<FieldIssue> = []
+  for (const issue of issues) {
+    const previous = merged[merged.length - 1]
+    const now = EXPECTED.exec(issue.message)
+    const before = previous === undefined ? null : EXPECTED.exec(previous.message)
+    if (previous !== undefined && previous.path === issue.path && now !== null && before !== null && now[2] === before[2]) {
+      merged[merged.length - 1] = { path: issue.path, message: `Expected ${before[1]} | ${now[1]}, actual ${now[2]}` }
+    } else {
+      merged.push(issue)
+    }
+  }
+  return merged
+}
+
 export const issuesOfParseError = (error: ParseResult.ParseError): ReadonlyArray<FieldIssue> =>
-  ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
-    path: formatPath(issue.path),
-    message: issue._tag === "Missing" ? "is required" : issue.message
-  }))
+  mergeAlternatives(
+    ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
+      path: formatPath(issue.path),
+      message: issue._tag === "Missing" ? "is required" : issue.message
+    }))
+  )
 
 export const formatIssues = (issues: ReadonlyArray<FieldIssue>): string =>
   issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ")

@@ -11,6 +11,7 @@ import {
 } from "./EngineTypes.ts"
 import type { DeliveryMode, DispatchType } from "./Network.ts"
 import { type PathPlan, type PlanContext, planPath } from "./Planner.ts"
+import type { RoutePath } from "./Routing.ts"
 import { type NodeModel, pathKey, type Snapshot, stockKey, type ZoneModel } from "./Snapshot.ts"
 
 /**
@@ -41,7 +42,7 @@ const resolveZone = (snapshot: Snapshot, item: EngineItem): ZoneModel | undefine
   (item.zone === undefined ? undefined : snapshot.zones.get(item.zone)) ??
     (item.ubigeo === undefined ? undefined : snapshot.zoneByUbigeo.get(item.ubigeo))
 
-const groupOf = (snapshot: Snapshot, item: EngineItem): Omit<Group, "indexes"> => {
+const groupOf = (snapshot: Snapshot, item: EngineItem): Group => {
   const originNode = snapshot.nodes.get(item.origin)
   const home = item.deliveryMode === "HOME_DELIVERY"
   const zone = home ? resolveZone(snapshot, item) : undefined
@@ -63,7 +64,8 @@ const groupOf = (snapshot: Snapshot, item: EngineItem): Omit<Group, "indexes"> =
     destination,
     zone,
     pickupNode,
-    unroutable
+    unroutable,
+    indexes: []
   }
 }
 
@@ -94,7 +96,16 @@ const apportion = (cost: number, items: ReadonlyArray<EngineItem>): ReadonlyArra
 
 const firstDelivery = (plan: PathPlan): Day => plan.deliveries[0]?.date ?? Number.POSITIVE_INFINITY
 
-const noPlan = (group: Group, status: DispatchResult["status"], message: string, units: number, weightKg: number) => ({
+const dispatchResult = (
+  group: Group,
+  status: DispatchResult["status"],
+  units: number,
+  weightKg: number,
+  path: RoutePath,
+  plan: PathPlan | undefined,
+  message: string,
+  cost: number
+): DispatchResult => ({
   code: group.code,
   status,
   message,
@@ -105,15 +116,15 @@ const noPlan = (group: Group, status: DispatchResult["status"], message: string,
   destination: group.destination,
   units,
   weightKg,
-  path: [],
-  pickingDate: undefined,
-  usedPickingCapacity: 0,
-  readyDate: undefined,
-  legs: [],
-  deliveries: [],
-  cost: 0,
-  shortage: undefined
-}) satisfies DispatchResult
+  path,
+  pickingDate: plan?.pickingDate,
+  usedPickingCapacity: plan?.usedPickingCapacity ?? 0,
+  readyDate: plan?.readyDate,
+  legs: plan?.legs ?? [],
+  deliveries: plan?.deliveries ?? [],
+  cost,
+  shortage: plan?.shortage
+})
 
 /**
  * Evaluate a normalised request against a snapshot at the instant `epochMillis`.
@@ -128,10 +139,10 @@ export const evaluate = (
   const groups = new Map<string, Group>()
   const groupOfItem: Array<Group> = []
   request.items.forEach((item, index) => {
-    const key = groupOf(snapshot, item)
-    const existing = groups.get(key.code)
-    const group = existing ?? { ...key, indexes: [] }
-    if (existing === undefined) groups.set(key.code, group)
+    const candidate = groupOf(snapshot, item)
+    const existing = groups.get(candidate.code)
+    const group = existing ?? candidate
+    if (existing === undefined) groups.set(candidate.code, group)
     group.indexes.push(index)
     groupOfItem.push(group)
   })
@@ -156,7 +167,7 @@ export const evaluate = (
     if (group.originNode === undefined || candidates === undefined || candidates.length === 0) {
       const reason = group.unroutable ??
         `no ${group.dispatchType} ${group.deliveryMode} route from ${group.origin} to ${group.destination}`
-      resultOfGroup.set(group, noPlan(group, "NO_ROUTE", reason, 0, 0))
+      resultOfGroup.set(group, dispatchResult(group, "NO_ROUTE", 0, 0, [], undefined, reason, 0))
       continue
     }
 
@@ -182,7 +193,8 @@ export const evaluate = (
       weightKg += item.weightKg
     })
     if (shipped.length === 0) {
-      resultOfGroup.set(group, { ...noPlan(group, "NO_STOCK", "no stock for any item", 0, 0), path: candidates[0] ?? [] })
+      const path = candidates[0] ?? []
+      resultOfGroup.set(group, dispatchResult(group, "NO_STOCK", 0, 0, path, undefined, "no stock for any item", 0))
       continue
     }
 
@@ -211,18 +223,8 @@ export const evaluate = (
     shippedIndexes.forEach((index, i) => {
       costs[index] = shares[i] ?? 0
     })
-    resultOfGroup.set(group, {
-      ...noPlan(group, "PLANNED", chosen.message, units, weightKg),
-      status: chosen.deliveries.length > 0 ? "PLANNED" : chosen.shortage !== undefined ? "NO_CAPACITY" : "NO_DATE",
-      path: chosen.path,
-      pickingDate: chosen.pickingDate,
-      usedPickingCapacity: chosen.usedPickingCapacity,
-      readyDate: chosen.readyDate,
-      legs: chosen.legs,
-      deliveries: chosen.deliveries,
-      cost,
-      shortage: chosen.shortage
-    })
+    const status = chosen.deliveries.length > 0 ? "PLANNED" : chosen.shortage !== undefined ? "NO_CAPACITY" : "NO_DATE"
+    resultOfGroup.set(group, dispatchResult(group, status, units, weightKg, chosen.path, chosen, chosen.message, cost))
   }
 
   const items: Array<ItemResult> = []

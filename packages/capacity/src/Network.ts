@@ -3,7 +3,7 @@ import { isRealDate, isValidTimeZone, parseClock } from "./Calendar.ts"
 
 /** The network document as a user PUTs it (and GET returns it). Cross references are checked in NetworkValidation. */
 
-export const DayOfWeek = Schema.Literal("MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN")
+export const DayOfWeekSchema = Schema.Literal("MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN")
 
 export const DispatchType = Schema.Literal("NORMAL", "EXPRESS")
 export type DispatchType = typeof DispatchType.Type
@@ -21,6 +21,10 @@ export const LocalDate = Schema.String.pipe(
 export const ClockTime = Schema.String.pipe(
   Schema.filter((text) => Option.isSome(parseClock(text)), { message: () => "expected a time HH:MM (00:00-23:59)" })
 )
+
+/** An array that must have at least one element (reported as "must not be empty", not as a missing [0]). */
+export const nonEmpty = <A, I, R>(element: Schema.Schema<A, I, R>) =>
+  Schema.Array(element).pipe(Schema.minItems(1, { message: () => "must not be empty" }))
 
 export const Code = Schema.String.pipe(Schema.pattern(/^\S(.*\S)?$/, { message: () => "expected a non-empty code" }))
 
@@ -62,7 +66,7 @@ export const NetworkNode = Schema.Struct({
   contact: Contact,
   timeZone: Schema.optionalWith(TimeZone, { default: () => "America/Lima" }),
   /** Days the node works (picks at an origin, cross-docks at a hub, opens for pickup at a store). */
-  pickingDays: Schema.Array(DayOfWeek),
+  pickingDays: Schema.Array(DayOfWeekSchema),
   /** Orders after this local time are picked on the next picking day. */
   pickingCutoff: ClockTime,
   /** Working days between picking and being ready to dispatch (0 = same day). */
@@ -86,7 +90,7 @@ export const CostRule = Schema.Struct({ base: NonNegative, perKg: NonNegative })
 export type CostRule = typeof CostRule.Type
 
 export const NodeTarget = Schema.Struct({ kind: Schema.Literal("NODE"), node: Code })
-export const ZonesTarget = Schema.Struct({ kind: Schema.Literal("ZONES"), zones: Schema.NonEmptyArray(Code) })
+export const ZonesTarget = Schema.Struct({ kind: Schema.Literal("ZONES"), zones: nonEmpty(Code) })
 export const RouteTarget = Schema.Union(NodeTarget, ZonesTarget)
 export type RouteTarget = typeof RouteTarget.Type
 
@@ -94,9 +98,9 @@ export const NetworkRoute = Schema.Struct({
   id: Code,
   source: Code,
   target: RouteTarget,
-  dispatchTypes: Schema.NonEmptyArray(DispatchType),
-  deliveryModes: Schema.NonEmptyArray(DeliveryMode),
-  departureDays: Schema.NonEmptyArray(DayOfWeek),
+  dispatchTypes: nonEmpty(DispatchType),
+  deliveryModes: nonEmpty(DeliveryMode),
+  departureDays: nonEmpty(DayOfWeekSchema),
   /** A departure today is missed when the source node's local time is at or after this. */
   departureCutoff: ClockTime,
   leadTime: LeadTime,
@@ -117,11 +121,11 @@ export type DeliveryWindow = typeof DeliveryWindow.Type
 export const Zone = Schema.Struct({
   code: Code,
   name: Schema.String,
-  ubigeos: Schema.NonEmptyArray(Ubigeo),
-  deliveryDays: Schema.optionalWith(Schema.Array(DayOfWeek), {
+  ubigeos: nonEmpty(Ubigeo),
+  deliveryDays: Schema.optionalWith(Schema.Array(DayOfWeekSchema), {
     default: () => ["MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN"] as const
   }),
-  windows: Schema.NonEmptyArray(DeliveryWindow),
+  windows: nonEmpty(DeliveryWindow),
   blockedDates: Schema.optionalWith(Schema.Array(LocalDate), { default: () => [] })
 })
 export type Zone = typeof Zone.Type

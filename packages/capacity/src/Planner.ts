@@ -90,11 +90,28 @@ const readyAfter = (node: NodeModel, day: Day, processingDays: number): Day | un
   return first === undefined ? undefined : addWorkingDays(node.calendar, first, processingDays)
 }
 
+// Built field by field: object spread with extra properties is a slow path in V8.
+const finish = (
+  base: Omit<PathPlan, "shortage" | "message" | "deliveries">,
+  deliveries: ReadonlyArray<DeliveryOption>,
+  message: string,
+  shortage: CapacityShortage | undefined
+): PathPlan => ({
+  path: base.path,
+  pickingDate: base.pickingDate,
+  usedPickingCapacity: base.usedPickingCapacity,
+  readyDate: base.readyDate,
+  legs: base.legs,
+  deliveries,
+  shortage,
+  message
+})
+
 const failed = (
   base: Omit<PathPlan, "shortage" | "message" | "deliveries">,
   message: string,
   shortage: CapacityShortage | undefined
-): PathPlan => ({ ...base, deliveries: [], shortage, message })
+): PathPlan => finish(base, [], message, shortage)
 
 /**
  * Plan one dispatch along one path: picking date, each leg's departure and reception, then the
@@ -232,10 +249,10 @@ export const planPath = (context: PlanContext, dispatch: DispatchToPlan, path: R
   }
   if (deliveries.length === 0) {
     return refusal === undefined
-      ? { ...planned, deliveries, shortage: undefined, message: `no delivery date within the horizon (until ${formatDay(until)})` }
-      : { ...planned, deliveries, shortage: shortageOf(refusal, 1), message: capacityMessage(refusal, 1) }
+      ? finish(planned, deliveries, `no delivery date within the horizon (until ${formatDay(until)})`, undefined)
+      : finish(planned, deliveries, capacityMessage(refusal, 1), shortageOf(refusal, 1))
   }
-  return { ...planned, deliveries, shortage: undefined, message: "OK" }
+  return finish(planned, deliveries, "OK", undefined)
 }
 
 const SHORTAGE_LABEL: Readonly<Record<ShortageKind, string>> = {

@@ -1,0 +1,146 @@
+import { Schema } from "effect"
+import { DeliveryMode, DispatchType, LocalDate, nonEmpty } from "./Network.ts"
+
+/**
+ * Variant A of POST /v1/delivery/capacity, field for field as the spec's tables.
+ * Mandatory item fields: the spec's core field list (origin, entityType, skuCode, zone,
+ * dispatchType, destination, quantity, latitude, longitude, deliveryMode); the rest is optional.
+ * Unknown fields (client-sent nodes, route ids, internal dates) are ignored.
+ */
+
+const Text = Schema.String
+const RequiredText = Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" }))
+
+export const ProductAttribute = Schema.Struct({
+  attribute: Schema.String,
+  attributeValue: Schema.String,
+  attributeCode: Schema.String
+})
+
+export const EntityType = Schema.Literal("CD", "TD", "PRV", "SELLER")
+
+export const DispatchItemA = Schema.Struct({
+  origin: RequiredText,
+  entityType: EntityType,
+  skuCode: RequiredText,
+  zone: Text,
+  dispatchType: DispatchType,
+  quantity: Schema.Number.pipe(Schema.positive({ message: () => "must be greater than 0" })),
+  destination: Text,
+  latitude: Schema.Number.pipe(Schema.between(-90, 90, { message: () => "must be between -90 and 90" })),
+  longitude: Schema.Number.pipe(Schema.between(-180, 180, { message: () => "must be between -180 and 180" })),
+  deliveryMode: DeliveryMode,
+  line: Schema.optional(Text),
+  zoneByChannel: Schema.optional(Text),
+  measurable: Schema.optional(Text),
+  /** Units counted against capacity and stock; defaults to quantity rounded up. */
+  units: Schema.optional(Schema.Int.pipe(Schema.positive({ message: () => "must be an integer greater than 0" }))),
+  division: Schema.optional(Text),
+  province: Schema.optional(Text),
+  /** Weight of one unit in kg. */
+  weight: Schema.optional(Schema.Number.pipe(Schema.nonNegative({ message: () => "must be >= 0" }))),
+  hasFreightAttributeConfiguration: Schema.optional(Schema.Boolean),
+  attributes: Schema.optional(Schema.Array(ProductAttribute)),
+  saleChannel: Schema.optional(Text),
+  presentationCode: Schema.optional(Text),
+  entityCode: Schema.optional(Text),
+  groupName: Schema.optional(Text)
+})
+export type DispatchItemA = typeof DispatchItemA.Type
+
+export const DeliveryRequestA = Schema.Struct({
+  purchaseDate: LocalDate,
+  items: nonEmpty(DispatchItemA),
+  isLastRoute: Schema.optional(Schema.Boolean),
+  isPurchaseOrderDeliveryDateRequest: Schema.optional(Schema.Boolean)
+})
+export type DeliveryRequestA = typeof DeliveryRequestA.Type
+
+/** `YYYY-MM-DD`, or "" when there is no such date (an unrouted item has no picking date). */
+const DateText = Schema.String.annotations({ description: "date YYYY-MM-DD" })
+
+export const TraceDetail = Schema.Struct({
+  sourceNode: Schema.String,
+  targetNode: Schema.String,
+  route: Schema.String,
+  usedDispatchCapacity: Schema.Int,
+  usedPickingCapacity: Schema.Int,
+  dispatchUnits: Schema.Int,
+  leadTime: Schema.Int,
+  daysOfWeek: Schema.String,
+  dispatchDate: DateText,
+  departureDate: DateText,
+  receptionDate: DateText
+})
+export type TraceDetail = typeof TraceDetail.Type
+
+export const DeliveryWindowA = Schema.Struct({
+  deliveryWindow: Schema.String,
+  deliveryWindowStart: Schema.String,
+  deliveryWindowEnd: Schema.String,
+  blocked: Schema.Boolean
+})
+export type DeliveryWindowA = typeof DeliveryWindowA.Type
+
+export const DeliveryTrace = Schema.Struct({
+  deliveryDate: DateText,
+  details: Schema.Array(TraceDetail),
+  deliveryWindows: Schema.Array(DeliveryWindowA)
+})
+export type DeliveryTrace = typeof DeliveryTrace.Type
+
+export const ArriveDateA = Schema.Struct({
+  node: Schema.String,
+  nodePurchaseOrder: Schema.String,
+  edgeId: Schema.String,
+  arriveDate: DateText,
+  code: Schema.Int,
+  message: Schema.String
+})
+export type ArriveDateA = typeof ArriveDateA.Type
+
+export const CapacityErrorDetail = Schema.Struct({
+  errorCode: Schema.String,
+  description: Schema.String,
+  sku: Schema.String,
+  requestedQuantity: Schema.Number,
+  availableQuantity: Schema.Number
+})
+
+export const CapacityErrorA = Schema.Struct({
+  code: Schema.String,
+  details: Schema.Array(CapacityErrorDetail),
+  providerDetails: Schema.Struct({
+    providerCode: Schema.String,
+    availableCapacity: Schema.Number,
+    usedCapacity: Schema.Number,
+    totalCapacity: Schema.Number,
+    date: DateText
+  })
+})
+export type CapacityErrorA = typeof CapacityErrorA.Type
+
+export const DeliveryResult = Schema.Struct({
+  skuCode: Schema.String,
+  line: Schema.String,
+  dispatchCode: Schema.String,
+  deliveryCost: Schema.Number,
+  measurable: Schema.String,
+  origin: Schema.String,
+  zone: Schema.String,
+  pickingDays: Schema.Array(Schema.String),
+  processingDays: Schema.Int,
+  leadTimes: Schema.Array(Schema.Int),
+  routeDaysOfWeek: Schema.Array(Schema.Array(Schema.String)),
+  route: Schema.String,
+  pickingDate: DateText,
+  deliveryDates: Schema.Array(DateText),
+  deliveryTrace: Schema.Array(DeliveryTrace),
+  message: Schema.String,
+  division: Schema.String,
+  arriveDates: Schema.Array(ArriveDateA),
+  detailedCapacityError: Schema.Array(CapacityErrorA)
+})
+export type DeliveryResult = typeof DeliveryResult.Type
+
+export const DeliveryResponseA = Schema.Array(DeliveryResult)

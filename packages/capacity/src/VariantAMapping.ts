@@ -1,0 +1,290 @@
+import { Data, Either, Option, Schema } from "effect"
+import { type Day, formatDay, parseDay } from "./Calendar.ts"
+import { formatParseError } from "./DecodeError.ts"
+import { evaluate } from "./Engine.ts"
+import {
+  type CapacityShortage,
+  defaultEngineOptions,
+  type DispatchResult,
+  type EngineItem,
+  type EngineOptions,
+  type EngineRequest,
+  type ItemResult,
+  type ShortageKind,
+  type StockShortage
+} from "./EngineTypes.ts"
+import type { Snapshot } from "./Snapshot.ts"
+import {
+  type ArriveDateA,
+  type CapacityErrorA,
+  type DeliveryRequestA,
+  DeliveryRequestA as DeliveryRequestASchema,
+  type DeliveryResult,
+  type DeliveryTrace,
+  type DispatchItemA,
+  type TraceDetail
+} from "./VariantA.ts"
+
+/** 400: the plain-string body names each bad field and why. */
+export class BadRequest extends Data.TaggedError("BadRequest")<{ readonly message: string }> {}
+
+/** 404: no dispatch of the request has any route. */
+export class NoRouteFound extends Data.TaggedError("NoRouteFound")<{ readonly message: string }> {}
+
+const decodeRequest = Schema.decodeUnknownEither(DeliveryRequestASchema, { errors: "all" })
+
+export const decodeDeliveryRequestA = (input: unknown): Either.Either<DeliveryRequestA, BadRequest> =>
+  Either.mapLeft(decodeRequest(input), (error) => new BadRequest({ message: formatParseError(error) }))
+
+const UBIGEO = /^\d{6}$/
+
+/** One engine item per request item: units default to quantity rounded up; weight is per unit. */
+export const engineItemOfA = (item: DispatchItemA): EngineItem => {
+  const units = item.units ?? Math.ceil(item.quantity)
+  const home = item.deliveryMode === "HOME_DELIVERY"
+  return {
+    sku: item.skuCode,
+    origin: item.origin,
+    units,
+    weightKg: (item.weight ?? 0) * units,
+    dispatchType: item.dispatchType,
+    deliveryMode: item.deliveryMode,
+    zone: home ? item.zone : undefined,
+    ubigeo: home && UBIGEO.test(item.destination) ? item.destination : undefined,
+    pickupNode: home ? undefined : item.destination
+  }
+}
+
+/** Variant A always validates stock at the origin. */
+export const engineRequestOfA = (request: DeliveryRequestA): EngineRequest => ({
+  purchaseDate: Option.getOrElse(parseDay(request.purchaseDate), () => 0),
+  items: request.items.map(engineItemOfA),
+  validateStock: true
+})
+
+/** Codes of arriveDates[].code. */
+export const ARRIVE_OK = 0
+export const ARRIVE_NO_CAPACITY = 1
+export const ARRIVE_NO_DATE = 2
+
+const dateText = (day: Day | undefined): string => (day === undefined ? "" : formatDay(day))
+
+const ERROR_CODE: Readonly<Record<ShortageKind, string>> = {
+  PICKING_CAPACITY: "PICKING_CAPACITY_EXCEEDED",
+  NODE_DISPATCH_CAPACITY: "DISPATCH_CAPACITY_EXCEEDED",
+  ROUTE_CAPACITY: "ROUTE_CAPACITY_EXCEEDED",
+  ZONE_WINDOW_CAPACITY: "DELIVERY_WINDOW_CAPACITY_EXCEEDED"
+}
+
+const capacityError = (shortage: CapacityShortage, sku: string, message: string): CapacityErrorA => ({
+  code: "CAPACITY_ERROR",
+  details: [{
+    errorCode: ERROR_CODE[shortage.kind],
+    description: message,
+    sku,
+    requestedQuantity: shortage.requested,
+    availableQuantity: shortage.available
+  }],
+  providerDetails: {
+    providerCode: shortage.provider,
+    availableCapacity: shortage.available,
+    usedCapacity: shortage.used,
+    totalCapacity: shortage.total,
+    date: formatDay(shortage.date)
+  }
+})
+
+/** Parts of a result shared by every item of one dispatch, built once per dispatch. */
+interface DispatchParts {
+  readonly route: string
+  readonly leadTimes: ReadonlyArray<number>
+  readonly routeDaysOfWeek: ReadonlyArray<ReadonlyArray<string>>
+  readonly pickingDays: ReadonlyArray<string>
+  readonly processingDays: number
+  readonly deliveryDates: ReadonlyArray<string>
+  readonly deliveryTrace: ReadonlyArray<DeliveryTrace>
+  readonly arriveDates: ReadonlyArray<ArriveDateA>
+}
+
+const partsOf = (dispatch: DispatchResult): DispatchParts => {
+  const details: ReadonlyArray<TraceDetail> = dispatch.legs.map((leg, index) => ({
+    sourceNode: leg.route.source.code,
+    targetNode: leg.target,
+    route: leg.route.id,
+    usedDispatchCapacity: leg.usedRouteCapacity,
+    usedPickingCapacity: index === 0 ? dispatch.usedPickingCapacity : 0,
+    dispatchUnits: dispatch.units,
+    leadTime: leg.route.leadTime.days,
+    daysOfWeek: leg.route.departureDaysText,
+    dispatchDate: formatDay(leg.dispatchDate),
+    departureDate: formatDay(leg.departureDate),
+    receptionDate: formatDay(leg.receptionDate)
+  }))
+  const origin = dispatch.originNode
+  const arriveDates: Array<ArriveDateA> = []
+  if (dispatch.pickingDate !== undefined) {
+    const purchaseOrder = origin !== undefined && (origin.node.type === "PRV" || origin.node.type === "SELLER")
+    arriveDates.push({
+      node: dispatch.origin,
+      nodePurchaseOrder: purchaseOrder ? dispatch.origin : "",
+      edgeId: "",
+      arriveDate: formatDay(dispatch.pickingDate),
+      code: ARRIVE_OK,
+      message: "picking"
+    })
+  }
+  for (const leg of dispatch.legs) {
+    arriveDates.push({
+      node: leg.target,
+      nodePurchaseOrder: "",
+      edgeId: leg.route.id,
+      arriveDate: formatDay(leg.receptionDate),
+      code: ARRIVE_OK,
+      message: "OK"
+    })
+  }
+  if (dispatch.status === "NO_CAPACITY" || dispatch.status === "NO_DATE") {
+    arriveDates.push({
+      node: dispatch.shortage?.provider ?? dispatch.destination,
+      nodePurchaseOrder: "",
+      edgeId: "",
+      arriveDate: "",
+      code: dispatch.status === "NO_CAPACITY" ? ARRIVE_NO_CAPACITY : ARRIVE_NO_DATE,
+      message: dispatch.message
+    })
+  }
+  return {
+    route: dispatch.path.map((leg) => leg.id).join(">"),
+    leadTimes: dispatch.path.map((leg) => leg.leadTime.days),
+    routeDaysOfWeek: dispatch.path.map((leg) => leg.departureDayNames),
+    pickingDays: origin?.pickingDayNames ?? [],
+    processingDays: origin?.node.processingDays ?? 0,
+    deliveryDates: dispatch.deliveries.map((option) => formatDay(option.date)),
+    deliveryTrace: dispatch.deliveries.map((option) => ({
+      deliveryDate: formatDay(option.date),
+      details,
+      deliveryWindows: option.windows.map((slot) => ({
+        deliveryWindow: slot.window.code,
+        deliveryWindowStart: slot.window.start,
+        deliveryWindowEnd: slot.window.end,
+        blocked: slot.blocked
+      }))
+    })),
+    arriveDates
+  }
+}
+
+interface Outcome {
+  readonly deliveryCost: number
+  readonly pickingDate: string
+  readonly deliveryDates: ReadonlyArray<string>
+  readonly deliveryTrace: ReadonlyArray<DeliveryTrace>
+  readonly message: string
+  readonly arriveDates: ReadonlyArray<ArriveDateA>
+  readonly detailedCapacityError: ReadonlyArray<CapacityErrorA>
+}
+
+// Field by field in the spec's order (object spread with extra properties is a slow path in V8).
+const deliveryResult = (
+  source: DispatchItemA,
+  dispatch: DispatchResult,
+  parts: DispatchParts,
+  outcome: Outcome
+): DeliveryResult => ({
+  skuCode: source.skuCode,
+  line: source.line ?? "",
+  dispatchCode: dispatch.code,
+  deliveryCost: outcome.deliveryCost,
+  measurable: source.measurable ?? "",
+  origin: source.origin,
+  zone: dispatch.deliveryMode === "HOME_DELIVERY" ? dispatch.destination : source.zone,
+  pickingDays: parts.pickingDays,
+  processingDays: parts.processingDays,
+  leadTimes: parts.leadTimes,
+  routeDaysOfWeek: parts.routeDaysOfWeek,
+  route: parts.route,
+  pickingDate: outcome.pickingDate,
+  deliveryDates: outcome.deliveryDates,
+  deliveryTrace: outcome.deliveryTrace,
+  message: outcome.message,
+  division: source.division ?? "",
+  arriveDates: outcome.arriveDates,
+  detailedCapacityError: outcome.detailedCapacityError
+})
+
+const stockOutcome = (shortage: StockShortage, purchaseDate: string): Outcome => {
+  const message = `stock of ${shortage.sku} at ${shortage.node}: requested ${shortage.requested}, available ${shortage.available}`
+  return {
+    deliveryCost: 0,
+    pickingDate: "",
+    deliveryDates: [],
+    deliveryTrace: [],
+    message,
+    arriveDates: [],
+    detailedCapacityError: [{
+      code: "STOCK_ERROR",
+      details: [{
+        errorCode: "SOLD_OUT_QUANTITY",
+        description: message,
+        sku: shortage.sku,
+        requestedQuantity: shortage.requested,
+        availableQuantity: shortage.available
+      }],
+      providerDetails: {
+        providerCode: shortage.node,
+        availableCapacity: shortage.available,
+        usedCapacity: 0,
+        totalCapacity: shortage.available,
+        date: purchaseDate
+      }
+    }]
+  }
+}
+
+const resultOf = (
+  source: DispatchItemA,
+  result: ItemResult,
+  parts: DispatchParts,
+  purchaseDate: string
+): DeliveryResult => {
+  const { dispatch, stockShortage } = result
+  if (stockShortage !== undefined) return deliveryResult(source, dispatch, parts, stockOutcome(stockShortage, purchaseDate))
+  return deliveryResult(source, dispatch, parts, {
+    deliveryCost: result.cost,
+    pickingDate: dateText(dispatch.pickingDate),
+    deliveryDates: parts.deliveryDates,
+    deliveryTrace: parts.deliveryTrace,
+    message: dispatch.message,
+    arriveDates: parts.arriveDates,
+    detailedCapacityError: dispatch.shortage === undefined
+      ? []
+      : [capacityError(dispatch.shortage, source.skuCode, dispatch.message)]
+  })
+}
+
+/** Variant A end to end on a decoded request: one DeliveryResult per item, or 404 when nothing routes. */
+export const evaluateVariantA = (
+  snapshot: Snapshot,
+  request: DeliveryRequestA,
+  epochMillis: number,
+  options: EngineOptions = defaultEngineOptions
+): Either.Either<ReadonlyArray<DeliveryResult>, NoRouteFound> => {
+  const evaluation = evaluate(snapshot, engineRequestOfA(request), epochMillis, options)
+  if (!evaluation.anyRouted) {
+    const reasons = [...new Set(evaluation.dispatches.map((dispatch) => dispatch.message))].join("; ")
+    return Either.left(new NoRouteFound({ message: `no route found for any dispatch: ${reasons}` }))
+  }
+  const parts = new Map<DispatchResult, DispatchParts>()
+  const results: Array<DeliveryResult> = []
+  evaluation.items.forEach((result, index) => {
+    const source = request.items[index]
+    if (source === undefined) return
+    let shared = parts.get(result.dispatch)
+    if (shared === undefined) {
+      shared = partsOf(result.dispatch)
+      parts.set(result.dispatch, shared)
+    }
+    results.push(resultOf(source, result, shared, request.purchaseDate))
+  })
+  return Either.right(results)
+}
