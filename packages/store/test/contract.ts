@@ -368,7 +368,7 @@ export const storeContract = (name: string, options: DatabaseOptions): void => {
           )
           if (n === 0) break
         }
-        const ofLoad = published.map(parseEvent).filter((event) => event.processCode === load.processCode)
+        const ofLoad = published.map((payload) => parseEvent(payload)).filter((event) => event.processCode === load.processCode)
         expect(ofLoad.map((event) => [event.previousStatus, event.status, event.type])).toEqual([
           [null, "RECEIVED", "LoadStatusChanged"],
           ["RECEIVED", "FAILED", "LoadStatusChanged"]
