@@ -1,1 +1,3 @@
-export {}
+export * from "./StreamQueue.ts"
+export * as MemoryStreamQueue from "./MemoryStreamQueue.ts"
+export * as RedisStreamQueue from "./RedisStreamQueue.ts"

@@ -1,0 +1,247 @@
+/**
+ * StreamQueue on Redis Streams through node-redis.
+ *
+ * One shared connection serves every non-blocking command; blocking reads get
+ * connections of their own (see BlockingConnections). node-redis' per-command
+ * timeout timers are turned off because they cost more than half the batching
+ * throughput; each operation is bounded by an Effect timeout instead, and
+ * commands fail at once instead of queueing while Redis is unreachable.
+ */
+import { Effect, Either, Layer, Runtime } from "effect"
+import type { Scope } from "effect"
+import { createClient } from "redis"
+import * as BlockingConnections from "./internal/BlockingConnections.ts"
+import type { Client } from "./internal/BlockingConnections.ts"
+import * as replies from "./internal/redisReplies.ts"
+import * as scripts from "./internal/scripts.ts"
+import type { Script } from "./internal/scripts.ts"
+import * as validate from "./internal/validate.ts"
+import type { DeadLetter, Delivery, StreamQueueShape } from "./StreamQueue.ts"
+import { deadStream, QueueError, StreamQueue } from "./StreamQueue.ts"
+
+export interface Options {
+  readonly url: string
+  /** Bound on one publish (one MULTI/EXEC round trip). Default 5000. */
+  readonly publishTimeoutMs?: number
+  /** Bound on every other command, on top of `blockMs` for blocking reads, and on connecting. Default 5000. */
+  readonly commandTimeoutMs?: number
+  /** Longest wait between reconnection attempts while Redis is unreachable. Default 2000. */
+  readonly reconnectMaxDelayMs?: number
+}
+
+const messageOf = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
+
+const attempt = <A>(operation: string, timeoutMs: number, f: () => Promise<A>): Effect.Effect<A, QueueError> =>
+  Effect.tryPromise({
+    try: f,
+    catch: (cause) => new QueueError({ operation, message: messageOf(cause) })
+  }).pipe(
+    Effect.timeoutFail({
+      duration: timeoutMs,
+      onTimeout: () => new QueueError({ operation, message: `no reply from Redis within ${timeoutMs} ms` })
+    })
+  )
+
+const decode = <A>(operation: string, decoded: Either.Either<A, string>): Effect.Effect<A, QueueError> =>
+  Either.match(decoded, {
+    onLeft: (message) => Effect.fail(new QueueError({ operation, message: `unexpected reply: ${message}` })),
+    onRight: Effect.succeed
+  })
+
+const toDelivery = (entry: replies.RawEntry, deliveries: number): Delivery => ({
+  id: entry.id,
+  payload: entry.fields["payload"] ?? "",
+  deliveries
+})
+
+export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const publishTimeoutMs = options.publishTimeoutMs ?? 5000
+    const commandTimeoutMs = options.commandTimeoutMs ?? 5000
+    const reconnectMaxDelayMs = options.reconnectMaxDelayMs ?? 2000
+    const runtime = yield* Effect.runtime<never>()
+    const log = Runtime.runFork(runtime)
+
+    const create = (reconnect: boolean): Client =>
+      createClient({
+        url: options.url,
+        disableOfflineQueue: true,
+        commandOptions: { timeout: 0 },
+        socket: {
+          connectTimeout: commandTimeoutMs,
+          reconnectStrategy: reconnect
+            ? (retries) => Math.min(50 * 2 ** retries, reconnectMaxDelayMs) + Math.floor(Math.random() * 100)
+            : false
+        }
+      })
+
+    const shared = yield* Effect.try({
+      try: () => create(true),
+      catch: (cause) => new QueueError({ operation: "connect", message: messageOf(cause) })
+    })
+    // Without a listener, node-redis' 'error' events would crash the process.
+    let state: "starting" | "up" | "down" = "starting"
+    shared.on("error", (error: unknown) => {
+      if (state === "up") log(Effect.logWarning(`Redis connection lost, reconnecting: ${messageOf(error)}`))
+      if (state !== "starting") state = "down"
+    })
+    shared.on("ready", () => {
+      if (state === "down") log(Effect.logInfo("Redis connection restored"))
+      state = "up"
+    })
+    // Start-up does not wait for Redis beyond one bounded attempt: the client keeps reconnecting.
+    const connecting = shared.connect()
+    connecting.catch(() => undefined)
+    yield* attempt("connect", commandTimeoutMs, () => connecting).pipe(
+      Effect.catchAll((error) => Effect.logWarning(`Redis not reachable yet, will keep trying: ${error.message}`))
+    )
+    yield* Effect.addFinalizer(() =>
+      attempt("close", commandTimeoutMs, () => shared.close()).pipe(
+        Effect.ignore,
+        Effect.zipRight(Effect.sync(() => shared.destroy()))
+      )
+    )
+
+    const blocking = yield* BlockingConnections.make({
+      create: () => create(false),
+      connect: (operation, client) => {
+        client.on("error", () => undefined)
+        return Effect.asVoid(attempt(operation, commandTimeoutMs, () => client.connect()))
+      }
+    })
+
+    // MULTI and pipelines bypass node-redis' offline check, so readiness is checked here.
+    const ready = (operation: string) =>
+      Effect.suspend(() =>
+        shared.isReady ? Effect.void : Effect.fail(new QueueError({ operation, message: "Redis is not connected" }))
+      )
+
+    const command = <A>(operation: string, f: (client: Client) => Promise<A>, timeoutMs = commandTimeoutMs) =>
+      Effect.zipRight(ready(operation), attempt(operation, timeoutMs, () => f(shared)))
+
+    // BLOCK 0 would wait forever: without a wait the shared connection serves the read.
+    const blockingCommand = <A>(operation: string, blockMs: number, f: (client: Client) => Promise<A>) =>
+      blockMs <= 0
+        ? command(operation, f)
+        : Effect.zipRight(
+          ready(operation),
+          blocking.use(operation, (client) => attempt(operation, blockMs + commandTimeoutMs, () => f(client)))
+        )
+
+    const publish: StreamQueueShape["publish"] = (stream, payloads, publishOptions) =>
+      Effect.gen(function*() {
+        const maxLen = publishOptions?.maxLen
+        if (maxLen !== undefined) yield* validate.nonNegativeInt("publish", "maxLen", maxLen)
+        if (payloads.length === 0) return []
+        const multi = shared.multi()
+        const last = payloads.length - 1
+        payloads.forEach((payload, i) => {
+          if (i === last && maxLen !== undefined) {
+            multi.xAdd(stream, "*", { payload }, { TRIM: { strategy: "MAXLEN", strategyModifier: "=", threshold: maxLen } })
+          } else {
+            multi.xAdd(stream, "*", { payload })
+          }
+        })
+        const reply = yield* command("publish", () => multi.exec(), publishTimeoutMs)
+        return yield* decode("publish", replies.ids(reply, payloads.length))
+      })
+
+    const ensureGroup: StreamQueueShape["ensureGroup"] = (stream, group) =>
+      command("ensureGroup", (client) => client.xGroupCreate(stream, group, "0", { MKSTREAM: true })).pipe(
+        Effect.asVoid,
+        Effect.catchIf((error) => error.message.startsWith("BUSYGROUP"), () => Effect.void)
+      )
+
+    const read: StreamQueueShape["read"] = (stream, group, consumer, readOptions) =>
+      validate.readOptions("read", readOptions).pipe(
+        Effect.zipRight(
+          blockingCommand("read", readOptions.blockMs, (client) =>
+            client.xReadGroup(group, consumer, { key: stream, id: ">" }, {
+              COUNT: readOptions.count,
+              ...(readOptions.blockMs > 0 ? { BLOCK: readOptions.blockMs } : {})
+            }))
+        ),
+        Effect.flatMap((reply) => decode("read", replies.streamEntries(reply))),
+        Effect.map((entries) => entries.map((entry) => toDelivery(entry, 1)))
+      )
+
+    const ack: StreamQueueShape["ack"] = (stream, group, ids) =>
+      ids.length === 0 ? Effect.void : Effect.asVoid(command("ack", (client) => client.xAck(stream, group, [...ids])))
+
+    // EVALSHA, loading the script on first use and again after a server restart.
+    const evaluate = (operation: string, script: Script, keys: ReadonlyArray<string>, args: ReadonlyArray<string>) => {
+      const rest = [String(keys.length), ...keys, ...args]
+      return command(operation, (client) => client.sendCommand(["EVALSHA", script.sha1, ...rest])).pipe(
+        Effect.catchIf(
+          (error) => error.message.startsWith("NOSCRIPT"),
+          () => command(operation, (client) => client.sendCommand(["EVAL", script.source, ...rest]))
+        )
+      )
+    }
+
+    const claimStale: StreamQueueShape["claimStale"] = (stream, group, consumer, claimOptions) =>
+      Effect.gen(function*() {
+        yield* validate.nonNegativeInt("claimStale", "minIdleMs", claimOptions.minIdleMs)
+        yield* validate.positiveInt("claimStale", "count", claimOptions.count)
+        const reply = yield* evaluate("claimStale", scripts.claimStale, [stream], [
+          group,
+          consumer,
+          String(claimOptions.minIdleMs),
+          String(claimOptions.count)
+        ])
+        const entries = yield* decode("claimStale", replies.claimed(reply))
+        return entries.map((entry) => toDelivery(entry, entry.deliveries))
+      })
+
+    const deadLetter: StreamQueueShape["deadLetter"] = (stream, group, delivery, reason) =>
+      evaluate("deadLetter", scripts.deadLetter, [stream, deadStream(stream)], [
+        group,
+        delivery.id,
+        delivery.payload,
+        reason,
+        String(delivery.deliveries)
+      ]).pipe(Effect.asVoid)
+
+    const readAfter: StreamQueueShape["readAfter"] = (stream, afterId, readOptions) =>
+      validate.readOptions("readAfter", readOptions).pipe(
+        Effect.zipRight(
+          blockingCommand("readAfter", readOptions.blockMs, (client) =>
+            client.xRead({ key: stream, id: afterId }, {
+              COUNT: readOptions.count,
+              ...(readOptions.blockMs > 0 ? { BLOCK: readOptions.blockMs } : {})
+            }))
+        ),
+        Effect.flatMap((reply) => decode("readAfter", replies.streamEntries(reply))),
+        Effect.map((entries) => entries.map((entry) => ({ id: entry.id, payload: entry.fields["payload"] ?? "" })))
+      )
+
+    const readDead: StreamQueueShape["readDead"] = (stream, readOptions) =>
+      validate.positiveInt("readDead", "count", readOptions.count).pipe(
+        Effect.zipRight(command("readDead", (client) => client.xRange(deadStream(stream), "-", "+", { COUNT: readOptions.count }))),
+        Effect.flatMap((reply) => decode("readDead", replies.entries(reply))),
+        Effect.map((entries) =>
+          entries.map((entry): DeadLetter => ({
+            id: entry.id,
+            payload: entry.fields["payload"] ?? "",
+            reason: entry.fields["reason"] ?? "",
+            deliveries: Number(entry.fields["deliveries"] ?? "0"),
+            sourceId: entry.fields["sourceId"] ?? ""
+          }))
+        )
+      )
+
+    return StreamQueue.of({
+      publish,
+      ensureGroup,
+      read,
+      ack,
+      claimStale,
+      deadLetter,
+      readAfter,
+      readDead,
+      ping: Effect.asVoid(command("ping", (client) => client.ping()))
+    })
+  })
+
+/** Builds even while Redis is down (operations fail with QueueError until it is back); fails only on a malformed URL. */
+export const layer = (options: Options): Layer.Layer<StreamQueue, QueueError> => Layer.scoped(StreamQueue, make(options))

@@ -1,0 +1,89 @@
+import { Context, Schema } from "effect"
+import type { Effect } from "effect"
+
+/** An entry handed to a consumer of a group. `deliveries` counts this delivery too. */
+export interface Delivery {
+  readonly id: string
+  readonly payload: string
+  readonly deliveries: number
+}
+
+export interface StreamEntry {
+  readonly id: string
+  readonly payload: string
+}
+
+export interface DeadLetter {
+  readonly id: string
+  readonly payload: string
+  readonly reason: string
+  readonly deliveries: number
+  readonly sourceId: string
+}
+
+export class QueueError extends Schema.TaggedError<QueueError>()("QueueError", {
+  operation: Schema.String,
+  message: Schema.String
+}) {}
+
+export interface PublishOptions {
+  /** Trims the stream to at most this many entries (exactly) after appending. */
+  readonly maxLen?: number
+}
+
+export interface ReadOptions {
+  readonly count: number
+  /** Waits up to this long when nothing is available; `<= 0` returns at once (never "forever"). */
+  readonly blockMs: number
+}
+
+export interface ClaimOptions {
+  readonly minIdleMs: number
+  readonly count: number
+}
+
+export interface StreamQueueShape {
+  /** Appends all payloads atomically, in order; returns their ids in the same order. */
+  readonly publish: (
+    stream: string,
+    payloads: ReadonlyArray<string>,
+    options?: PublishOptions
+  ) => Effect.Effect<ReadonlyArray<string>, QueueError>
+  /** Creates the group reading from the start of the stream (creating the stream too); idempotent. */
+  readonly ensureGroup: (stream: string, group: string) => Effect.Effect<void, QueueError>
+  /** Entries never delivered to the group before; `[]` after `blockMs` without any. */
+  readonly read: (
+    stream: string,
+    group: string,
+    consumer: string,
+    options: ReadOptions
+  ) => Effect.Effect<ReadonlyArray<Delivery>, QueueError>
+  readonly ack: (stream: string, group: string, ids: ReadonlyArray<string>) => Effect.Effect<void, QueueError>
+  /** Takes over entries pending longer than `minIdleMs` from any consumer; counts this delivery. */
+  readonly claimStale: (
+    stream: string,
+    group: string,
+    consumer: string,
+    options: ClaimOptions
+  ) => Effect.Effect<ReadonlyArray<Delivery>, QueueError>
+  /** Appends the entry to `${stream}:dead` and acks it in the group, atomically. */
+  readonly deadLetter: (
+    stream: string,
+    group: string,
+    delivery: Delivery,
+    reason: string
+  ) => Effect.Effect<void, QueueError>
+  /** Entries with an id greater than `afterId` ("0" = from the start, "$" = only new ones). */
+  readonly readAfter: (
+    stream: string,
+    afterId: string,
+    options: ReadOptions
+  ) => Effect.Effect<ReadonlyArray<StreamEntry>, QueueError>
+  /** The oldest dead letters of a stream. */
+  readonly readDead: (stream: string, options: { readonly count: number }) => Effect.Effect<ReadonlyArray<DeadLetter>, QueueError>
+  readonly ping: Effect.Effect<void, QueueError>
+}
+
+export class StreamQueue extends Context.Tag("@retail/queue/StreamQueue")<StreamQueue, StreamQueueShape>() {}
+
+export const deadStream = (stream: string): string => `${stream}:dead`
