@@ -22,13 +22,16 @@ const mergeAlternatives = (issues: ReadonlyArray<FieldIssue>): ReadonlyArray<Fie
   const merged: Array<FieldIssue> = []
   for (const issue of issues) {
     const previous = merged[merged.length - 1]
-    const now = EXPECTED.exec(issue.message)
-    const before = previous === undefined ? null : EXPECTED.exec(previous.message)
-    if (previous !== undefined && previous.path === issue.path && now !== null && before !== null && now[2] === before[2]) {
-      merged[merged.length - 1] = { path: issue.path, message: `Expected ${before[1]} | ${now[1]}, actual ${now[2]}` }
-    } else {
+    if (previous === undefined || previous.path !== issue.path) {
       merged.push(issue)
+      continue
     }
+    const now = EXPECTED.exec(issue.message)
+    const before = EXPECTED.exec(previous.message)
+    const message = now !== null && before !== null && now[2] === before[2]
+      ? `Expected ${before[1]} | ${now[1]}, actual ${now[2]}`
+      : `${previous.message}, or ${issue.message}`
+    merged[merged.length - 1] = { path: issue.path, message }
   }
   return merged
 }
