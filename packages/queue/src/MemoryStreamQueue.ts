@@ -5,7 +5,7 @@
  */
 import { Clock, Deferred, Effect, Either, HashMap, Layer, Option, RedBlackTree, Ref, SynchronizedRef } from "effect"
 import * as validate from "./internal/validate.ts"
-import * as StreamId from "./StreamId.ts"
+import * as StreamId from "./internal/StreamId.ts"
 import type { DeadLetter, Delivery, StreamEntry, StreamQueueShape } from "./StreamQueue.ts"
 import { deadStream, QueueError, StreamQueue } from "./StreamQueue.ts"
 

@@ -7,13 +7,14 @@
  * throughput; each operation is bounded by an Effect timeout instead, and
  * commands fail at once instead of queueing while Redis is unreachable.
  */
-import { Effect, Either, Layer, Runtime } from "effect"
+import { Effect, Either, Layer, Option, Runtime } from "effect"
 import type { Scope } from "effect"
 import { createClient } from "redis"
 import * as BlockingConnections from "./internal/BlockingConnections.ts"
 import type { Client } from "./internal/BlockingConnections.ts"
 import * as replies from "./internal/redisReplies.ts"
 import * as scripts from "./internal/scripts.ts"
+import * as StreamId from "./internal/StreamId.ts"
 import type { Script } from "./internal/scripts.ts"
 import * as validate from "./internal/validate.ts"
 import type { DeadLetter, Delivery, StreamQueueShape } from "./StreamQueue.ts"
@@ -194,13 +195,16 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
       })
 
     const deadLetter: StreamQueueShape["deadLetter"] = (stream, group, delivery, reason) =>
-      evaluate("deadLetter", scripts.deadLetter, [stream, deadStream(stream)], [
-        group,
-        delivery.id,
-        delivery.payload,
-        reason,
-        String(delivery.deliveries)
-      ]).pipe(Effect.asVoid)
+      // A malformed id would fail the script after the XADD: refuse it before anything is written.
+      Option.isNone(StreamId.parse(delivery.id))
+        ? Effect.fail(new QueueError({ operation: "deadLetter", message: `Invalid stream ID specified: ${delivery.id}` }))
+        : evaluate("deadLetter", scripts.deadLetter, [stream, deadStream(stream)], [
+          group,
+          delivery.id,
+          delivery.payload,
+          reason,
+          String(delivery.deliveries)
+        ]).pipe(Effect.asVoid)
 
     const readAfter: StreamQueueShape["readAfter"] = (stream, afterId, readOptions) =>
       validate.readOptions("readAfter", readOptions).pipe(

@@ -332,10 +332,12 @@ export const streamQueueContract = (options: ContractOptions): void => {
           Effect.flip(queue.read(stream, "g", "c", { count: 0, blockMs: 0 })),
           Effect.flip(queue.readAfter(stream, "not-an-id", { count: 1, blockMs: 0 })),
           Effect.flip(queue.publish(stream, ["a"], { maxLen: -1 })),
-          Effect.flip(queue.ack(stream, "g", ["nope"]))
+          Effect.flip(queue.ack(stream, "g", ["nope"])),
+          Effect.flip(queue.deadLetter(stream, "g", { id: "nope", payload: "p", deliveries: 1 }, "r"))
         ])
         for (const error of errors) expect(error).toBeInstanceOf(QueueError)
         expect(yield* queue.readAfter(stream, "0", { count: 10, blockMs: 0 })).toEqual([])
+        expect(yield* queue.readDead(stream, { count: 10 })).toEqual([])
       }))
 
     test("many consumer fibers deliver every entry exactly once", () =>
