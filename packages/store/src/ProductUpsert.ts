@@ -20,7 +20,7 @@ const decodeWritten = Schema.decodeUnknown(Schema.Tuple(Schema.Struct({ written:
  * position and positions beyond the new lists are deleted (disjoint rows, so the sibling CTEs never
  * touch the same row). Returns how many products were written.
  */
-export const upsertProducts = (
+export const upsertStatement = (
   sql: SqlClient.SqlClient,
   company: string,
   processCode: string,
@@ -113,7 +113,15 @@ export const upsertProducts = (
       RETURNING 1
     )
     SELECT (SELECT count(*) FROM written)::int AS written
-  `.pipe(
+  `
+
+export const upsertProducts = (
+  sql: SqlClient.SqlClient,
+  company: string,
+  processCode: string,
+  products: ReadonlyArray<Product>
+) =>
+  upsertStatement(sql, company, processCode, products).pipe(
     Effect.flatMap(decodeWritten),
     Effect.map(([row]) => row.written)
   )

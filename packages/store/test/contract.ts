@@ -221,6 +221,23 @@ export const storeContract = (name: string, options: DatabaseOptions): void => {
         expect((yield* eventsOf(load.processCode)).length).toBe(3)
       }))
 
+    it.effect("concurrent batches of one load are each counted once and complete it once", () =>
+      Effect.gen(function* () {
+        const { company, prefix } = fresh()
+        const repo = yield* ProductRepository
+        const loads = yield* LoadRepository
+        const items = products(40, { company, prefix })
+        const load = yield* loads.create(newLoad(company, { received: 40, accepted: 40 }))
+        const batches = Array.from({ length: 8 }, (_, b) => batch(load.processCode, company, b, items.slice(b * 5, b * 5 + 5)))
+        const outcomes = yield* Effect.all([...batches, ...batches].map((b) => repo.persistBatch(b)), { concurrency: 6 })
+        expect(outcomes.filter((o) => o._tag === "Persisted").length).toBe(8)
+        const done = yield* loadOf(load.processCode)
+        expect(done.totals.persisted).toBe(40)
+        expect(done.status).toBe("COMPLETED")
+        expect(yield* eventsOf(load.processCode)).toEqual([[null, "RECEIVED"], ["RECEIVED", "COMPLETED"]])
+        expect(yield* repo.countRows(company)).toEqual({ products: 40, barcodes: 80, hierarchies: 80, attributes: 120 })
+      }))
+
     it.effect("completes a load with validation failures as COMPLETED_WITH_ERRORS", () =>
       Effect.gen(function* () {
         const { company, prefix } = fresh()
