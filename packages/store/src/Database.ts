@@ -3,7 +3,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Layer, Option, Redacted } from "effect"
 import { startEmbedded } from "./Embedded.ts"
 import { migrate } from "./Migrations.ts"
-import { storeOperation, StoreError } from "./StoreError.ts"
+import { storeOperation, StoreError, toStoreError } from "./StoreError.ts"
 
 export { IN_MEMORY } from "./Embedded.ts"
 
@@ -17,7 +17,7 @@ export interface DatabaseOptions {
 
 const client = (url: string, poolSize: number) =>
   PgClient.layer({ url: Redacted.make(url), maxConnections: poolSize }).pipe(
-    Layer.mapError((error) => new StoreError({ operation: "connect", message: error.message }))
+    Layer.mapError(toStoreError("connect"))
   )
 
 const connection = (options: DatabaseOptions) =>
