@@ -1,4 +1,5 @@
 export * from "./Calendar.ts"
+export * from "./Consumption.ts"
 export * from "./DecodeError.ts"
 export { demoNetwork } from "./DemoNetwork.ts"
 export * from "./Engine.ts"

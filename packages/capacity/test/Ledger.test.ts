@@ -1,7 +1,7 @@
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
-import { capacityLimits, type Consumption, consume, emptyLedger, release, usedOn } from "../src/index.ts"
-import { day, snapshotOf } from "./fixtures.ts"
+import { capacityLimits, type Consumption, consume, emptyLedger, evaluate, release, usedOn, usesOfDispatch } from "../src/index.ts"
+import { day, item, limaTime, request, snapshotOf } from "./fixtures.ts"
 
 const limits = capacityLimits(snapshotOf())
 const R1 = { _tag: "RouteDeparture", route: "R1" } as const
@@ -55,5 +55,23 @@ describe("ledger", () => {
     const snapshot = snapshotOf(undefined, ledger)
     expect(snapshot.nodes.get("CD1")?.picking.NORMAL.used.get(day("2025-03-10"))).toBe(10)
     expect(snapshot.routes.get("R1")?.used.get(day("2025-03-10"))).toBe(10)
+  })
+})
+
+describe("consuming a planned dispatch", () => {
+  it("takes picking, departures, dispatch pools and the chosen window, so the next evaluation rolls over", () => {
+    const snapshot = snapshotOf()
+    const dispatch = evaluate(snapshot, request("2025-03-10", [item({ units: 10 })]), limaTime("2025-03-10", "09:00")).dispatches[0]
+    if (dispatch === undefined) throw new Error("no dispatch")
+    const uses = usesOfDispatch(dispatch, { date: day("2025-03-11"), window: "AM" })
+    expect(uses.map((use) => [use.resource._tag, use.date, use.amount])).toEqual([
+      ["Picking", "2025-03-10", 10],
+      ["RouteDeparture", "2025-03-10", 10],
+      ["NodeDispatch", "2025-03-10", 10],
+      ["ZoneWindow", "2025-03-11", 1]
+    ])
+    const ledger = Either.getOrThrow(consume(emptyLedger, capacityLimits(snapshot), { orderId: "O-1", uses }))
+    const next = evaluate(snapshotOf(undefined, ledger), request("2025-03-10", [item()]), limaTime("2025-03-10", "09:00"))
+    expect(next.dispatches[0]?.pickingDate).toBe(day("2025-03-11"))
   })
 })
