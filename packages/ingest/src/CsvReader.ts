@@ -104,6 +104,17 @@ export class CsvReader {
         p = nl + 1
         continue
       }
+      if (nl < n || final) {
+        // Common case: quoted fields without line breaks; split the line and rejoin quoted pieces.
+        const end = nl > p && text.charCodeAt(nl - 1) === CR ? nl - 1 : nl
+        const quick = splitQuotedLine(text.slice(p, end), d)
+        if (quick !== undefined) {
+          emit({ line, fields: quick })
+          line++
+          p = nl + 1
+          continue
+        }
+      }
       const r = this.quotedRecord(text, p, d, final)
       if (r === undefined) break
       if (typeof r === "number") {
@@ -205,6 +216,46 @@ interface QuotedRecord {
   /** Index just after the record's line end. */
   readonly end: number
   readonly fault: string | undefined
+}
+
+/**
+ * Fields of one physical line holding quotes, or undefined when the slow walk must decide (a quoted
+ * field running past the line end, or text after a closing quote).
+ */
+const splitQuotedLine = (line: string, d: string): Array<string> | undefined => {
+  const parts = line.split(d)
+  const out: Array<string> = []
+  for (let k = 0; k < parts.length; k++) {
+    let field = parts[k]!
+    if (field.charCodeAt(0) !== QUOTE) {
+      out.push(field)
+      continue
+    }
+    for (;;) {
+      const closed = closedQuoted(field)
+      if (closed === false) return undefined
+      if (closed) break
+      k++
+      if (k >= parts.length) return undefined
+      field += d + parts[k]!
+    }
+    const inner = field.slice(1, -1)
+    out.push(inner.indexOf("\"") === -1 ? inner : inner.replaceAll("\"\"", "\""))
+  }
+  return out
+}
+
+/** true: a well-formed quoted field; undefined: its closing quote is further on; false: malformed. */
+const closedQuoted = (field: string): boolean | undefined => {
+  const last = field.length - 1
+  let i = 1
+  for (;;) {
+    const q = field.indexOf("\"", i)
+    if (q === -1) return undefined
+    if (q === last) return true
+    if (field.charCodeAt(q + 1) !== QUOTE) return false
+    i = q + 2
+  }
 }
 
 /** End of an unquoted field: the next delimiter, CR of a CRLF, LF, or end of text. */
