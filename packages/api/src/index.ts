@@ -1,1 +1,6 @@
-export {}
+export * from "./Api.ts"
+export * from "./Errors.ts"
+export * from "./HealthApi.ts"
+export * from "./LoadsApi.ts"
+export * from "./ProductsApi.ts"
+export * from "./Security.ts"

@@ -12,6 +12,7 @@ export interface DatabaseOptions {
   readonly url: Option.Option<string>
   /** Data folder of the embedded database, or `memory://`. Unused with a url. */
   readonly dataDir: string
+  /** Connections to a PostgreSQL server; the embedded database always uses one (see below). */
   readonly poolSize: number
 }
 
@@ -20,12 +21,20 @@ const client = (url: string, poolSize: number) =>
     Layer.mapError(toStoreError("connect"))
   )
 
+/**
+ * PGlite is one PostgreSQL session: pglite-socket interleaves the messages of every client
+ * connection on it, so two connections running extended-protocol queries at once corrupt each
+ * other ("unnamed prepared statement does not exist") and a transaction of one would see the
+ * statements of another. One pooled connection serialises them correctly.
+ */
+const EMBEDDED_POOL_SIZE = 1
+
 const connection = (options: DatabaseOptions) =>
   Option.match(options.url, {
     onSome: (url) => client(url, options.poolSize),
     onNone: () =>
       Layer.unwrapScoped(
-        Effect.map(startEmbedded(options.dataDir, options.poolSize), (server) => client(server.url, options.poolSize))
+        Effect.map(startEmbedded(options.dataDir, EMBEDDED_POOL_SIZE), (server) => client(server.url, EMBEDDED_POOL_SIZE))
       )
   })
 

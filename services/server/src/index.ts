@@ -1,1 +1,3 @@
-export {}
+export * from "./Infrastructure.ts"
+export * from "./Server.ts"
+export * from "./ServerConfig.ts"

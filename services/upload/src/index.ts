@@ -1,1 +1,7 @@
-export {}
+export * from "./BatchWorkers.ts"
+export * from "./LoadIntake.ts"
+export * from "./OutboxRelay.ts"
+export * from "./ProductPublisher.ts"
+export * from "./TokenVerifier.ts"
+export * from "./UploadConfig.ts"
+export * as UploadService from "./UploadService.ts"

@@ -1,0 +1,44 @@
+import { HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+
+/*
+ * Error bodies are the spec's ErrorMessage (`{ "message": ... }`) plus a `_tag` naming the
+ * error. The tag is what lets the API's error union pick the right status: members that differ
+ * only by class are told apart structurally, and all of these have the same fields.
+ */
+
+export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()(
+  "InvalidRequest",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 400, description: "The request is malformed; the message names the field and the reason" })
+) {}
+
+export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
+  "PayloadTooLarge",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 413, description: "The request body is larger than this endpoint accepts" })
+) {}
+
+export class LoadNotFound extends Schema.TaggedError<LoadNotFound>()(
+  "LoadNotFound",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 404, description: "No load with this process code is visible to the caller" })
+) {}
+
+export class PublishFailed extends Schema.TaggedError<PublishFailed>()(
+  "PublishFailed",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 500, description: "The products could not be sent to the messaging system; nothing was published" })
+) {}
+
+export class StorageFailed extends Schema.TaggedError<StorageFailed>()(
+  "StorageFailed",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 500, description: "The database could not be reached; nothing was published" })
+) {}
+
+export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()(
+  "UnsupportedMediaType",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 415, description: "The request's Content-Type is not the one this endpoint takes" })
+) {}

@@ -1,0 +1,28 @@
+import { HttpApiError, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
+import { Context } from "effect"
+
+/** Who is calling, from a verified bearer JWT. */
+export interface Principal {
+  readonly subject: string
+  readonly company: string | null
+  readonly scopes: ReadonlySet<string>
+}
+
+export class CurrentPrincipal extends Context.Tag("@retail/api/CurrentPrincipal")<CurrentPrincipal, Principal>() {}
+
+export const Scopes = {
+  productsWrite: "products:write",
+  productsRead: "products:read"
+} as const
+
+/** Verifies `Authorization: Bearer <JWT>`; a missing or rejected token is 401 with an empty body. */
+export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@retail/api/Authentication", {
+  failure: HttpApiError.Unauthorized,
+  provides: CurrentPrincipal,
+  security: {
+    bearer: HttpApiSecurity.bearer.pipe(
+      HttpApiSecurity.annotate(OpenApi.Format, "JWT"),
+      HttpApiSecurity.annotate(OpenApi.Description, "A JWT with the `products:write` scope (`products:read` for reading loads) and a `company` claim")
+    )
+  }
+}) {}

@@ -1,0 +1,22 @@
+import { MemoryStreamQueue, RedisStreamQueue } from "@retail/queue"
+import { Database, LoadRepository, Outbox, ProductRepository } from "@retail/store"
+import { Effect, Layer, Option } from "effect"
+import { ServerConfig } from "./ServerConfig.ts"
+
+/** The repositories over PostgreSQL when DATABASE_URL is set, else the embedded one; Redis Streams when REDIS_URL is set, else in-process. */
+export const Infrastructure = Layer.unwrapEffect(
+  Effect.gen(function*() {
+    const config = yield* ServerConfig
+    const database = Database.layer({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize })
+    const queue = Option.match(config.redisUrl, {
+      onNone: () => MemoryStreamQueue.layer,
+      onSome: (url) => RedisStreamQueue.layer({ url, publishTimeoutMs: config.redisPublishTimeoutMs })
+    })
+    yield* Effect.logInfo(
+      `database: ${Option.isSome(config.databaseUrl) ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${config.dataDir}`}; ` +
+        `queue: ${Option.isSome(config.redisUrl) ? "Redis Streams (REDIS_URL)" : "in-process"}`
+    )
+    const repositories = Layer.mergeAll(ProductRepository.Default, LoadRepository.Default, Outbox.Default)
+    return Layer.merge(Layer.provideMerge(repositories, database), queue)
+  })
+)

@@ -1,0 +1,40 @@
+import { HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Api } from "@retail/api"
+import { UploadService } from "@retail/service-upload"
+import { Effect, Layer } from "effect"
+import { createServer } from "node:http"
+import { AuthenticationLive } from "./Authentication.ts"
+import { HealthHttp } from "./HealthHttp.ts"
+import { Infrastructure } from "./Infrastructure.ts"
+import { ServerConfig } from "./ServerConfig.ts"
+
+const ApiLive = HttpApiBuilder.api(Api).pipe(
+  Layer.provide([UploadService.http, HealthHttp]),
+  Layer.provide(AuthenticationLive)
+)
+
+const Background = Layer.unwrapEffect(
+  Effect.map(ServerConfig, ({ runWorkers }) => (runWorkers ? UploadService.background : Layer.empty))
+)
+
+/** Every endpoint and the background work, on whatever HttpServer and infrastructure it is given. */
+export const AppLive = HttpApiBuilder.serve().pipe(
+  // No span per request: this server answers thousands of requests a second.
+  HttpMiddleware.withTracerDisabledWhen(() => true),
+  Layer.provide(HttpApiScalar.layer({ path: "/v1/docs" })),
+  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v1/openapi.json" })),
+  Layer.provide(ApiLive),
+  Layer.provide(Background)
+)
+
+export const Listener = Layer.unwrapEffect(
+  Effect.map(ServerConfig, ({ host, port }) => NodeHttpServer.layer(createServer, { port, host }))
+)
+
+/** What `npm start` runs: HTTP on HOST:PORT over the infrastructure chosen by configuration. */
+export const ServerLive = AppLive.pipe(
+  HttpServer.withLogAddress,
+  Layer.provide(Listener),
+  Layer.provide(Infrastructure)
+)

@@ -1,0 +1,16 @@
+import { Config } from "effect"
+
+/** Process-level settings (documented in README.md). */
+export const ServerConfig = Config.all({
+  port: Config.integer("PORT").pipe(
+    Config.validate({ message: "PORT must be 0-65535 (0: any free port)", validation: (p) => p >= 0 && p <= 65535 }),
+    Config.withDefault(8080)
+  ),
+  host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
+  databaseUrl: Config.option(Config.string("DATABASE_URL")),
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./.data/pg")),
+  databasePoolSize: Config.integer("DATABASE_POOL_SIZE").pipe(Config.withDefault(10)),
+  redisUrl: Config.option(Config.string("REDIS_URL")),
+  redisPublishTimeoutMs: Config.integer("REDIS_PUBLISH_TIMEOUT_MS").pipe(Config.withDefault(5000)),
+  runWorkers: Config.boolean("RUN_WORKERS").pipe(Config.withDefault(true))
+})

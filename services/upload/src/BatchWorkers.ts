@@ -1,0 +1,89 @@
+import { decodeProductBatch, type ProductBatch } from "@retail/domain"
+import { type Delivery, StreamQueue } from "@retail/queue"
+import { Database, LoadRepository, ProductRepository, StoreError } from "@retail/store"
+import { Cause, Effect, Either, Layer, Schedule } from "effect"
+import { UploadConfig } from "./UploadConfig.ts"
+
+const restartAfterFailure = <A, E, R>(name: string, loop: Effect.Effect<A, E, R>) =>
+  loop.pipe(
+    Effect.catchAllCause((cause) =>
+      Cause.isInterruptedOnly(cause) ? Effect.interrupt : Effect.logError(`${name} failed; restarting`, cause)
+    ),
+    Effect.repeat(Schedule.spaced("1 second"))
+  )
+
+/**
+ * Consumers of the product batches stream: persist a batch in one transaction, then ack.
+ * A batch that fails stays pending and is claimed again after CLAIM_IDLE_MS; after
+ * MAX_DELIVERIES failures while the database is up it goes to the dead-letter stream and its
+ * products are recorded as failed on the load. While the database is down nothing is acked
+ * and nothing is dead-lettered: the consumer waits for it.
+ */
+export const BatchWorkers = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const queue = yield* StreamQueue
+    const products = yield* ProductRepository
+    const loads = yield* LoadRepository
+    const config = yield* UploadConfig
+    const { batchesStream: stream, consumerGroup: group } = config
+
+    const waitForDatabase = Database.ready.pipe(
+      Effect.retry(Schedule.exponential("100 millis").pipe(Schedule.union(Schedule.spaced("5 seconds")))),
+      Effect.orDie
+    )
+
+    const deadLetter = (delivery: Delivery, batch: ProductBatch | null, reason: string) =>
+      Effect.gen(function*() {
+        if (batch !== null) {
+          yield* loads.recordDeadBatch(batch.processCode, batch.batchNo, batch.products.map((p) => ({ sku: p.skuCode })), reason)
+        }
+        yield* queue.deadLetter(stream, group, delivery, reason)
+        yield* Effect.logWarning(`batch ${delivery.id} dead-lettered after ${delivery.deliveries} deliveries: ${reason}`)
+      })
+
+    const handle = (delivery: Delivery) =>
+      Either.match(decodeProductBatch(delivery.payload), {
+        onLeft: (error) => deadLetter(delivery, null, `undecodable batch: ${error.message}`),
+        onRight: (batch) =>
+          products.persistBatch(batch).pipe(
+            // Handling is uninterruptible so that shutdown lets a batch finish; a hung database must not hold it forever.
+            Effect.timeoutFail({
+              duration: config.persistTimeoutMs,
+              onTimeout: () => new StoreError({ operation: "persistBatch", message: `no answer within ${config.persistTimeoutMs} ms` })
+            }),
+            Effect.zipRight(queue.ack(stream, group, [delivery.id])),
+            Effect.catchTag("StoreError", (error) =>
+              Effect.gen(function*() {
+                const databaseUp = Either.isRight(yield* Effect.either(Database.ready))
+                if (databaseUp && delivery.deliveries >= config.maxDeliveries) {
+                  return yield* deadLetter(delivery, batch, `persisting failed ${delivery.deliveries} times: ${error.message}`)
+                }
+                yield* Effect.logWarning(`batch ${delivery.id} not persisted (delivery ${delivery.deliveries}); left pending`, error)
+                if (!databaseUp) yield* waitForDatabase
+              })
+            )
+          )
+      }).pipe(Effect.uninterruptible)
+
+    const consume = (consumer: string) =>
+      Effect.zipRight(
+        queue.ensureGroup(stream, group),
+        queue.read(stream, group, consumer, { count: 1, blockMs: 2_000 }).pipe(
+          Effect.flatMap(Effect.forEach(handle, { discard: true })),
+          Effect.forever
+        )
+      )
+
+    const reclaim = (consumer: string) =>
+      queue.claimStale(stream, group, consumer, { minIdleMs: config.claimIdleMs, count: 10 }).pipe(
+        Effect.flatMap(Effect.forEach(handle, { discard: true })),
+        Effect.repeat(Schedule.spaced(Math.max(100, Math.floor(config.claimIdleMs / 2))))
+      )
+
+    for (let i = 0; i < config.workers; i++) {
+      const consumer = `${config.consumerPrefix}-${i}`
+      yield* Effect.forkScoped(restartAfterFailure(`consumer ${consumer}`, consume(consumer)))
+    }
+    yield* Effect.forkScoped(restartAfterFailure("reclaimer", reclaim(`${config.consumerPrefix}-reclaimer`)))
+  })
+)

@@ -1,0 +1,97 @@
+import { HttpApiError } from "@effect/platform"
+import type { Principal } from "@retail/api"
+import { Config, Effect, Option, Redacted } from "effect"
+import * as Jose from "jose"
+
+export interface AuthSettings {
+  readonly secret: Option.Option<Redacted.Redacted>
+  readonly publicKey: Option.Option<string>
+  readonly publicKeyAlgorithm: string
+  readonly jwksUrl: Option.Option<string>
+  readonly issuer: Option.Option<string>
+  readonly audience: Option.Option<string>
+  readonly production: boolean
+}
+
+export const AuthSettingsConfig = Config.all({
+  secret: Config.option(Config.redacted("JWT_SECRET")),
+  publicKey: Config.option(Config.string("JWT_PUBLIC_KEY")),
+  publicKeyAlgorithm: Config.literal("RS256", "ES256", "PS256", "EdDSA")("JWT_ALGORITHM").pipe(Config.withDefault("RS256" as const)),
+  jwksUrl: Config.option(Config.string("JWKS_URL")),
+  issuer: Config.option(Config.string("JWT_ISSUER")),
+  audience: Config.option(Config.string("JWT_AUDIENCE")),
+  production: Config.string("NODE_ENV").pipe(Config.map((env) => env === "production"), Config.withDefault(false))
+})
+
+type KeySource = Jose.CryptoKey | Uint8Array | Jose.JWTVerifyGetKey
+
+const principalOf = (payload: Jose.JWTPayload): Principal => {
+  const scope = payload["scope"]
+  const company = payload["company"]
+  return {
+    subject: payload.sub ?? "",
+    company: typeof company === "string" && company !== "" ? company : null,
+    scopes: new Set(typeof scope === "string" ? scope.split(" ").filter((s) => s !== "") : [])
+  }
+}
+
+/**
+ * Verifies bearer JWTs with the one algorithm family configured (no `alg` negotiation, so
+ * `none` and HS/RS confusion are refused); `exp` is required, `nbf`, issuer and audience checked.
+ */
+export class TokenVerifier extends Effect.Service<TokenVerifier>()("@retail/upload/TokenVerifier", {
+  effect: Effect.gen(function*() {
+    const settings = yield* AuthSettingsConfig
+    const { algorithms, key } = yield* keyFrom(settings)
+    const options: Jose.JWTVerifyOptions = {
+      algorithms,
+      requiredClaims: ["exp"],
+      ...Option.match(settings.issuer, { onNone: () => ({}), onSome: (issuer) => ({ issuer }) }),
+      ...Option.match(settings.audience, { onNone: () => ({}), onSome: (audience) => ({ audience }) })
+    }
+    const verifyWith = (token: string) =>
+      typeof key === "function" ? Jose.jwtVerify(token, key, options) : Jose.jwtVerify(token, key, options)
+    return {
+      verify: (token: string): Effect.Effect<Principal, HttpApiError.Unauthorized> =>
+        Effect.tryPromise({
+          try: () => verifyWith(token),
+          catch: () => new HttpApiError.Unauthorized()
+        }).pipe(Effect.map(({ payload }) => principalOf(payload)))
+    } as const
+  })
+}) {}
+
+const keyFrom = (settings: AuthSettings) =>
+  Effect.gen(function*() {
+    if (Option.isSome(settings.secret)) {
+      return { algorithms: ["HS256"], key: new TextEncoder().encode(Redacted.value(settings.secret.value)) as KeySource }
+    }
+    if (Option.isSome(settings.publicKey)) {
+      const pem = settings.publicKey.value.replace(/\\n/g, "\n")
+      const key = yield* Effect.tryPromise({
+        try: () => Jose.importSPKI(pem, settings.publicKeyAlgorithm),
+        catch: (cause) => new Error(`JWT_PUBLIC_KEY is not a ${settings.publicKeyAlgorithm} public key in PEM (SPKI): ${String(cause)}`)
+      })
+      return { algorithms: [settings.publicKeyAlgorithm], key: key as KeySource }
+    }
+    if (Option.isSome(settings.jwksUrl)) {
+      return { algorithms: ["RS256", "ES256", "PS256", "EdDSA"], key: Jose.createRemoteJWKSet(new URL(settings.jwksUrl.value)) as KeySource }
+    }
+    if (settings.production) {
+      return yield* Effect.fail(new Error("NODE_ENV=production needs JWT_SECRET, JWT_PUBLIC_KEY or JWKS_URL; refusing to start"))
+    }
+    const secret = crypto.getRandomValues(new Uint8Array(32))
+    const token = yield* Effect.promise(() =>
+      new Jose.SignJWT({ scope: "products:write products:read", company: "DEMO" })
+        .setProtectedHeader({ alg: "HS256" })
+        .setSubject("developer")
+        .setIssuedAt()
+        .setExpirationTime("7d")
+        .sign(secret)
+    )
+    yield* Effect.logWarning(
+      "No JWT_SECRET, JWT_PUBLIC_KEY or JWKS_URL set: using a random secret for this process. " +
+        `Development token (company DEMO, 7 days): ${token}`
+    )
+    return { algorithms: ["HS256"], key: secret as KeySource }
+  }).pipe(Effect.orDie)

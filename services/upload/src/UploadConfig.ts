@@ -1,0 +1,58 @@
+import { Config, Context, Effect, Layer } from "effect"
+
+/** Everything the upload service reads from the environment, in one place (documented in README.md). */
+export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<UploadConfig, {
+  readonly batchSize: number
+  readonly workers: number
+  readonly claimIdleMs: number
+  readonly maxDeliveries: number
+  readonly persistTimeoutMs: number
+  readonly loadProductsMaxBytes: number
+  readonly responseErrorsCap: number
+  readonly batchesStream: string
+  readonly consumerGroup: string
+  readonly eventsStream: string
+  readonly consumerPrefix: string
+}>() {
+  static readonly layer = Layer.effect(
+    UploadConfig,
+    Effect.gen(function*() {
+      const positive = (name: string, fallback: number) =>
+        Config.integer(name).pipe(
+          Config.withDefault(fallback),
+          Config.validate({ message: `${name} must be a positive integer`, validation: (n) => n > 0 })
+        )
+      return {
+        batchSize: yield* positive("PRODUCT_BATCH_SIZE", 250),
+        workers: yield* positive("WORKERS", 2),
+        claimIdleMs: yield* positive("CLAIM_IDLE_MS", 30_000),
+        maxDeliveries: yield* positive("MAX_DELIVERIES", 5),
+        persistTimeoutMs: yield* positive("PERSIST_TIMEOUT_MS", 30_000),
+        loadProductsMaxBytes: yield* positive("LOAD_PRODUCTS_MAX_BYTES", 32 * 1024 * 1024),
+        responseErrorsCap: yield* positive("RESPONSE_ERRORS_CAP", 1000),
+        batchesStream: yield* Config.string("PRODUCT_BATCHES_STREAM").pipe(Config.withDefault("products:batches")),
+        consumerGroup: yield* Config.string("PRODUCT_CONSUMER_GROUP").pipe(Config.withDefault("product-writers")),
+        eventsStream: yield* Config.string("LOAD_EVENTS_STREAM").pipe(Config.withDefault("product-loads:events")),
+        consumerPrefix: yield* Config.string("CONSUMER_NAME").pipe(
+          Config.withDefault(`${process.env["HOSTNAME"] ?? "local"}-${process.pid}`)
+        )
+      }
+    })
+  )
+
+  static readonly test = (overrides: Partial<Context.Tag.Service<UploadConfig>> = {}) =>
+    Layer.succeed(UploadConfig, {
+      batchSize: 250,
+      workers: 2,
+      claimIdleMs: 1_000,
+      maxDeliveries: 3,
+      persistTimeoutMs: 10_000,
+      loadProductsMaxBytes: 32 * 1024 * 1024,
+      responseErrorsCap: 1000,
+      batchesStream: `products:batches:${crypto.randomUUID()}`,
+      consumerGroup: "product-writers",
+      eventsStream: `product-loads:events:${crypto.randomUUID()}`,
+      consumerPrefix: "test",
+      ...overrides
+    })
+}

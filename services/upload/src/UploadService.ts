@@ -1,0 +1,18 @@
+import { Layer } from "effect"
+import { BatchWorkers } from "./BatchWorkers.ts"
+import { LoadsHttp } from "./http/LoadsHttp.ts"
+import { ProductsHttp } from "./http/ProductsHttp.ts"
+import { LoadIntake } from "./LoadIntake.ts"
+import { OutboxRelay } from "./OutboxRelay.ts"
+import { ProductPublisher } from "./ProductPublisher.ts"
+import { UploadConfig } from "./UploadConfig.ts"
+
+/** The upload endpoints, ready to be added to the HttpApi. */
+export const http = Layer.mergeAll(ProductsHttp, LoadsHttp).pipe(
+  Layer.provide(LoadIntake.Default),
+  Layer.provide(ProductPublisher.Default),
+  Layer.provide(UploadConfig.layer)
+)
+
+/** Workers persisting product batches and the relay of load events. */
+export const background = Layer.mergeAll(BatchWorkers, OutboxRelay).pipe(Layer.provide(UploadConfig.layer))

@@ -1,0 +1,50 @@
+import type { HttpServerRequest } from "@effect/platform"
+import { HttpIncomingMessage } from "@effect/platform"
+import { InvalidRequest, PayloadTooLarge, UnsupportedMediaType } from "@retail/api"
+import { Effect, Option } from "effect"
+
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+
+const isJsonContentType = (contentType: string | undefined): boolean => {
+  if (contentType === undefined) return false
+  const mediaType = contentType.split(";")[0]?.trim().toLowerCase() ?? ""
+  return mediaType === "application/json" || mediaType.endsWith("+json")
+}
+
+/**
+ * Reads a JSON request body with a size limit, refusing invalid UTF-8 (instead of replacing it)
+ * and answering each problem with its own status and a message a caller can act on.
+ */
+export const readJsonBody = (request: HttpServerRequest.HttpServerRequest, maxBytes: number) =>
+  Effect.gen(function*() {
+    if (!isJsonContentType(request.headers["content-type"])) {
+      return yield* Effect.fail(
+        new UnsupportedMediaType({
+          message: `Content-Type must be application/json (got ${request.headers["content-type"] ?? "none"})`
+        })
+      )
+    }
+    const tooLarge = new PayloadTooLarge({ message: `The request body is larger than the limit of ${maxBytes} bytes` })
+    const declared = Number(request.headers["content-length"] ?? "0")
+    if (declared > maxBytes) return yield* Effect.fail(tooLarge)
+    const bytes = yield* request.arrayBuffer.pipe(
+      HttpIncomingMessage.withMaxBodySize(Option.some(maxBytes)),
+      Effect.mapError((error) =>
+        String(error.cause).includes("maxBytes exceeded")
+          ? tooLarge
+          : new InvalidRequest({ message: `The request body could not be read: ${error.message}` })
+      )
+    )
+    if (bytes.byteLength === 0) {
+      return yield* Effect.fail(new InvalidRequest({ message: "The request body is empty; expected a JSON object" }))
+    }
+    const text = yield* Effect.try({
+      try: () => utf8.decode(bytes),
+      catch: () => new InvalidRequest({ message: "The request body is not valid UTF-8" })
+    })
+    return yield* Effect.try({
+      try: (): unknown => JSON.parse(text),
+      catch: (error) =>
+        new InvalidRequest({ message: `The request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}` })
+    })
+  })

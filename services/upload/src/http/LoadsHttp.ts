@@ -1,0 +1,48 @@
+import { HttpApiBuilder, HttpApiError } from "@effect/platform"
+import { Api, CurrentPrincipal, LoadNotFound, Scopes, StorageFailed } from "@retail/api"
+import { LoadRepository, type StoreError } from "@retail/store"
+import { Effect, Option } from "effect"
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const DEFAULT_PAGE = 100
+
+const storageFailed = (error: StoreError) =>
+  Effect.zipRight(
+    Effect.logError("reading a load failed", error),
+    Effect.fail(new StorageFailed({ message: "The database is unavailable; retry later" }))
+  )
+
+export const LoadsHttp = HttpApiBuilder.group(Api, "loads", (handlers) =>
+  Effect.gen(function*() {
+    const loads = yield* LoadRepository
+
+    /** A load is visible only to callers of its own company; any other gets the same 404 as an unknown code. */
+    const visibleLoad = (processCode: string) =>
+      Effect.gen(function*() {
+        const principal = yield* CurrentPrincipal
+        if (!principal.scopes.has(Scopes.productsRead) && !principal.scopes.has(Scopes.productsWrite)) {
+          return yield* Effect.fail(new HttpApiError.Forbidden())
+        }
+        const notFound = new LoadNotFound({ message: `No load with process code ${processCode}` })
+        if (!UUID.test(processCode)) return yield* Effect.fail(notFound)
+        const load = yield* loads.find(processCode.toLowerCase()).pipe(Effect.catchTag("StoreError", storageFailed))
+        return yield* Option.match(Option.filter(load, (l) => l.company === principal.company), {
+          onNone: () => Effect.fail(notFound),
+          onSome: Effect.succeed
+        })
+      })
+
+    return handlers
+      .handle("getLoad", ({ path }) => visibleLoad(path.processCode))
+      .handle("getLoadErrors", ({ path, urlParams }) =>
+        Effect.gen(function*() {
+          const load = yield* visibleLoad(path.processCode)
+          return yield* loads.errors(load.processCode, {
+            cursor: Option.fromNullable(urlParams.cursor),
+            limit: urlParams.limit ?? DEFAULT_PAGE
+          }).pipe(
+            Effect.catchTag("InvalidCursor", (error) => Effect.fail(new LoadNotFound({ message: error.message }))),
+            Effect.catchTag("StoreError", storageFailed)
+          )
+        }))
+  }))

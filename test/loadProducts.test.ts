@@ -1,0 +1,208 @@
+import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
+import { StreamQueue } from "@retail/queue"
+import { sampleProduct, sampleProducts } from "@retail/testkit"
+import { Effect } from "effect"
+import { eventually, postJson, request } from "./support/Http.ts"
+import { mintToken, TestServer, TestSettings } from "./support/TestServer.ts"
+
+interface LoadBody {
+  readonly processCode: string
+  readonly message?: string
+  readonly total?: number
+  readonly processing?: number
+  readonly failed?: number
+  readonly errors?: ReadonlyArray<{ readonly sku: string; readonly error: string }>
+}
+
+interface LoadViewBody {
+  readonly status: string
+  readonly source: string
+  readonly totals: { readonly received: number; readonly accepted: number; readonly persisted: number; readonly failed: number }
+}
+
+const loadView = (processCode: string, token: string) =>
+  Effect.map(request(`/v1/loads/${processCode}`, { token }), (r) => r.json() as LoadViewBody)
+
+const publishedEntries = Effect.gen(function*() {
+  const queue = yield* StreamQueue
+  const settings = yield* TestSettings
+  return (yield* queue.readAfter(settings["PRODUCT_BATCHES_STREAM"]!, "0", { count: 10_000, blockMs: 0 })).length
+})
+
+describe("POST /v1/load-products", () => {
+  layer(TestServer(), { timeout: 120_000, excludeTestServices: true })((it) => {
+    it.effect("a valid load of 3000 reaches COMPLETED with every product and its children in the database", () =>
+      Effect.gen(function*() {
+        const token = yield* mintToken({ scope: "products:write", company: "ACME" })
+        const products = sampleProducts(3000, { prefix: "FULL" })
+        const response = yield* postJson("/v1/load-products", { products }, token)
+        expect(response.status).toBe(200)
+        const body = response.json() as LoadBody
+        expect(body.message).toBe(`3000 products are being processed; process code ${body.processCode}`)
+        expect(body).not.toHaveProperty("errors")
+
+        const done = yield* eventually(loadView(body.processCode, token), (v) => v.status === "COMPLETED")
+        expect(done.totals).toEqual({ received: 3000, accepted: 3000, persisted: 3000, failed: 0 })
+        expect(done.source).toBe("LOAD_PRODUCTS")
+
+        const sql = yield* SqlClient.SqlClient
+        const counts = yield* sql<{ products: string; barcodes: string; hierarchies: string; attributes: string }>`
+          SELECT
+            (SELECT count(*) FROM products WHERE company = 'ACME' AND product_code LIKE 'FULL%') AS products,
+            (SELECT count(*) FROM product_barcodes WHERE company = 'ACME' AND product_code LIKE 'FULL%') AS barcodes,
+            (SELECT count(*) FROM product_hierarchies WHERE company = 'ACME' AND product_code LIKE 'FULL%') AS hierarchies,
+            (SELECT count(*) FROM product_attributes WHERE company = 'ACME' AND product_code LIKE 'FULL%') AS attributes`
+        expect(counts[0]).toEqual({ products: "3000", barcodes: "6000", hierarchies: "6000", attributes: "9000" })
+        const stored = yield* sql<{ description: string; price: number; weight: number }>`
+          SELECT description, price, weight FROM products WHERE company = 'ACME' AND product_code = ${products[1234]!.productCode}`
+        expect(stored[0]).toEqual({ description: products[1234]!.description, price: products[1234]!.price, weight: 1.8 })
+      }))
+
+    it.effect("a mixed load answers LoadSummary with the failed SKUs and reasons, and persists the rest", () =>
+      Effect.gen(function*() {
+        const token = yield* mintToken({ scope: "products:write products:read", company: "ACME" })
+        const good = sampleProducts(5, { prefix: "MIX" })
+        const noHierarchy = { ...sampleProduct(100, { prefix: "MIX" }), hierarchies: [] }
+        const badPrice = { ...sampleProduct(101, { prefix: "MIX" }), price: "free" }
+        const noSku: Record<string, unknown> = { ...sampleProduct(102, { prefix: "MIX" }) }
+        delete noSku["skuCode"]
+        const duplicate = { ...good[0]!, skuCode: "SKU-DUP" }
+        const response = yield* postJson("/v1/load-products", { products: [...good, noHierarchy, badPrice, noSku, duplicate] }, token)
+        expect(response.status).toBe(200)
+        const body = response.json() as LoadBody
+        expect(body).toMatchObject({ total: 9, processing: 5, failed: 4 })
+        expect(body.errors).toEqual([
+          { sku: noHierarchy.skuCode, error: "hierarchies: must contain at least one item" },
+          { sku: badPrice.skuCode, error: "price: must be a number" },
+          { sku: "", error: "skuCode: is required" },
+          { sku: "SKU-DUP", error: `productCode: ${good[0]!.productCode} already appears at products[0] of this load; the first occurrence wins` }
+        ])
+
+        const done = yield* eventually(loadView(body.processCode, token), (v) => v.status === "COMPLETED_WITH_ERRORS")
+        expect(done.totals).toEqual({ received: 9, accepted: 5, persisted: 5, failed: 4 })
+
+        const errors = yield* request(`/v1/loads/${body.processCode}/errors?limit=3`, { token })
+        const page = errors.json() as { errors: ReadonlyArray<{ sku: string }>; nextCursor: string | null }
+        expect(page.errors.map((e) => e.sku)).toEqual([noHierarchy.skuCode, badPrice.skuCode, ""])
+        expect(page.nextCursor).not.toBeNull()
+        const rest = yield* request(`/v1/loads/${body.processCode}/errors?limit=3&cursor=${page.nextCursor}`, { token })
+        expect(rest.json()).toMatchObject({ errors: [{ sku: "SKU-DUP" }], nextCursor: null })
+      }))
+
+    it.effect("more than 3000 products is a 400 naming the limit, and nothing is published", () =>
+      Effect.gen(function*() {
+        const token = yield* mintToken()
+        const before = yield* publishedEntries
+        const response = yield* postJson("/v1/load-products", { products: sampleProducts(3001, { prefix: "MAX" }) }, token)
+        expect(response.status).toBe(400)
+        expect(response.json()).toEqual({ _tag: "InvalidRequest", message: "The maximum number of products per load is 3000; this load has 3001" })
+        expect(yield* publishedEntries).toBe(before)
+      }))
+
+    it.effect("bodies that are not a products list are refused with a message naming the problem", () =>
+      Effect.gen(function*() {
+        const token = yield* mintToken()
+        const raw = (body: string, contentType = "application/json") =>
+          request("/v1/load-products", { token, body, headers: { "content-type": contentType } })
+        const cases = [
+          [yield* raw("{\"products\": [1,"), 400, "The request body is not valid JSON"],
+          [yield* raw("[]"), 400, "The request body must be a JSON object with a products array"],
+          [yield* raw("{\"items\": []}"), 400, "products: is required"],
+          [yield* raw("{\"products\": {}}"), 400, "products: must be an array"],
+          [yield* raw(""), 400, "The request body is empty"],
+          [yield* raw("{\"products\": []}", "text/plain"), 415, "Content-Type must be application/json"]
+        ] as const
+        for (const [response, status, message] of cases) {
+          expect({ status: response.status, message: (response.json() as { message: string }).message }).toMatchObject({
+            status,
+            message: expect.stringContaining(message)
+          })
+        }
+        const invalidUtf8 = yield* request("/v1/load-products", {
+          token,
+          headers: { "content-type": "application/json" },
+          body: new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d])
+        })
+        expect(invalidUtf8.status).toBe(400)
+        expect(invalidUtf8.json()).toEqual({ _tag: "InvalidRequest", message: "The request body is not valid UTF-8" })
+      }))
+
+    it.effect("an empty products list is accepted and completes at once", () =>
+      Effect.gen(function*() {
+        const token = yield* mintToken()
+        const response = yield* postJson("/v1/load-products", { products: [] }, token)
+        const body = response.json() as LoadBody
+        expect(body.message).toBe(`0 products are being processed; process code ${body.processCode}`)
+        expect((yield* loadView(body.processCode, token)).status).toBe("COMPLETED")
+      }))
+
+    it.effect("credentials: 401 and 403 with an empty body", () =>
+      Effect.gen(function*() {
+        const products = sampleProducts(1, { prefix: "AUTH" })
+        const expired = yield* mintToken(undefined, { expiresIn: Math.floor(Date.now() / 1000) - 60 })
+        const notYet = yield* mintToken(undefined, { notBefore: Math.floor(Date.now() / 1000) + 3600 })
+        const wrongKey = yield* mintToken(undefined, { secret: "another-secret-another-secret-0000" })
+        const noScope = yield* mintToken({ scope: "products:read", company: "ACME" })
+        const noCompany = yield* mintToken({ scope: "products:write" })
+        const cases: ReadonlyArray<readonly [string | undefined, number]> = [
+          [undefined, 401],
+          ["not-a-jwt", 401],
+          [expired, 401],
+          [notYet, 401],
+          [wrongKey, 401],
+          [noScope, 403],
+          [noCompany, 403]
+        ]
+        for (const [token, status] of cases) {
+          const response = yield* postJson("/v1/load-products", { products }, token)
+          expect({ token, status: response.status, body: response.text }).toEqual({ token, status, body: "" })
+        }
+      }))
+
+    it.effect("a load is visible to its own company only; others get the same 404 as an unknown code", () =>
+      Effect.gen(function*() {
+        const acme = yield* mintToken({ scope: "products:write", company: "ACME" })
+        const other = yield* mintToken({ scope: "products:write products:read", company: "OTHER" })
+        const body = (yield* postJson("/v1/load-products", { products: sampleProducts(2, { prefix: "VIS" }) }, acme)).json() as LoadBody
+        expect((yield* request(`/v1/loads/${body.processCode}`, { token: acme })).status).toBe(200)
+        const hidden = yield* request(`/v1/loads/${body.processCode}`, { token: other })
+        const unknown = yield* request(`/v1/loads/${crypto.randomUUID()}`, { token: other })
+        expect(hidden.status).toBe(404)
+        expect(unknown.status).toBe(404)
+        expect((yield* request("/v1/loads/not-a-uuid", { token: acme })).status).toBe(404)
+      }))
+
+    it.effect("health, readiness and the OpenAPI document", () =>
+      Effect.gen(function*() {
+        expect((yield* request("/health")).json()).toEqual({ status: "ok" })
+        expect((yield* request("/ready")).json()).toEqual({ status: "ready", checks: { database: "up", queue: "up" } })
+        const openapi = (yield* request("/v1/openapi.json")).json() as {
+          info: { version: string }
+          paths: Record<string, { post?: { security?: unknown } }>
+          components: { securitySchemes: Record<string, { scheme: string; bearerFormat?: string }> }
+        }
+        expect(openapi.info.version).toBe("1.0.0")
+        expect(openapi.paths["/v1/load-products"]?.post?.security).toEqual([{ bearer: [] }])
+        expect(openapi.components.securitySchemes["bearer"]).toMatchObject({ scheme: "bearer", bearerFormat: "JWT" })
+        expect((yield* request("/v1/docs")).status).toBe(200)
+      }))
+  })
+})
+
+describe.runIf(process.env["REDIS_URL"])("POST /v1/load-products while Redis is unreachable", () => {
+  layer(TestServer({ REDIS_URL: "redis://127.0.0.1:1", REDIS_PUBLISH_TIMEOUT_MS: "1000" }), { timeout: 60_000, excludeTestServices: true })((it) => {
+    it.effect("answers 500 with ErrorMessage and records the load as FAILED", () =>
+      Effect.gen(function*() {
+        const token = yield* mintToken({ scope: "products:write products:read", company: "ACME" })
+        const response = yield* postJson("/v1/load-products", { products: sampleProducts(3, { prefix: "DOWN" }) }, token)
+        expect(response.status).toBe(500)
+        const message = (response.json() as { message: string }).message
+        expect(message).toContain("could not be sent to the messaging system")
+        const processCode = /load ([0-9a-f-]{36})/.exec(message)?.[1] ?? ""
+        const view = yield* loadView(processCode, token)
+        expect(view.status).toBe("FAILED")
+        expect(view.totals.persisted).toBe(0)
+      }))
+  })
+})
