@@ -1,6 +1,7 @@
 import { HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Api } from "@retail/api"
+import { CapacityService } from "@retail/service-capacity"
 import { UploadService } from "@retail/service-upload"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
@@ -10,8 +11,8 @@ import { Infrastructure } from "./Infrastructure.ts"
 import { ServerConfig } from "./ServerConfig.ts"
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([UploadService.http, HealthHttp]),
-  Layer.provide(AuthenticationLive)
+  Layer.provide([UploadService.http, CapacityService.http, HealthHttp]),
+  Layer.provide([AuthenticationLive, CapacityService.authentication])
 )
 
 const Background = Layer.unwrapEffect(
