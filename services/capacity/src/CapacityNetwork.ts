@@ -13,7 +13,7 @@ import {
   UnknownResource
 } from "@retail/capacity"
 import { CapacityRepository, type LimitedUse, StoreError } from "@retail/store"
-import { Clock, Effect, Either, Option, Ref } from "effect"
+import { Clock, Effect, Either, Option } from "effect"
 
 interface State {
   readonly version: number
@@ -40,9 +40,9 @@ const corrupt = (error: NetworkInvalid) =>
   new StoreError({ operation: "loadNetwork", message: `the stored network is invalid: ${error.message}` })
 
 /**
- * The current network and its evaluation snapshot. Readers take the snapshot from a Ref and never
- * wait; writers (network replacement, consumption, release) go through the database, then
- * publish a new snapshot one at a time.
+ * The current network and its evaluation snapshot. Readers take the snapshot from one cell
+ * (`peek`, synchronous) and never wait; writers (network replacement, consumption, release) go
+ * through the database, then publish a whole new state one at a time.
  */
 export class CapacityNetwork extends Effect.Service<CapacityNetwork>()("@retail/capacity/CapacityNetwork", {
   scoped: Effect.gen(function*() {
@@ -54,10 +54,12 @@ export class CapacityNetwork extends Effect.Service<CapacityNetwork>()("@retail/
     }))
     const document = yield* Either.match(decodeNetwork(stored.document), { onLeft: (e) => Effect.fail(corrupt(e)), onRight: Effect.succeed })
     const uses = yield* repository.loadUsage(usageFrom(yield* Clock.currentTimeMillis))
-    const state = yield* Ref.make(stateOf(stored.version, document, new Map(uses.map((use) => [useKey(use), use]))))
+    let state = stateOf(stored.version, document, new Map(uses.map((use) => [useKey(use), use])))
     const writes = yield* Effect.makeSemaphore(1)
 
-    const publish = (update: (current: State) => State) => writes.withPermits(1)(Ref.update(state, update))
+    const publish = (update: (current: State) => State) => writes.withPermits(1)(Effect.sync(() => {
+      state = update(state)
+    }))
 
     const patchUsage = (changed: ReadonlyArray<CapacityUse>) =>
       publish((current) => {
@@ -66,21 +68,22 @@ export class CapacityNetwork extends Effect.Service<CapacityNetwork>()("@retail/
         return stateOf(current.version, current.document, usage)
       })
 
-    const snapshot = Effect.map(Ref.get(state), (current) => current.snapshot)
+    const peek = (): Snapshot => state.snapshot
+    const current = Effect.sync(() => state)
 
     /** Validated with decodeNetwork; stored, then evaluated from at once. */
     const replace = (input: unknown) =>
       Effect.flatMap(decodeNetwork(input), (next) =>
         writes.withPermits(1)(Effect.gen(function*() {
           const version = yield* repository.saveNetwork(input)
-          yield* Ref.update(state, (current) => stateOf(version, next, current.usage))
+          state = stateOf(version, next, state.usage)
           return version
         })))
 
     /** Totals come from the current network; an unknown resource is refused before the database is touched. */
     const consume = (orderId: string, uses: ReadonlyArray<CapacityUse>) =>
       Effect.gen(function*() {
-        const limits = capacityLimits(yield* snapshot)
+        const limits = capacityLimits(peek())
         const limited: Array<LimitedUse> = []
         for (const use of uses) {
           const total = limits(use.resource, use.date)
@@ -96,8 +99,8 @@ export class CapacityNetwork extends Effect.Service<CapacityNetwork>()("@retail/
       Effect.tap(repository.release(orderId), Option.match({ onNone: () => Effect.void, onSome: patchUsage }))
 
     return {
-      snapshot,
-      current: Ref.get(state),
+      peek,
+      current,
       replace,
       consume,
       release,

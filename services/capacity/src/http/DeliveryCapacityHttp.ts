@@ -1,49 +1,27 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Api } from "@retail/api"
-import { decodeDeliveryRequestA, evaluateVariantA } from "@retail/capacity"
-import { Clock, Effect, Either } from "effect"
+import { Clock, Effect } from "effect"
 import { CapacityConfig } from "../CapacityConfig.ts"
 import { CapacityNetwork } from "../CapacityNetwork.ts"
+import { type Answer, answerVariantA, INTERNAL, isAuthorized, UNAUTHORIZED } from "../VariantAAnswer.ts"
 
-const plain = (status: number, body: string) => HttpServerResponse.text(body, { status })
-
-const UNAUTHORIZED = plain(401, "Unauthorized: send Authorization: Bearer <api-key>")
-const INTERNAL = plain(500, "Internal server error: the delivery date could not be computed")
-
-const bearerKey = (header: string | undefined): string | undefined =>
-  header !== undefined && header.startsWith("Bearer ") ? header.slice(7).trim() : undefined
-
-const parseJson = (text: string): Either.Either<unknown, string> => {
-  try {
-    return Either.right(JSON.parse(text) as unknown)
-  } catch (error) {
-    return Either.left(`Bad request: the body is not valid JSON (${error instanceof Error ? error.message : String(error)})`)
-  }
-}
+const respond = (answer: Answer) =>
+  HttpServerResponse.text(answer.body, { status: answer.status, contentType: answer.contentType })
 
 /**
- * POST /v1/delivery/capacity, variant A: checkout's hot path. Raw handler (no schema decode of the
- * payload by the framework, no middleware, no span, no log): key check in a Set, one JSON.parse,
- * one decode, the engine on the current snapshot (a Ref read, no lock), one JSON.stringify.
+ * POST /v1/delivery/capacity through the HttpApi: the same answer as the node-level fast lane
+ * (FastLane.ts), which takes these requests first when the server runs on node:http. Raw: no
+ * payload decoding by the framework, no middleware, no span, no log.
  */
 export const DeliveryCapacityHttp = HttpApiBuilder.group(Api, "deliveryCapacity", (handlers) =>
   Effect.gen(function*() {
     const config = yield* CapacityConfig
     const network = yield* CapacityNetwork
-    const options = { horizonDays: config.horizonDays, deliveryDatesCount: config.deliveryDatesCount }
     return handlers.handleRaw("deliveryCapacity", ({ request }) => {
-      const key = bearerKey(request.headers["authorization"])
-      if (key === undefined || !config.apiKeys.has(key)) return Effect.succeed(UNAUTHORIZED)
+      if (!isAuthorized(config, request.headers["authorization"])) return Effect.succeed(respond(UNAUTHORIZED))
       return Effect.gen(function*() {
-        const parsed = parseJson(yield* request.text)
-        if (Either.isLeft(parsed)) return plain(400, parsed.left)
-        const decoded = decodeDeliveryRequestA(parsed.right)
-        if (Either.isLeft(decoded)) return plain(400, `Bad request: ${decoded.left.message}`)
-        const snapshot = yield* network.snapshot
-        const now = yield* Clock.currentTimeMillis
-        const results = evaluateVariantA(snapshot, decoded.right, now, options)
-        if (Either.isLeft(results)) return plain(404, `Not found: ${results.left.message}`)
-        return HttpServerResponse.text(JSON.stringify(results.right), { contentType: "application/json" })
-      }).pipe(Effect.catchAllCause(() => Effect.succeed(INTERNAL)))
+        const body = yield* request.text
+        return respond(answerVariantA(config, network.peek(), body, yield* Clock.currentTimeMillis))
+      }).pipe(Effect.catchAllCause(() => Effect.succeed(respond(INTERNAL))))
     })
   }))
