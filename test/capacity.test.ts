@@ -44,6 +44,13 @@ const send = (method: string, path: string, body?: unknown) =>
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
 
+// Runs against a real database keep their rows: every run takes capacity on its own days and order ids.
+const run = crypto.randomUUID().slice(0, 8)
+const DAY_MS = 86_400_000
+/** A Monday from 2028 on (the demo network has no holidays after 2027). */
+const runMonday = new Date(Date.UTC(2028, 0, 3) + 7 * DAY_MS * Math.floor(Math.random() * 2000)).toISOString().slice(0, 10)
+const dayAfter = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10)
+
 const pickingUse = (node: string, date: string, amount: number) => ({
   resource: { _tag: "Picking", node, pool: "ALL" },
   date,
@@ -133,14 +140,14 @@ describe("delivery capacity", () => {
     it.effect("consumptions: concurrent orders for a node's last units; exactly as many succeed as fit", () =>
       Effect.gen(function*() {
         // Muebles VMT picks 40 units a day (one shared pool).
-        const date = "2027-06-15"
-        const fill = yield* send("POST", "/v1/delivery/capacity/consumptions", { orderId: "fill-1", uses: [pickingUse("SELLER-MUEBLES-VMT", date, 37)] })
+        const date = runMonday
+        const fill = yield* send("POST", "/v1/delivery/capacity/consumptions", { orderId: `fill-${run}`, uses: [pickingUse("SELLER-MUEBLES-VMT", date, 37)] })
         expect(fill.status).toBe(200)
-        expect(fill.json()).toEqual({ orderId: "fill-1", status: "APPLIED" })
+        expect(fill.json()).toEqual({ orderId: `fill-${run}`, status: "APPLIED" })
 
         const attempts = yield* Effect.forEach(
           Array.from({ length: 12 }, (_, i) => i),
-          (i) => send("POST", "/v1/delivery/capacity/consumptions", { orderId: `last-${i}`, uses: [pickingUse("SELLER-MUEBLES-VMT", date, 1)] }),
+          (i) => send("POST", "/v1/delivery/capacity/consumptions", { orderId: `last-${run}-${i}`, uses: [pickingUse("SELLER-MUEBLES-VMT", date, 1)] }),
           { concurrency: "unbounded" }
         )
         const statuses = attempts.map((attempt) => attempt.status)
@@ -153,13 +160,13 @@ describe("delivery capacity", () => {
         expect(view.usage).toEqual([{ kind: "PICKING", pool: "ALL", date, used: 40 }])
         expect(view.orders).toHaveLength(4)
 
-        // Idempotent by order id: applying fill-1 again takes nothing more.
-        const replay = yield* send("POST", "/v1/delivery/capacity/consumptions", { orderId: "fill-1", uses: [pickingUse("SELLER-MUEBLES-VMT", date, 37)] })
-        expect(replay.json()).toEqual({ orderId: "fill-1", status: "ALREADY_APPLIED" })
+        // Idempotent by order id: applying the fill again takes nothing more.
+        const replay = yield* send("POST", "/v1/delivery/capacity/consumptions", { orderId: `fill-${run}`, uses: [pickingUse("SELLER-MUEBLES-VMT", date, 37)] })
+        expect(replay.json()).toEqual({ orderId: `fill-${run}`, status: "ALREADY_APPLIED" })
 
-        const released = yield* send("DELETE", "/v1/delivery/capacity/consumptions/fill-1")
+        const released = yield* send("DELETE", `/v1/delivery/capacity/consumptions/fill-${run}`)
         expect(released.status).toBe(200)
-        expect((yield* send("DELETE", "/v1/delivery/capacity/consumptions/fill-1")).status).toBe(404)
+        expect((yield* send("DELETE", `/v1/delivery/capacity/consumptions/fill-${run}`)).status).toBe(404)
         const after = (yield* send("GET", `/v1/delivery/capacity/nodes/SELLER-MUEBLES-VMT?from=${date}&to=${date}`)).json() as {
           usage: ReadonlyArray<{ used: number }>
         }
@@ -168,18 +175,18 @@ describe("delivery capacity", () => {
 
     it.effect("consumptions: a resource the network does not have is 400; a full day moves the picking date", () =>
       Effect.gen(function*() {
-        const unknown = yield* send("POST", "/v1/delivery/capacity/consumptions", { orderId: "ghost", uses: [pickingUse("NOPE", "2027-03-01", 1)] })
+        const unknown = yield* send("POST", "/v1/delivery/capacity/consumptions", { orderId: `ghost-${run}`, uses: [pickingUse("NOPE", runMonday, 1)] })
         expect(unknown.status).toBe(400)
-        // Tecno Lince picks 150 a day: fill Monday 2027-03-08 and evaluation rolls over to Tuesday.
-        const fill = yield* send("POST", "/v1/delivery/capacity/consumptions", { orderId: "lince-full", uses: [pickingUse("SELLER-TECNO-LINCE", "2027-03-08", 150)] })
+        // Tecno Lince picks 150 a day: fill a Monday and evaluation rolls over to Tuesday.
+        const fill = yield* send("POST", "/v1/delivery/capacity/consumptions", { orderId: `lince-${run}`, uses: [pickingUse("SELLER-TECNO-LINCE", runMonday, 150)] })
         expect(fill.status).toBe(200)
         const response = yield* capacity({
-          purchaseDate: "2027-03-08",
+          purchaseDate: runMonday,
           items: [item({ origin: "SELLER-TECNO-LINCE", entityType: "SELLER", skuCode: "SKU-MOUSE-GAMER" })]
         })
         expect(response.status).toBe(200)
         const [result] = response.json() as ReadonlyArray<Result>
-        expect(result!.pickingDate).toBe("2027-03-09")
+        expect(result!.pickingDate).toBe(dayAfter(runMonday))
       }))
   })
 })

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { type CapacityResource, type CapacityUse, resourceKey } from "@retail/capacity"
+import { type CapacityUse, resourceKey } from "@retail/capacity"
 import { Effect, Option, Schema } from "effect"
 import { columnsOf, LedgerRow, UsageRow, usesOfRows } from "./CapacityRows.ts"
 import { storeOperation } from "./StoreError.ts"
@@ -80,14 +80,6 @@ export class CapacityRepository extends Effect.Service<CapacityRepository>()("@r
         storeOperation("loadUsage")
       )
 
-    const usageOf = (resource: CapacityResource, date: string) => {
-      const { code, kind, slot } = columnsOf(resource)
-      return sql`SELECT ${usageColumns} FROM capacity_usage
-                 WHERE kind = ${kind} AND code = ${code} AND slot = ${slot} AND day = ${date}::date`.pipe(
-        Effect.flatMap(decodeUsageRows)
-      )
-    }
-
     /**
      * Takes every use of an order or none: each one is a conditional UPDATE (`used + n <= total`)
      * that holds the row lock until commit, so concurrent orders in any process cannot oversell.
@@ -152,6 +144,6 @@ export class CapacityRepository extends Effect.Service<CapacityRepository>()("@r
                     ORDER BY day, kind, slot, order_id`.pipe(Effect.flatMap(decodeLedgerRows))
       }).pipe(storeOperation("nodeLedger"))
 
-    return { loadNetwork, initNetwork, saveNetwork, loadUsage, usageOf, consume, release, nodeLedger } as const
+    return { loadNetwork, initNetwork, saveNetwork, loadUsage, consume, release, nodeLedger } as const
   })
 }) {}
