@@ -1,4 +1,5 @@
 import { HttpApi, OpenApi } from "@effect/platform"
+import { CapacityAdminApi, DeliveryCapacityApi } from "./CapacityApi.ts"
 import { HealthApi } from "./HealthApi.ts"
 import { LoadsApi } from "./LoadsApi.ts"
 import { ProductsApi } from "./ProductsApi.ts"
@@ -8,6 +9,8 @@ export class Api extends HttpApi.make("retail-logistics")
   .add(ProductsApi)
   .add(LoadsApi)
   .add(HealthApi)
+  .add(DeliveryCapacityApi)
+  .add(CapacityAdminApi)
   .annotate(OpenApi.Title, "Retail logistics: product upload and delivery capacity")
   .annotate(OpenApi.Version, "1.0.0")
 {}

@@ -26,3 +26,13 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@re
     )
   }
 }) {}
+
+/** `Authorization: Bearer <api-key>` for the capacity administration endpoints; 401 with an empty body otherwise. */
+export class CapacityApiKey extends HttpApiMiddleware.Tag<CapacityApiKey>()("@retail/api/CapacityApiKey", {
+  failure: HttpApiError.Unauthorized,
+  security: {
+    apiKey: HttpApiSecurity.bearer.pipe(
+      HttpApiSecurity.annotate(OpenApi.Description, "An API key from CAPACITY_API_KEYS")
+    )
+  }
+}) {}

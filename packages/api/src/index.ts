@@ -1,4 +1,6 @@
 export * from "./Api.ts"
+export * from "./CapacityApi.ts"
+export * from "./CapacityErrors.ts"
 export * from "./Errors.ts"
 export * from "./HealthApi.ts"
 export * from "./LoadsApi.ts"

@@ -1,1 +1,5 @@
-export {}
+export * from "./ApiKeyAuthentication.ts"
+export * from "./CapacityConfig.ts"
+export * from "./CapacityNetwork.ts"
+export * as CapacityService from "./CapacityService.ts"
+export * from "./http/FastLane.ts"

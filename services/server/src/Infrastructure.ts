@@ -1,5 +1,5 @@
 import { MemoryStreamQueue, RedisStreamQueue } from "@retail/queue"
-import { Database, LoadRepository, Outbox, ProductRepository } from "@retail/store"
+import { CapacityRepository, Database, LoadRepository, Outbox, ProductRepository } from "@retail/store"
 import { Effect, Layer, Option } from "effect"
 import { ServerConfig } from "./ServerConfig.ts"
 
@@ -16,7 +16,7 @@ export const Infrastructure = Layer.unwrapEffect(
       `database: ${Option.isSome(config.databaseUrl) ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${config.dataDir}`}; ` +
         `queue: ${Option.isSome(config.redisUrl) ? "Redis Streams (REDIS_URL)" : "in-process"}`
     )
-    const repositories = Layer.mergeAll(ProductRepository.Default, LoadRepository.Default, Outbox.Default)
+    const repositories = Layer.mergeAll(ProductRepository.Default, LoadRepository.Default, Outbox.Default, CapacityRepository.Default)
     return Layer.merge(Layer.provideMerge(repositories, database), queue)
   })
 )

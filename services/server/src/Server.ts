@@ -1,17 +1,18 @@
 import { HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Api } from "@retail/api"
+import { CapacityFastLane, CapacityService } from "@retail/service-capacity"
 import { UploadService } from "@retail/service-upload"
 import { Effect, Layer } from "effect"
-import { createServer } from "node:http"
 import { AuthenticationLive } from "./Authentication.ts"
+import { createFastLaneServer } from "./FastLaneServer.ts"
 import { HealthHttp } from "./HealthHttp.ts"
 import { Infrastructure } from "./Infrastructure.ts"
 import { ServerConfig } from "./ServerConfig.ts"
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([UploadService.http, HealthHttp]),
-  Layer.provide(AuthenticationLive)
+  Layer.provide([UploadService.http, CapacityService.http, HealthHttp]),
+  Layer.provide([AuthenticationLive, CapacityService.authentication])
 )
 
 const Background = Layer.unwrapEffect(
@@ -28,9 +29,14 @@ export const AppLive = HttpApiBuilder.serve().pipe(
   Layer.provide(Background)
 )
 
+/** node:http on HOST:PORT; POST /v1/delivery/capacity takes the fast lane before the Effect stack. */
 export const Listener = Layer.unwrapEffect(
-  Effect.map(ServerConfig, ({ host, port }) => NodeHttpServer.layer(createServer, { port, host }))
-)
+  Effect.gen(function*() {
+    const { host, port } = yield* ServerConfig
+    const lane = yield* CapacityFastLane
+    return NodeHttpServer.layer(createFastLaneServer(lane.take), { port, host })
+  })
+).pipe(Layer.provide(CapacityService.fastLane))
 
 /** What `npm start` runs: HTTP on HOST:PORT over the infrastructure chosen by configuration. */
 export const ServerLive = AppLive.pipe(

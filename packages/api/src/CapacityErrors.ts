@@ -1,0 +1,29 @@
+import { HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+
+/** Variant A errors are plain strings (spec: "plain string body"); declared here for the OpenAPI document only. */
+const plain = (status: number, description: string) =>
+  HttpApiSchema.Text().annotations({ ...HttpApiSchema.annotations({ status }), description })
+
+export const CapacityBadRequestText = plain(400, "Bad request: every bad field with its path and the problem")
+export const CapacityUnauthorizedText = plain(401, "Missing or unknown API key")
+export const CapacityNoRouteText = plain(404, "No route found for any dispatch of the request")
+export const CapacityInternalText = plain(500, "Error computing the delivery date")
+
+export class CapacityConflict extends Schema.TaggedError<CapacityConflict>()(
+  "CapacityConflict",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 409, description: "Capacity ran out since the dates were offered; nothing was taken" })
+) {}
+
+export class OrderNotFound extends Schema.TaggedError<OrderNotFound>()(
+  "OrderNotFound",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 404, description: "No capacity is held for this order id" })
+) {}
+
+export class NodeNotFound extends Schema.TaggedError<NodeNotFound>()(
+  "NodeNotFound",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 404, description: "The current network has no node with this code" })
+) {}

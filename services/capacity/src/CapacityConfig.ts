@@ -1,0 +1,38 @@
+import { Config, Context, Effect, Layer } from "effect"
+
+export interface CapacitySettings {
+  readonly apiKeys: ReadonlySet<string>
+  readonly horizonDays: number
+  readonly deliveryDatesCount: number
+}
+
+/** Everything the capacity service reads from the environment, in one place (documented in README.md). */
+export class CapacityConfig extends Context.Tag("@retail/capacity/CapacityConfig")<CapacityConfig, CapacitySettings>() {
+  static readonly layer = Layer.effect(
+    CapacityConfig,
+    Effect.gen(function*() {
+      const positive = (name: string, fallback: number) =>
+        Config.integer(name).pipe(
+          Config.withDefault(fallback),
+          Config.validate({ message: `${name} must be a positive integer`, validation: (n) => n > 0 })
+        )
+      const listed = (yield* Config.string("CAPACITY_API_KEYS").pipe(Config.withDefault("")))
+        .split(",").map((key) => key.trim()).filter((key) => key !== "")
+      const production = (yield* Config.string("NODE_ENV").pipe(Config.withDefault(""))) === "production"
+      let apiKeys = listed
+      if (apiKeys.length === 0) {
+        if (production) {
+          return yield* Effect.dieMessage("CAPACITY_API_KEYS must be set when NODE_ENV=production")
+        }
+        const generated = `dev-${crypto.randomUUID()}`
+        yield* Effect.logWarning(`CAPACITY_API_KEYS is not set; capacity API key for this run: ${generated}`)
+        apiKeys = [generated]
+      }
+      return {
+        apiKeys: new Set(apiKeys),
+        horizonDays: yield* positive("CAPACITY_HORIZON_DAYS", 30),
+        deliveryDatesCount: yield* positive("DELIVERY_DATES_COUNT", 5)
+      }
+    })
+  )
+}

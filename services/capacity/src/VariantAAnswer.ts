@@ -1,0 +1,38 @@
+import { decodeDeliveryRequestA, evaluateVariantA, type Snapshot } from "@retail/capacity"
+import { Either } from "effect"
+import type { CapacitySettings } from "./CapacityConfig.ts"
+
+/** A finished HTTP answer: status, media type and body (plain strings for errors, as the spec asks). */
+export interface Answer {
+  readonly status: number
+  readonly contentType: "application/json" | "text/plain; charset=utf-8"
+  readonly body: string
+}
+
+const plain = (status: number, body: string): Answer => ({ status, contentType: "text/plain; charset=utf-8", body })
+
+export const UNAUTHORIZED = plain(401, "Unauthorized: send Authorization: Bearer <api-key>")
+export const INTERNAL = plain(500, "Internal server error: the delivery date could not be computed")
+
+const bearerKey = (header: string | undefined): string | undefined =>
+  header !== undefined && header.startsWith("Bearer ") ? header.slice(7).trim() : undefined
+
+export const isAuthorized = (settings: CapacitySettings, authorization: string | undefined): boolean => {
+  const key = bearerKey(authorization)
+  return key !== undefined && settings.apiKeys.has(key)
+}
+
+/** POST /v1/delivery/capacity, variant A, after the key check: one JSON.parse, one decode, the engine, one JSON.stringify. */
+export const answerVariantA = (settings: CapacitySettings, snapshot: Snapshot, body: string, nowMillis: number): Answer => {
+  let input: unknown
+  try {
+    input = JSON.parse(body)
+  } catch (error) {
+    return plain(400, `Bad request: the body is not valid JSON (${error instanceof Error ? error.message : String(error)})`)
+  }
+  const decoded = decodeDeliveryRequestA(input)
+  if (Either.isLeft(decoded)) return plain(400, `Bad request: ${decoded.left.message}`)
+  const results = evaluateVariantA(snapshot, decoded.right, nowMillis, settings)
+  if (Either.isLeft(results)) return plain(404, `Not found: ${results.left.message}`)
+  return { status: 200, contentType: "application/json", body: JSON.stringify(results.right) }
+}

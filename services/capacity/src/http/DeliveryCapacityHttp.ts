@@ -1,0 +1,27 @@
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Api } from "@retail/api"
+import { Clock, Effect } from "effect"
+import { CapacityConfig } from "../CapacityConfig.ts"
+import { CapacityNetwork } from "../CapacityNetwork.ts"
+import { type Answer, answerVariantA, INTERNAL, isAuthorized, UNAUTHORIZED } from "../VariantAAnswer.ts"
+
+const respond = (answer: Answer) =>
+  HttpServerResponse.text(answer.body, { status: answer.status, contentType: answer.contentType })
+
+/**
+ * POST /v1/delivery/capacity through the HttpApi: the same answer as the node-level fast lane
+ * (FastLane.ts), which takes these requests first when the server runs on node:http. Raw: no
+ * payload decoding by the framework, no middleware, no span, no log.
+ */
+export const DeliveryCapacityHttp = HttpApiBuilder.group(Api, "deliveryCapacity", (handlers) =>
+  Effect.gen(function*() {
+    const config = yield* CapacityConfig
+    const network = yield* CapacityNetwork
+    return handlers.handleRaw("deliveryCapacity", ({ request }) => {
+      if (!isAuthorized(config, request.headers["authorization"])) return Effect.succeed(respond(UNAUTHORIZED))
+      return Effect.gen(function*() {
+        const body = yield* request.text
+        return respond(answerVariantA(config, network.peek(), body, yield* Clock.currentTimeMillis))
+      }).pipe(Effect.catchAllCause(() => Effect.succeed(respond(INTERNAL))))
+    })
+  }))

@@ -1,0 +1,192 @@
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { postJson, request } from "./support/Http.ts"
+import { TestServer } from "./support/TestServer.ts"
+
+const KEY = "test-capacity-key"
+const auth = { authorization: `Bearer ${KEY}` }
+
+const item = (overrides: Record<string, unknown> = {}) => ({
+  origin: "CD-LURIN",
+  entityType: "CD",
+  skuCode: "SKU-TV-55-4K",
+  zone: "",
+  dispatchType: "NORMAL",
+  quantity: 1,
+  destination: "150122",
+  latitude: -12.12,
+  longitude: -77.03,
+  deliveryMode: "HOME_DELIVERY",
+  weight: 2,
+  line: "TV",
+  division: "ELECTRO",
+  measurable: "UN",
+  ...overrides
+})
+
+interface Result {
+  readonly dispatchCode: string
+  readonly route: string
+  readonly pickingDate: string
+  readonly deliveryDates: ReadonlyArray<string>
+  readonly deliveryTrace: ReadonlyArray<{ readonly details: ReadonlyArray<unknown>; readonly deliveryWindows: ReadonlyArray<unknown> }>
+  readonly arriveDates: ReadonlyArray<{ readonly node: string; readonly code: number }>
+  readonly message: string
+  readonly deliveryCost: number
+}
+
+const capacity = (body: unknown, key: string = KEY) => postJson("/v1/delivery/capacity", body, key)
+
+const send = (method: string, path: string, body?: unknown) =>
+  request(path, {
+    method,
+    headers: { ...auth, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+
+// Runs against a real database keep their rows: every run takes capacity on its own days and order ids.
+const run = crypto.randomUUID().slice(0, 8)
+const DAY_MS = 86_400_000
+/** A Monday from 2028 on (the demo network has no holidays after 2027). */
+const runMonday = new Date(Date.UTC(2028, 0, 3) + 7 * DAY_MS * Math.floor(Math.random() * 2000)).toISOString().slice(0, 10)
+const dayAfter = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10)
+
+const pickingUse = (node: string, date: string, amount: number) => ({
+  resource: { _tag: "Picking", node, pool: "ALL" },
+  date,
+  amount
+})
+
+describe("delivery capacity", () => {
+  layer(TestServer({ CAPACITY_API_KEYS: `other-key, ${KEY}` }), { timeout: 120_000, excludeTestServices: true })((it) => {
+    it.effect("200: variant A answer on the demo network with its fields filled", () =>
+      Effect.gen(function*() {
+        // Monday 1 March 2027: CD Lurín picks that day, R-LURIN-SUR-N reaches Lima Moderna the next day.
+        const response = yield* capacity({ purchaseDate: "2027-03-01", items: [item()] })
+        expect(response.status).toBe(200)
+        expect(response.headers.get("content-type")).toContain("application/json")
+        const [result] = response.json() as ReadonlyArray<Result>
+        expect(result).toMatchObject({
+          skuCode: "SKU-TV-55-4K",
+          line: "TV",
+          dispatchCode: "CD-LURIN-LIMA-MODERNA-NH",
+          origin: "CD-LURIN",
+          zone: "LIMA-MODERNA",
+          route: "R-LURIN-SUR-N",
+          pickingDate: "2027-03-01",
+          message: "OK",
+          division: "ELECTRO",
+          measurable: "UN",
+          detailedCapacityError: []
+        })
+        expect(result!.deliveryCost).toBeGreaterThan(0)
+        expect(result!.deliveryDates).toHaveLength(5)
+        expect(result!.deliveryDates[0]).toBe("2027-03-02")
+        expect(result!.deliveryTrace).toHaveLength(5)
+        expect(result!.deliveryTrace[0]!.details).toHaveLength(1)
+        expect(result!.deliveryTrace[0]!.deliveryWindows.length).toBeGreaterThan(0)
+        expect(result!.arriveDates.map((arrive) => [arrive.node, arrive.code])).toEqual([["CD-LURIN", 0], ["LIMA-MODERNA", 0]])
+      }))
+
+    it.effect("401: missing or unknown API key, on the hot path and on administration", () =>
+      Effect.gen(function*() {
+        const body = { purchaseDate: "2027-03-01", items: [item()] }
+        expect((yield* postJson("/v1/delivery/capacity", body)).status).toBe(401)
+        expect((yield* capacity(body, "not-a-key")).status).toBe(401)
+        expect((yield* capacity(body, "other-key")).status).toBe(200)
+        expect((yield* request("/v1/network")).status).toBe(401)
+        expect((yield* request("/v1/network", { token: "not-a-key" })).status).toBe(401)
+      }))
+
+    it.effect("400: a plain string naming the field and the problem", () =>
+      Effect.gen(function*() {
+        const badDate = yield* capacity({ purchaseDate: "2026-02-30", items: [item()] })
+        expect(badDate.status).toBe(400)
+        expect(badDate.headers.get("content-type")).toContain("text/plain")
+        expect(badDate.text).toContain("purchaseDate")
+        const empty = yield* capacity({ purchaseDate: "2027-03-01", items: [] })
+        expect(empty.status).toBe(400)
+        expect(empty.text).toContain("items")
+        const badType = yield* capacity({ purchaseDate: "2027-03-01", items: [item(), item({ dispatchType: "SLOW" })] })
+        expect(badType.status).toBe(400)
+        expect(badType.text).toContain("items[1].dispatchType")
+        const notJson = yield* request("/v1/delivery/capacity", { token: KEY, body: "{", headers: { "content-type": "application/json" } })
+        expect(notJson.status).toBe(400)
+      }))
+
+    it.effect("404: a plain string when no dispatch has a route", () =>
+      Effect.gen(function*() {
+        const response = yield* capacity({ purchaseDate: "2027-03-01", items: [item({ origin: "CD-NOWHERE" })] })
+        expect(response.status).toBe(404)
+        expect(response.headers.get("content-type")).toContain("text/plain")
+        expect(response.text.length).toBeGreaterThan(0)
+      }))
+
+    it.effect("PUT /v1/network: a bad reference is 400 naming its path; a valid one replaces the network", () =>
+      Effect.gen(function*() {
+        const current = yield* send("GET", "/v1/network")
+        expect(current.status).toBe(200)
+        const document = current.json() as { routes: Array<{ source: string }> }
+        const broken = { ...document, routes: document.routes.map((route, i) => (i === 3 ? { ...route, source: "NOPE" } : route)) }
+        const rejected = yield* send("PUT", "/v1/network", broken)
+        expect(rejected.status).toBe(400)
+        expect(rejected.text).toContain("routes[3].source")
+        const accepted = yield* send("PUT", "/v1/network", document)
+        expect(accepted.status).toBe(200)
+        expect((accepted.json() as { version: number }).version).toBeGreaterThan(1)
+        expect((yield* capacity({ purchaseDate: "2027-03-01", items: [item()] })).status).toBe(200)
+      }))
+
+    it.effect("consumptions: concurrent orders for a node's last units; exactly as many succeed as fit", () =>
+      Effect.gen(function*() {
+        // Muebles VMT picks 40 units a day (one shared pool).
+        const date = runMonday
+        const fill = yield* send("POST", "/v1/delivery/capacity/consumptions", { orderId: `fill-${run}`, uses: [pickingUse("SELLER-MUEBLES-VMT", date, 37)] })
+        expect(fill.status).toBe(200)
+        expect(fill.json()).toEqual({ orderId: `fill-${run}`, status: "APPLIED" })
+
+        const attempts = yield* Effect.forEach(
+          Array.from({ length: 12 }, (_, i) => i),
+          (i) => send("POST", "/v1/delivery/capacity/consumptions", { orderId: `last-${run}-${i}`, uses: [pickingUse("SELLER-MUEBLES-VMT", date, 1)] }),
+          { concurrency: "unbounded" }
+        )
+        const statuses = attempts.map((attempt) => attempt.status)
+        expect(statuses.filter((status) => status === 200)).toHaveLength(3)
+        expect(statuses.filter((status) => status === 409)).toHaveLength(9)
+
+        const ledger = yield* send("GET", `/v1/delivery/capacity/nodes/SELLER-MUEBLES-VMT?from=${date}&to=${date}`)
+        expect(ledger.status).toBe(200)
+        const view = ledger.json() as { usage: ReadonlyArray<{ kind: string; used: number }>; orders: ReadonlyArray<unknown> }
+        expect(view.usage).toEqual([{ kind: "PICKING", pool: "ALL", date, used: 40 }])
+        expect(view.orders).toHaveLength(4)
+
+        // Idempotent by order id: applying the fill again takes nothing more.
+        const replay = yield* send("POST", "/v1/delivery/capacity/consumptions", { orderId: `fill-${run}`, uses: [pickingUse("SELLER-MUEBLES-VMT", date, 37)] })
+        expect(replay.json()).toEqual({ orderId: `fill-${run}`, status: "ALREADY_APPLIED" })
+
+        const released = yield* send("DELETE", `/v1/delivery/capacity/consumptions/fill-${run}`)
+        expect(released.status).toBe(200)
+        expect((yield* send("DELETE", `/v1/delivery/capacity/consumptions/fill-${run}`)).status).toBe(404)
+        const after = (yield* send("GET", `/v1/delivery/capacity/nodes/SELLER-MUEBLES-VMT?from=${date}&to=${date}`)).json() as {
+          usage: ReadonlyArray<{ used: number }>
+        }
+        expect(after.usage[0]!.used).toBe(3)
+      }))
+
+    it.effect("consumptions: a resource the network does not have is 400; a full day moves the picking date", () =>
+      Effect.gen(function*() {
+        const unknown = yield* send("POST", "/v1/delivery/capacity/consumptions", { orderId: `ghost-${run}`, uses: [pickingUse("NOPE", runMonday, 1)] })
+        expect(unknown.status).toBe(400)
+        // Tecno Lince picks 150 a day: fill a Monday and evaluation rolls over to Tuesday.
+        const fill = yield* send("POST", "/v1/delivery/capacity/consumptions", { orderId: `lince-${run}`, uses: [pickingUse("SELLER-TECNO-LINCE", runMonday, 150)] })
+        expect(fill.status).toBe(200)
+        const response = yield* capacity({
+          purchaseDate: runMonday,
+          items: [item({ origin: "SELLER-TECNO-LINCE", entityType: "SELLER", skuCode: "SKU-MOUSE-GAMER" })]
+        })
+        expect(response.status).toBe(200)
+        const [result] = response.json() as ReadonlyArray<Result>
+        expect(result!.pickingDate).toBe(dayAfter(runMonday))
+      }))
+  })
+})
