@@ -1,5 +1,6 @@
 export * from "./Api.ts"
 export * from "./Errors.ts"
+export * from "./FilesApi.ts"
 export * from "./HealthApi.ts"
 export * from "./LoadsApi.ts"
 export * from "./ProductsApi.ts"
