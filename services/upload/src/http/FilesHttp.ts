@@ -12,5 +12,5 @@ export const FilesHttp = HttpApiBuilder.group(Api, "files", (handlers) =>
           const company = yield* companyWithScope(yield* CurrentPrincipal, Scopes.productsWrite)
           return yield* jsonFileLoad(request, "HANDLE_JSON", () => Effect.succeed(company))
         }))
-      .handleRaw("handleCsv", () => Effect.fail(new InvalidRequest({ message: "not yet available" })))
+      .handleRaw("handleCsv", () => Effect.fail(new InvalidRequest({ message: "POST /v1/handle-csv is not implemented yet" })))
   ))
