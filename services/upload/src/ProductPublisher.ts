@@ -33,7 +33,12 @@ export class ProductPublisher extends Effect.Service<ProductPublisher>()("@retai
         Effect.suspend(() => {
           const entries = payloads(load, products, firstBatchNo)
           return Effect.as(queue.publish(batchesStream, entries), entries.length)
-        })
+        }),
+      /** Publishes one batch whose products are already a JSON array text (from a file load's spool). */
+      publishEncoded: (load: LoadRef, batchNo: number, productsJson: string) =>
+        queue.publish(batchesStream, [
+          `{"processCode":${JSON.stringify(load.processCode)},"company":${JSON.stringify(load.company)},"batchNo":${batchNo},"products":${productsJson}}`
+        ]).pipe(Effect.asVoid)
     } as const
   })
 }) {}

@@ -1,4 +1,5 @@
 import { Config, Context, Effect, Layer } from "effect"
+import { tmpdir } from "node:os"
 
 /** Everything the upload service reads from the environment, in one place (documented in README.md). */
 export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<UploadConfig, {
@@ -9,6 +10,10 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
   readonly persistTimeoutMs: number
   readonly loadProductsMaxBytes: number
   readonly responseErrorsCap: number
+  /** Largest file part accepted by the file endpoints (each CSV file counts on its own). */
+  readonly fileMaxBytes: number
+  /** Where file loads spool their validated batches until the whole file has been read. */
+  readonly spoolDir: string
   readonly batchesStream: string
   readonly consumerGroup: string
   readonly eventsStream: string
@@ -30,6 +35,8 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
         persistTimeoutMs: yield* positive("PERSIST_TIMEOUT_MS", 30_000),
         loadProductsMaxBytes: yield* positive("LOAD_PRODUCTS_MAX_BYTES", 32 * 1024 * 1024),
         responseErrorsCap: yield* positive("RESPONSE_ERRORS_CAP", 1000),
+        fileMaxBytes: yield* positive("FILE_MAX_BYTES", 2 * 1024 * 1024 * 1024),
+        spoolDir: yield* Config.string("SPOOL_DIR").pipe(Config.withDefault(tmpdir())),
         batchesStream: yield* Config.string("PRODUCT_BATCHES_STREAM").pipe(Config.withDefault("products:batches")),
         consumerGroup: yield* Config.string("PRODUCT_CONSUMER_GROUP").pipe(Config.withDefault("product-writers")),
         eventsStream: yield* Config.string("LOAD_EVENTS_STREAM").pipe(Config.withDefault("product-loads:events")),
@@ -49,6 +56,8 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
       persistTimeoutMs: 10_000,
       loadProductsMaxBytes: 32 * 1024 * 1024,
       responseErrorsCap: 1000,
+      fileMaxBytes: 2 * 1024 * 1024 * 1024,
+      spoolDir: tmpdir(),
       batchesStream: `products:batches:${crypto.randomUUID()}`,
       consumerGroup: "product-writers",
       eventsStream: `product-loads:events:${crypto.randomUUID()}`,

@@ -1,5 +1,7 @@
 import { Layer } from "effect"
 import { BatchWorkers } from "./BatchWorkers.ts"
+import { FileLoadPublisher } from "./files/FileLoadPublisher.ts"
+import { FilesHttp } from "./http/FilesHttp.ts"
 import { LoadsHttp } from "./http/LoadsHttp.ts"
 import { ProductsHttp } from "./http/ProductsHttp.ts"
 import { LoadIntake } from "./LoadIntake.ts"
@@ -8,8 +10,8 @@ import { ProductPublisher } from "./ProductPublisher.ts"
 import { UploadConfig } from "./UploadConfig.ts"
 
 /** The upload endpoints, ready to be added to the HttpApi. */
-export const http = Layer.mergeAll(ProductsHttp, LoadsHttp).pipe(
-  Layer.provide(LoadIntake.Default),
+export const http = Layer.mergeAll(ProductsHttp, FilesHttp, LoadsHttp).pipe(
+  Layer.provide(Layer.merge(LoadIntake.Default, FileLoadPublisher.Default)),
   Layer.provide(ProductPublisher.Default),
   Layer.provide(UploadConfig.layer)
 )

@@ -1,0 +1,16 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Api, CurrentPrincipal, InvalidRequest, Scopes } from "@retail/api"
+import { Effect } from "effect"
+import { jsonFileLoad } from "./JsonFileLoad.ts"
+import { companyWithScope } from "./ProductsHttp.ts"
+
+export const FilesHttp = HttpApiBuilder.group(Api, "files", (handlers) =>
+  Effect.succeed(
+    handlers
+      .handleRaw("handleJson", ({ request }) =>
+        Effect.gen(function*() {
+          const company = yield* companyWithScope(yield* CurrentPrincipal, Scopes.productsWrite)
+          return yield* jsonFileLoad(request, "HANDLE_JSON", () => Effect.succeed(company))
+        }))
+      .handleRaw("handleCsv", () => Effect.fail(new InvalidRequest({ message: "POST /v1/handle-csv is not implemented yet" })))
+  ))

@@ -1,0 +1,50 @@
+import type { HttpServerRequest } from "@effect/platform"
+import { InvalidRequest } from "@retail/api"
+import type { LoadSource } from "@retail/domain"
+import { scanJsonProducts } from "@retail/ingest"
+import { Effect, Option, Stream } from "effect"
+import { FileLoadPublisher } from "../files/FileLoadPublisher.ts"
+import { productItem } from "../files/LoadItem.ts"
+import { makeLoadSpool } from "../files/LoadSpool.ts"
+import { type SpoolTotals, spoolItems } from "../files/SpoolItems.ts"
+import { UploadConfig } from "../UploadConfig.ts"
+import { readMultipart } from "./MultipartUpload.ts"
+
+export const PRODUCTS_JSON = "productsJson"
+
+export const missingPart = (name: string, kind: "file" | "text") =>
+  new InvalidRequest({ message: `The multipart part ${name} (${kind === "file" ? "a file" : "a text field"}) is required` })
+
+/**
+ * A JSON products file load: the `productsJson` part is scanned, validated and spooled as it
+ * arrives; only when it ended well is anything published. `companyOf` names the company once
+ * the file part starts (from the caller's token, or from a field sent before the file).
+ */
+export const jsonFileLoad = (
+  request: HttpServerRequest.HttpServerRequest,
+  source: LoadSource,
+  companyOf: (fields: ReadonlyMap<string, string>) => Effect.Effect<string, InvalidRequest>
+) =>
+  Effect.scoped(Effect.gen(function*() {
+    const config = yield* UploadConfig
+    const publisher = yield* FileLoadPublisher
+    const spool = yield* makeLoadSpool(config.spoolDir)
+    let scanned = Option.none<{ readonly company: string; readonly totals: SpoolTotals }>()
+
+    yield* readMultipart(request, config.fileMaxBytes, {
+      [PRODUCTS_JSON]: (content, fields) =>
+        Effect.gen(function*() {
+          const company = yield* companyOf(fields)
+          const items = content.pipe(scanJsonProducts(), Stream.map((product) => productItem(product.index, product.value)))
+          const totals = yield* spoolItems(items, { company, spool, batchSize: config.batchSize, responseErrorsCap: config.responseErrorsCap }).pipe(
+            Effect.catchTag("JsonSyntaxError", (error) =>
+              Effect.fail(new InvalidRequest({ message: `${PRODUCTS_JSON} is not a well-formed products file: ${error.message}. Nothing was published.` }))
+            )
+          )
+          scanned = Option.some({ company, totals })
+        })
+    })
+
+    if (Option.isNone(scanned)) return yield* Effect.fail(missingPart(PRODUCTS_JSON, "file"))
+    return yield* publisher.publish({ company: scanned.value.company, source, spool, totals: scanned.value.totals })
+  }))

@@ -1,0 +1,140 @@
+import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
+import { StreamQueue } from "@retail/queue"
+import { sampleProduct, sampleProducts } from "@retail/testkit"
+import { Effect } from "effect"
+import { eventually, request } from "./support/Http.ts"
+import { fileOf, formData } from "./support/Multipart.ts"
+import { mintToken, TestServer, TestSettings } from "./support/TestServer.ts"
+
+interface LoadBody {
+  readonly processCode: string
+  readonly message?: string
+  readonly total?: number
+  readonly processing?: number
+  readonly failed?: number
+  readonly errors?: ReadonlyArray<{ readonly sku: string; readonly error: string }>
+}
+
+interface LoadViewBody {
+  readonly status: string
+  readonly source: string
+  readonly totals: { readonly received: number; readonly accepted: number; readonly persisted: number; readonly failed: number }
+}
+
+const loadView = (processCode: string, token: string) =>
+  Effect.map(request(`/v1/loads/${processCode}`, { token }), (r) => r.json() as LoadViewBody)
+
+const publishedEntries = Effect.gen(function*() {
+  const queue = yield* StreamQueue
+  const settings = yield* TestSettings
+  return (yield* queue.readAfter(settings["PRODUCT_BATCHES_STREAM"]!, "0", { count: 100_000, blockMs: 0 })).length
+})
+
+const productCounts = (prefix: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ products: string; barcodes: string; hierarchies: string; attributes: string }>`
+      SELECT
+        (SELECT count(*) FROM products WHERE company = 'ACME' AND product_code LIKE ${prefix + "%"}) AS products,
+        (SELECT count(*) FROM product_barcodes WHERE company = 'ACME' AND product_code LIKE ${prefix + "%"}) AS barcodes,
+        (SELECT count(*) FROM product_hierarchies WHERE company = 'ACME' AND product_code LIKE ${prefix + "%"}) AS hierarchies,
+        (SELECT count(*) FROM product_attributes WHERE company = 'ACME' AND product_code LIKE ${prefix + "%"}) AS attributes`.pipe(
+      Effect.map((rows) => rows[0]),
+      Effect.orDie
+    ))
+
+const postJsonFile = (text: string, token: string) =>
+  request("/v1/handle-json", { token, body: formData([["productsJson", fileOf(text, "application/json")]]) })
+
+describe("POST /v1/handle-json", () => {
+  layer(TestServer(), { timeout: 120_000, excludeTestServices: true })((it) => {
+    it.effect("a products file of 600 reaches COMPLETED with every product and its children in the database", () =>
+      Effect.gen(function*() {
+        const token = yield* mintToken({ scope: "products:write products:read", company: "ACME" })
+        const products = sampleProducts(600, { prefix: "HJ" })
+        const response = yield* postJsonFile(JSON.stringify({ products }), token)
+        expect(response.status).toBe(200)
+        const body = response.json() as LoadBody
+        expect(body.message).toBe(`600 products are being processed; process code ${body.processCode}`)
+        const done = yield* eventually(loadView(body.processCode, token), (v) => v.status === "COMPLETED")
+        expect(done.totals).toEqual({ received: 600, accepted: 600, persisted: 600, failed: 0 })
+        expect(done.source).toBe("HANDLE_JSON")
+        expect(yield* productCounts("HJ")).toEqual({ products: "600", barcodes: "1200", hierarchies: "1200", attributes: "1800" })
+      }))
+
+    it.effect("a top-level array with failing products answers LoadSummary and records every error on the load", () =>
+      Effect.gen(function*() {
+        const token = yield* mintToken({ scope: "products:write products:read", company: "ACME" })
+        const good = sampleProducts(3, { prefix: "HJA" })
+        const noHierarchy = { ...sampleProduct(100, { prefix: "HJA" }), hierarchies: [] }
+        const otherCompany = { ...sampleProduct(101, { prefix: "HJA" }), companyCode: "OTHER" }
+        const response = yield* postJsonFile(JSON.stringify([...good, noHierarchy, otherCompany]), token)
+        expect(response.status).toBe(200)
+        const body = response.json() as LoadBody
+        expect(body).toMatchObject({ total: 5, processing: 3, failed: 2 })
+        expect(body.errors).toEqual([
+          { sku: noHierarchy.skuCode, error: "hierarchies: must contain at least one item" },
+          { sku: otherCompany.skuCode, error: "companyCode: is OTHER but this load is for company ACME" }
+        ])
+        const done = yield* eventually(loadView(body.processCode, token), (v) => v.status === "COMPLETED_WITH_ERRORS")
+        expect(done.totals).toEqual({ received: 5, accepted: 3, persisted: 3, failed: 2 })
+        const errors = yield* request(`/v1/loads/${body.processCode}/errors`, { token })
+        expect((errors.json() as { errors: ReadonlyArray<unknown> }).errors).toHaveLength(2)
+      }))
+
+    it.effect("a file broken after many products is 400 saying where, and publishes nothing", () =>
+      Effect.gen(function*() {
+        const token = yield* mintToken({ scope: "products:write", company: "ACME" })
+        const before = yield* publishedEntries
+        const text = JSON.stringify({ products: sampleProducts(600, { prefix: "HJB" }) })
+        const response = yield* postJsonFile(text.slice(0, text.length - 30), token)
+        expect(response.status).toBe(400)
+        expect((response.json() as { message: string }).message).toMatch(/^productsJson is not a well-formed products file: .* at byte \d+ \(line 1, column \d+\)/)
+        expect(yield* publishedEntries).toBe(before)
+        expect(yield* productCounts("HJB")).toMatchObject({ products: "0" })
+      }))
+
+    it.effect("a request without the productsJson part is 400 naming it", () =>
+      Effect.gen(function*() {
+        const token = yield* mintToken({ scope: "products:write", company: "ACME" })
+        const response = yield* request("/v1/handle-json", { token, body: formData([["other", fileOf("[]")]]) })
+        expect(response.status).toBe(400)
+        expect(response.json()).toMatchObject({ message: "The multipart part productsJson (a file) is required" })
+      }))
+
+    it.effect("no token is 401; a token without products:write is 403", () =>
+      Effect.gen(function*() {
+        const body = formData([["productsJson", fileOf("[]")]])
+        expect((yield* request("/v1/handle-json", { body })).status).toBe(401)
+        const token = yield* mintToken({ scope: "products:read", company: "ACME" })
+        expect((yield* request("/v1/handle-json", { token, body })).status).toBe(403)
+      }))
+  })
+})
+
+describe("POST /v1/handle-json with small limits", () => {
+  layer(TestServer({ FILE_MAX_BYTES: "20000", RESPONSE_ERRORS_CAP: "2" }), { timeout: 120_000, excludeTestServices: true })((it) => {
+    it.effect("a file over FILE_MAX_BYTES is 413 and publishes nothing", () =>
+      Effect.gen(function*() {
+        const token = yield* mintToken({ scope: "products:write", company: "ACME" })
+        const before = yield* publishedEntries
+        const response = yield* postJsonFile(JSON.stringify(sampleProducts(40, { prefix: "HJL" })), token)
+        expect(response.status).toBe(413)
+        expect(yield* publishedEntries).toBe(before)
+      }))
+
+    it.effect("the response carries at most RESPONSE_ERRORS_CAP errors; the load has them all", () =>
+      Effect.gen(function*() {
+        const token = yield* mintToken({ scope: "products:write products:read", company: "ACME" })
+        const failing = [1, 2, 3, 4].map((i) => ({ ...sampleProduct(i, { prefix: "HJC" }), hierarchies: [] }))
+        const response = yield* postJsonFile(JSON.stringify({ products: failing }), token)
+        expect(response.status).toBe(200)
+        const body = response.json() as LoadBody
+        expect(body).toMatchObject({ total: 4, processing: 0, failed: 4 })
+        expect(body.errors).toHaveLength(2)
+        yield* eventually(loadView(body.processCode, token), (v) => v.status === "COMPLETED_WITH_ERRORS")
+        const errors = yield* request(`/v1/loads/${body.processCode}/errors`, { token })
+        expect((errors.json() as { errors: ReadonlyArray<unknown> }).errors).toHaveLength(4)
+      }))
+  })
+})
