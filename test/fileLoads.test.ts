@@ -1,35 +1,16 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { StreamQueue } from "@retail/queue"
 import { sampleProduct, sampleProducts } from "@retail/testkit"
 import { Effect } from "effect"
+import { type LoadBody, loadView, publishedEntries } from "./support/Loads.ts"
 import { eventually, request } from "./support/Http.ts"
 import { fileOf, formData } from "./support/Multipart.ts"
-import { mintToken, TestServer, TestSettings } from "./support/TestServer.ts"
+import { mintToken, TestServer } from "./support/TestServer.ts"
 
-interface LoadBody {
-  readonly processCode: string
-  readonly message?: string
-  readonly total?: number
-  readonly processing?: number
-  readonly failed?: number
-  readonly errors?: ReadonlyArray<{ readonly sku: string; readonly error: string }>
-}
-
-interface LoadViewBody {
-  readonly status: string
-  readonly source: string
-  readonly totals: { readonly received: number; readonly accepted: number; readonly persisted: number; readonly failed: number }
-}
-
-const loadView = (processCode: string, token: string) =>
-  Effect.map(request(`/v1/loads/${processCode}`, { token }), (r) => r.json() as LoadViewBody)
-
-const publishedEntries = Effect.gen(function*() {
-  const queue = yield* StreamQueue
-  const settings = yield* TestSettings
-  return (yield* queue.readAfter(settings["PRODUCT_BATCHES_STREAM"]!, "0", { count: 100_000, blockMs: 0 })).length
-})
+// Run-unique prefixes: counts by prefix must see neither other tests' products nor earlier runs' on a real database.
+const run = crypto.randomUUID().slice(0, 8).toUpperCase()
+const whole = `HJW${run}-`
+const broken = `HJB${run}-`
 
 const productCounts = (prefix: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -51,7 +32,7 @@ describe("POST /v1/handle-json", () => {
     it.effect("a products file of 600 reaches COMPLETED with every product and its children in the database", () =>
       Effect.gen(function*() {
         const token = yield* mintToken({ scope: "products:write products:read", company: "ACME" })
-        const products = sampleProducts(600, { prefix: "HJ" })
+        const products = sampleProducts(600, { prefix: whole })
         const response = yield* postJsonFile(JSON.stringify({ products }), token)
         expect(response.status).toBe(200)
         const body = response.json() as LoadBody
@@ -59,7 +40,7 @@ describe("POST /v1/handle-json", () => {
         const done = yield* eventually(loadView(body.processCode, token), (v) => v.status === "COMPLETED")
         expect(done.totals).toEqual({ received: 600, accepted: 600, persisted: 600, failed: 0 })
         expect(done.source).toBe("HANDLE_JSON")
-        expect(yield* productCounts("HJ")).toEqual({ products: "600", barcodes: "1200", hierarchies: "1200", attributes: "1800" })
+        expect(yield* productCounts(whole)).toEqual({ products: "600", barcodes: "1200", hierarchies: "1200", attributes: "1800" })
       }))
 
     it.effect("a top-level array with failing products answers LoadSummary and records every error on the load", () =>
@@ -86,12 +67,12 @@ describe("POST /v1/handle-json", () => {
       Effect.gen(function*() {
         const token = yield* mintToken({ scope: "products:write", company: "ACME" })
         const before = yield* publishedEntries
-        const text = JSON.stringify({ products: sampleProducts(600, { prefix: "HJB" }) })
+        const text = JSON.stringify({ products: sampleProducts(600, { prefix: broken }) })
         const response = yield* postJsonFile(text.slice(0, text.length - 30), token)
         expect(response.status).toBe(400)
         expect((response.json() as { message: string }).message).toMatch(/^productsJson is not a well-formed products file: .* at byte \d+ \(line 1, column \d+\)/)
         expect(yield* publishedEntries).toBe(before)
-        expect(yield* productCounts("HJB")).toMatchObject({ products: "0" })
+        expect(yield* productCounts(broken)).toMatchObject({ products: "0" })
       }))
 
     it.effect("a request without the productsJson part is 400 naming it", () =>

@@ -1,34 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { StreamQueue } from "@retail/queue"
 import { sampleProduct, sampleProducts } from "@retail/testkit"
 import { Effect } from "effect"
+import { type LoadBody, loadView, publishedEntries } from "./support/Loads.ts"
 import { eventually, postJson, request } from "./support/Http.ts"
-import { mintToken, TestServer, TestSettings } from "./support/TestServer.ts"
-
-interface LoadBody {
-  readonly processCode: string
-  readonly message?: string
-  readonly total?: number
-  readonly processing?: number
-  readonly failed?: number
-  readonly errors?: ReadonlyArray<{ readonly sku: string; readonly error: string }>
-}
-
-interface LoadViewBody {
-  readonly status: string
-  readonly source: string
-  readonly totals: { readonly received: number; readonly accepted: number; readonly persisted: number; readonly failed: number }
-}
-
-const loadView = (processCode: string, token: string) =>
-  Effect.map(request(`/v1/loads/${processCode}`, { token }), (r) => r.json() as LoadViewBody)
-
-const publishedEntries = Effect.gen(function*() {
-  const queue = yield* StreamQueue
-  const settings = yield* TestSettings
-  return (yield* queue.readAfter(settings["PRODUCT_BATCHES_STREAM"]!, "0", { count: 10_000, blockMs: 0 })).length
-})
+import { mintToken, TestServer } from "./support/TestServer.ts"
 
 describe("POST /v1/load-products", () => {
   layer(TestServer(), { timeout: 120_000, excludeTestServices: true })((it) => {

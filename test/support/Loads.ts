@@ -1,0 +1,30 @@
+import { StreamQueue } from "@retail/queue"
+import { Effect } from "effect"
+import { request } from "./Http.ts"
+import { TestSettings } from "./TestServer.ts"
+
+/** A 200 body of a load endpoint: LoadAccepted or LoadSummary, with our processCode. */
+export interface LoadBody {
+  readonly processCode: string
+  readonly message?: string
+  readonly total?: number
+  readonly processing?: number
+  readonly failed?: number
+  readonly errors?: ReadonlyArray<{ readonly sku: string; readonly error: string }>
+}
+
+export interface LoadViewBody {
+  readonly status: string
+  readonly source: string
+  readonly totals: { readonly received: number; readonly accepted: number; readonly persisted: number; readonly failed: number }
+}
+
+export const loadView = (processCode: string, token: string) =>
+  Effect.map(request(`/v1/loads/${processCode}`, { token }), (r) => r.json() as LoadViewBody)
+
+/** How many product batches the test server's stream holds: proves that a refused load published nothing. */
+export const publishedEntries = Effect.gen(function*() {
+  const queue = yield* StreamQueue
+  const settings = yield* TestSettings
+  return (yield* queue.readAfter(settings["PRODUCT_BATCHES_STREAM"]!, "0", { count: 100_000, blockMs: 0 })).length
+})
