@@ -69,7 +69,8 @@ export const ARRIVE_NO_DATE = 2
 
 const dateText = (day: Day | undefined): string => (day === undefined ? "" : formatDay(day))
 
-const ERROR_CODE: Readonly<Record<ShortageKind, string>> = {
+/** detailedCapacityError[].details[].errorCode of a capacity shortage, in both variants. */
+export const CAPACITY_ERROR_CODE: Readonly<Record<ShortageKind, string>> = {
   PICKING_CAPACITY: "PICKING_CAPACITY_EXCEEDED",
   NODE_DISPATCH_CAPACITY: "DISPATCH_CAPACITY_EXCEEDED",
   ROUTE_CAPACITY: "ROUTE_CAPACITY_EXCEEDED",
@@ -79,7 +80,7 @@ const ERROR_CODE: Readonly<Record<ShortageKind, string>> = {
 const capacityError = (shortage: CapacityShortage, sku: string, message: string): CapacityErrorA => ({
   code: "CAPACITY_ERROR",
   details: [{
-    errorCode: ERROR_CODE[shortage.kind],
+    errorCode: CAPACITY_ERROR_CODE[shortage.kind],
     description: message,
     sku,
     requestedQuantity: shortage.requested,
