@@ -525,7 +525,7 @@ export const evaluateVariantB = (
   if (!outcomes.some((outcome) => outcome.routed)) {
     const reasons = [...new Set(outcomes.flatMap((outcome) => outcome.reasons))]
     if (mode !== "HOME_DELIVERY" && alternatives.every((alternative) => alternative.store === undefined)) {
-      reasons.push(`no pickup store is reachable with a ${dispatchType} route`)
+      reasons.push(`no pickup store is reachable by ${dispatchType} routes`)
     }
     return Either.left(new NoRouteFound({ message: `no route found for any dispatch: ${reasons.join("; ")}` }))
   }
