@@ -12,7 +12,7 @@ import {
 } from "./EngineTypes.ts"
 import type { GeoPoint } from "./Geo.ts"
 import type { DeliveryMode, DispatchType } from "./Network.ts"
-import { type OriginCandidate, searchOrigins } from "./OriginSearch.ts"
+import { type OriginCandidate, rankByProximity, searchOrigins } from "./OriginSearch.ts"
 import { nearestPickupStores } from "./PickupStores.ts"
 import { type NodeModel, pathKey, type Snapshot, stockKey, type ZoneModel } from "./Snapshot.ts"
 import {
@@ -417,6 +417,7 @@ export const evaluateVariantB = (
     return { index, item, origin: originOf(item), units, weightKg: unitWeightKg(item, freight) * units }
   })
   const candidates = searching ? originCandidates(snapshot) : []
+  const inRange = rankByProximity(customer, candidates, maxDistanceKm)
   const stockOf = (node: string, sku: string) => snapshot.stock.get(stockKey(node, sku))
 
   const alternatives: Array<Alternative> = []
@@ -427,7 +428,7 @@ export const evaluateVariantB = (
       lines.some((line) =>
         line.origin !== undefined
           ? snapshot.paths.has(pathKey(line.origin, dispatchType, "STORE_WITHDRAWAL", store))
-          : candidates.some((candidate) =>
+          : inRange.some((candidate) =>
             stockOf(candidate.code, line.item.skuCode) !== undefined &&
             snapshot.paths.has(pathKey(candidate.code, dispatchType, "STORE_WITHDRAWAL", store))
           )

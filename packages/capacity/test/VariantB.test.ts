@@ -194,6 +194,14 @@ describe("variant B evaluation on the demo network", () => {
     ])
     expect(response.logisticsCapacity[0]!.route).toBe("")
     expect(response.logisticsCapacity[0]!.deliveryDates[0]![0]).toBe("2027-03-01")
+    // Within 1 km only TD-MIRAFLORES holds the SKU: stores only reachable from farther origins are not offered.
+    const near = answer({
+      ...base,
+      dispatchMode: "STORE_WITHDRAWAL",
+      calculationOptions: { calculate: "SEARCH_ORIGINS_BY_COORDINATES", maxDistancePickingStore: 1 },
+      items: [{ skuCode: "SKU-SMARTWATCH-GT", quantity: 2 }]
+    })
+    expect(summary(near).map(([, origin, store]) => [origin, store])).toEqual([["TD-MIRAFLORES", "TD-MIRAFLORES"]])
   })
 
   it("a sold-out item gets STOCK_ERROR / SOLD_OUT_QUANTITY unless validateStock is off", () => {
