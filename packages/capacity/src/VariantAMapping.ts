@@ -5,6 +5,7 @@ import { evaluate } from "./Engine.ts"
 import {
   type CapacityShortage,
   defaultEngineOptions,
+  type DeliveryOption,
   type DispatchResult,
   type EngineItem,
   type EngineOptions,
@@ -21,6 +22,7 @@ import {
   DeliveryRequestA as DeliveryRequestASchema,
   type DeliveryResult,
   type DeliveryTrace,
+  type DeliveryWindowA,
   type DispatchItemA,
   type TraceDetail
 } from "./VariantA.ts"
@@ -107,8 +109,9 @@ interface DispatchParts {
   readonly arriveDates: ReadonlyArray<ArriveDateA>
 }
 
-const partsOf = (dispatch: DispatchResult): DispatchParts => {
-  const details: ReadonlyArray<TraceDetail> = dispatch.legs.map((leg, index) => ({
+/** One TraceDetail per leg of a planned dispatch (both variants). */
+export const traceDetailsOf = (dispatch: DispatchResult): ReadonlyArray<TraceDetail> =>
+  dispatch.legs.map((leg, index) => ({
     sourceNode: leg.route.source.code,
     targetNode: leg.target,
     route: leg.route.id,
@@ -121,6 +124,18 @@ const partsOf = (dispatch: DispatchResult): DispatchParts => {
     departureDate: formatDay(leg.departureDate),
     receptionDate: formatDay(leg.receptionDate)
   }))
+
+/** Windows of one delivery option as the trace shows them (both variants). */
+export const deliveryWindowsOf = (option: DeliveryOption): ReadonlyArray<DeliveryWindowA> =>
+  option.windows.map((slot) => ({
+    deliveryWindow: slot.window.code,
+    deliveryWindowStart: slot.window.start,
+    deliveryWindowEnd: slot.window.end,
+    blocked: slot.blocked
+  }))
+
+const partsOf = (dispatch: DispatchResult): DispatchParts => {
+  const details = traceDetailsOf(dispatch)
   const origin = dispatch.originNode
   const arriveDates: Array<ArriveDateA> = []
   if (dispatch.pickingDate !== undefined) {
@@ -164,12 +179,7 @@ const partsOf = (dispatch: DispatchResult): DispatchParts => {
     deliveryTrace: dispatch.deliveries.map((option) => ({
       deliveryDate: formatDay(option.date),
       details,
-      deliveryWindows: option.windows.map((slot) => ({
-        deliveryWindow: slot.window.code,
-        deliveryWindowStart: slot.window.start,
-        deliveryWindowEnd: slot.window.end,
-        blocked: slot.blocked
-      }))
+      deliveryWindows: deliveryWindowsOf(option)
     })),
     arriveDates
   }

@@ -1,97 +1,30 @@
-import { Data, Either, Option, Schema } from "effect"
-import { type Day, formatDay, parseDay } from "./Calendar.ts"
-import { type FieldIssue, formatIssues, issuesOfParseError } from "./DecodeError.ts"
+import { Either, Option } from "effect"
+import { type Day, parseDay } from "./Calendar.ts"
 import { evaluate } from "./Engine.ts"
 import {
   defaultEngineOptions,
-  type DispatchResult,
   type EngineItem,
   type EngineOptions,
   type Evaluation,
   type StockShortage
 } from "./EngineTypes.ts"
 import type { GeoPoint } from "./Geo.ts"
-import type { DeliveryMode, DispatchType } from "./Network.ts"
+import type { DispatchType } from "./Network.ts"
 import { type OriginCandidate, rankByProximity, searchOrigins } from "./OriginSearch.ts"
 import { nearestPickupStores } from "./PickupStores.ts"
 import { type NodeModel, pathKey, type Snapshot, stockKey, type ZoneModel } from "./Snapshot.ts"
-import {
-  type ArriveDateB,
-  type CapacityErrorB,
-  type DeliveryRequestB,
-  DeliveryRequestB as DeliveryRequestBSchema,
-  type DeliveryResponseB,
-  type DeliveryTraceB,
-  type EntityDetails,
-  type ItemB,
-  type LogisticsCapacity
-} from "./VariantB.ts"
-import { CAPACITY_ERROR_CODE, NoRouteFound } from "./VariantAMapping.ts"
+import type { DeliveryRequestB, DeliveryResponseB, ItemB, LogisticsCapacity } from "./VariantB.ts"
+import { NoRouteFound } from "./VariantAMapping.ts"
+import { originOfItem } from "./VariantBDecode.ts"
+import { type Alternative, type EntryContext, entryOfDispatch, type Line, unservedEntry } from "./VariantBEntries.ts"
 
-/** Variant B error codes (the `code` of the error body) and their statuses. */
-export const ERROR_CODES_B = {
-  INVALID_REQUEST: 400,
-  BUSINESS_RULE_VIOLATION: 400,
-  UNAUTHORIZED: 401,
-  NO_ROUTE_FOUND: 404,
-  INTERNAL_ERROR: 500
-} as const
-export type ErrorCodeB = keyof typeof ERROR_CODES_B
-
-/** 400 of variant B: the structure (INVALID_REQUEST) or a rule across fields (BUSINESS_RULE_VIOLATION). */
-export class InvalidRequestB extends Data.TaggedError("InvalidRequestB")<{
-  readonly code: "INVALID_REQUEST" | "BUSINESS_RULE_VIOLATION"
-  readonly message: string
-  readonly issues: ReadonlyArray<FieldIssue>
-}> {}
-
-const decodeSchema = Schema.decodeUnknownEither(DeliveryRequestBSchema, { errors: "all" })
-
-/** An origin of "" counts as no origin. */
-const originOf = (item: ItemB): string | undefined =>
-  item.origin === undefined || item.origin === "" ? undefined : item.origin
-
-const businessIssues = (request: DeliveryRequestB): ReadonlyArray<FieldIssue> => {
-  const issues: Array<FieldIssue> = []
-  const options = request.calculationOptions
-  if (options?.calculate !== "SEARCH_ORIGINS_BY_COORDINATES") {
-    request.items.forEach((item, index) => {
-      if (originOf(item) === undefined) {
-        issues.push({
-          path: `items[${index}].origin`,
-          message: "is required unless calculationOptions.calculate is SEARCH_ORIGINS_BY_COORDINATES"
-        })
-      }
-    })
-  }
-  if (options?.rangeStart !== undefined && options.rangeEnd !== undefined && options.rangeEnd < options.rangeStart) {
-    issues.push({ path: "calculationOptions.rangeEnd", message: `must not be before rangeStart (${options.rangeStart})` })
-  }
-  return issues
-}
-
-/** Structure first (every bad field), then the rules across fields. */
-export const decodeDeliveryRequestB = (input: unknown): Either.Either<DeliveryRequestB, InvalidRequestB> => {
-  const decoded = decodeSchema(input)
-  if (Either.isLeft(decoded)) {
-    const issues = issuesOfParseError(decoded.left)
-    return Either.left(new InvalidRequestB({ code: "INVALID_REQUEST", message: formatIssues(issues), issues }))
-  }
-  const issues = businessIssues(decoded.right)
-  return issues.length === 0
-    ? Either.right(decoded.right)
-    : Either.left(new InvalidRequestB({ code: "BUSINESS_RULE_VIOLATION", message: formatIssues(issues), issues }))
-}
-
-/** Defaults of calculationOptions when absent. */
+/** Pickup stores offered when maxPickupPoint is absent or null. */
 export const DEFAULT_MAX_PICKUP_POINTS = 3
 /** Divisor of volumetric weight (cm³ per kg), the courier convention. */
 export const VOLUMETRIC_DIVISOR = 5000
 
 const day = (text: string | undefined): Day | undefined =>
   text === undefined ? undefined : Option.getOrUndefined(parseDay(text))
-
-const dateText = (value: Day | undefined): string => (value === undefined ? "" : formatDay(value))
 
 /** Weight of one unit in kg; with freight configuration, the larger of real and volumetric weight. */
 export const unitWeightKg = (item: ItemB, freight: boolean): number => {
@@ -102,50 +35,6 @@ export const unitWeightKg = (item: ItemB, freight: boolean): number => {
       ? item.height * item.width * item.length
       : 0)
   return Math.max(real, volume / VOLUMETRIC_DIVISOR)
-}
-
-interface Line {
-  readonly index: number
-  readonly item: ItemB
-  readonly origin: string | undefined
-  readonly units: number
-  readonly weightKg: number
-}
-
-interface Alternative {
-  readonly mode: DeliveryMode
-  /** Store withdrawal: where the customer picks up. */
-  readonly store: NodeModel | undefined
-}
-
-const EMPTY_ENTITY: EntityDetails = {
-  entityType: "",
-  entityCode: "",
-  name: "",
-  shortName: "",
-  platformWarehouseId: "",
-  platformDockId: "",
-  contactNumber: "",
-  pickupPointId: "",
-  deliveryTime: "",
-  addressInfo: { address: "", district: "", province: "", ubigeoCode: "", country: "", latitude: 0, longitude: 0 }
-}
-
-export const entityDetailsOf = (model: NodeModel | undefined): EntityDetails => {
-  if (model === undefined) return EMPTY_ENTITY
-  const node = model.node
-  return {
-    entityType: node.type,
-    entityCode: node.code,
-    name: node.name,
-    shortName: node.shortName,
-    platformWarehouseId: node.platformWarehouseId ?? "",
-    platformDockId: node.platformDockId ?? "",
-    contactNumber: node.contact.phone,
-    pickupPointId: node.pickupPointId ?? "",
-    deliveryTime: node.deliveryTime ?? "",
-    addressInfo: node.address
-  }
 }
 
 const pointOf = (model: NodeModel): GeoPoint => model.node.address
@@ -173,214 +62,6 @@ const resolveZone = (snapshot: Snapshot, request: DeliveryRequestB): ZoneModel |
     (ubigeoCode === undefined ? undefined : snapshot.zoneByUbigeo.get(ubigeoCode))
 }
 
-const dispatchItemOf = (item: ItemB, origin: string): ItemB => ({ ...item, origin })
-
-/** One list of dates per delivery window (in the zone's window order: dates that window has room); one list for pickup. */
-const deliveryDatesOf = (dispatch: DispatchResult): ReadonlyArray<ReadonlyArray<string>> => {
-  const first = dispatch.deliveries[0]
-  if (first === undefined) return []
-  if (first.windows.length === 0) return [dispatch.deliveries.map((option) => formatDay(option.date))]
-  return first.windows.map((_, windowIndex) => {
-    const dates: Array<string> = []
-    for (const option of dispatch.deliveries) {
-      const slot = option.windows[windowIndex]
-      if (slot !== undefined && !slot.blocked) dates.push(formatDay(option.date))
-    }
-    return dates
-  })
-}
-
-const traceOf = (dispatch: DispatchResult): ReadonlyArray<DeliveryTraceB> => {
-  const details = dispatch.legs.map((leg, index) => ({
-    sourceNode: leg.route.source.code,
-    targetNode: leg.target,
-    route: leg.route.id,
-    usedDispatchCapacity: leg.usedRouteCapacity,
-    usedPickingCapacity: index === 0 ? dispatch.usedPickingCapacity : 0,
-    dispatchUnits: dispatch.units,
-    leadTime: leg.route.leadTime.days,
-    daysOfWeek: leg.route.departureDaysText,
-    dispatchDate: formatDay(leg.dispatchDate),
-    departureDate: formatDay(leg.departureDate),
-    receptionDate: formatDay(leg.receptionDate)
-  }))
-  return dispatch.deliveries.map((option) => ({
-    deliveryDate: formatDay(option.date),
-    shippingEstimate: null,
-    details,
-    deliveryWindows: option.windows.map((slot) => ({
-      deliveryWindow: slot.window.code,
-      deliveryWindowStart: slot.window.start,
-      deliveryWindowEnd: slot.window.end,
-      blocked: slot.blocked
-    }))
-  }))
-}
-
-const arriveDatesOf = (dispatch: DispatchResult): ReadonlyArray<ArriveDateB> => {
-  const dates: Array<ArriveDateB> = []
-  if (dispatch.pickingDate !== undefined) dates.push({ node: dispatch.origin, arriveDate: formatDay(dispatch.pickingDate) })
-  for (const leg of dispatch.legs) dates.push({ node: leg.target, arriveDate: formatDay(leg.receptionDate) })
-  return dates
-}
-
-const stockMessage = (sku: string, node: string, requested: number, available: number) =>
-  `stock of ${sku} at ${node}: requested ${requested}, available ${available}`
-
-const stockError = (
-  provider: string,
-  message: string,
-  short: ReadonlyArray<{ readonly sku: string; readonly requested: number; readonly available: number; readonly description: string }>
-): CapacityErrorB => ({
-  code: "STOCK_ERROR",
-  details: short.map((line) => ({
-    errorCode: "SOLD_OUT_QUANTITY",
-    description: line.description,
-    sku: line.sku,
-    requestedQuantity: line.requested,
-    availableQuantity: line.available
-  })),
-  providerDetails: {
-    code: provider,
-    message,
-    detail: short.map((line) => line.description).join("; "),
-    detailCapacity: [],
-    detailStock: short.map((line) => ({
-      sku: line.sku,
-      warningMessage: line.description,
-      requestedQuantity: line.requested,
-      availableQuantity: line.available
-    }))
-  }
-})
-
-const capacityErrorOf = (dispatch: DispatchResult, shipped: ReadonlyArray<Line>): CapacityErrorB | undefined => {
-  const shortage = dispatch.shortage
-  if (shortage === undefined) return undefined
-  return {
-    code: "CAPACITY_ERROR",
-    details: shipped.map((line) => ({
-      errorCode: CAPACITY_ERROR_CODE[shortage.kind],
-      description: dispatch.message,
-      sku: line.item.skuCode,
-      requestedQuantity: line.units,
-      availableQuantity: shortage.available
-    })),
-    providerDetails: {
-      code: shortage.provider,
-      message: dispatch.message,
-      detail: `available ${shortage.available}, used ${shortage.used}, total ${shortage.total} on ${formatDay(shortage.date)}`,
-      detailCapacity: [{ message: dispatch.message }],
-      detailStock: []
-    }
-  }
-}
-
-interface Context {
-  readonly snapshot: Snapshot
-  readonly request: DeliveryRequestB
-  readonly dispatchType: DispatchType
-  readonly zone: ZoneModel | undefined
-  readonly costEnabled: boolean
-}
-
-const destinationOf = (context: Context, alternative: Alternative): string =>
-  alternative.store?.code ??
-    context.request.deliveryData.destination ?? context.request.deliveryData.ubigeoCode ?? context.zone?.code ?? ""
-
-const zoneOf = (context: Context, alternative: Alternative): string =>
-  alternative.store === undefined
-    ? (context.zone?.code ?? context.request.deliveryData.zone ?? "")
-    : (context.snapshot.zoneByUbigeo.get(alternative.store.node.address.ubigeoCode)?.code ?? "")
-
-const entryOfDispatch = (
-  context: Context,
-  alternative: Alternative,
-  dispatch: DispatchResult,
-  shipped: ReadonlyArray<Line>,
-  short: ReadonlyArray<{ readonly line: Line; readonly shortage: StockShortage }>
-): LogisticsCapacity => {
-  const errors: Array<CapacityErrorB> = []
-  const capacity = capacityErrorOf(dispatch, shipped)
-  if (capacity !== undefined) errors.push(capacity)
-  if (short.length > 0) {
-    errors.push(stockError(
-      dispatch.origin,
-      `stock is short at ${dispatch.origin} for ${short.length} item(s)`,
-      short.map(({ shortage }) => ({
-        sku: shortage.sku,
-        requested: shortage.requested,
-        available: shortage.available,
-        description: stockMessage(shortage.sku, shortage.node, shortage.requested, shortage.available)
-      }))
-    ))
-  }
-  const origin = dispatch.originNode
-  return {
-    origin: dispatch.origin,
-    destination: destinationOf(context, alternative),
-    zone: zoneOf(context, alternative),
-    route: dispatch.path.map((leg) => leg.id).join(">"),
-    pickingDate: dateText(dispatch.pickingDate),
-    message: dispatch.message,
-    dispatchType: dispatch.dispatchType,
-    dispatchMode: dispatch.deliveryMode,
-    deliveryCost: context.costEnabled ? dispatch.cost : 0,
-    pickingDays: origin?.pickingDayNames ?? [],
-    processingDays: origin?.node.processingDays ?? 0,
-    leadTimes: dispatch.path.map((leg) => leg.leadTime.days),
-    routeDaysOfWeek: dispatch.path.map((leg) => leg.departureDayNames),
-    deliveryDates: deliveryDatesOf(dispatch),
-    originEntityDetails: entityDetailsOf(origin),
-    pickupEntityDetails: entityDetailsOf(alternative.store),
-    deliveryTrace: traceOf(dispatch),
-    arriveDates: arriveDatesOf(dispatch),
-    detailedCapacityError: errors,
-    dispatchItems: shipped.map((line) => dispatchItemOf(line.item, dispatch.origin))
-  }
-}
-
-const unservedEntry = (
-  context: Context,
-  alternative: Alternative,
-  unserved: ReadonlyArray<{ readonly line: Line; readonly available: number }>,
-  maxDistanceKm: number
-): LogisticsCapacity => {
-  const range = Number.isFinite(maxDistanceKm) ? ` within ${maxDistanceKm} km` : ""
-  const message = `no origin${range} can serve ${unserved.length} item(s)`
-  return {
-    origin: "",
-    destination: destinationOf(context, alternative),
-    zone: zoneOf(context, alternative),
-    route: "",
-    pickingDate: "",
-    message,
-    dispatchType: context.dispatchType,
-    dispatchMode: alternative.mode,
-    deliveryCost: 0,
-    pickingDays: [],
-    processingDays: 0,
-    leadTimes: [],
-    routeDaysOfWeek: [],
-    deliveryDates: [],
-    originEntityDetails: EMPTY_ENTITY,
-    pickupEntityDetails: entityDetailsOf(alternative.store),
-    deliveryTrace: [],
-    arriveDates: [],
-    detailedCapacityError: [stockError(
-      "",
-      message,
-      unserved.map(({ available, line }) => ({
-        sku: line.item.skuCode,
-        requested: line.units,
-        available,
-        description: `no origin${range} with a route to ${destinationOf(context, alternative)} holds ${line.units} units of ${line.item.skuCode} (most at one origin: ${available})`
-      }))
-    )],
-    dispatchItems: []
-  }
-}
-
 interface AlternativeOutcome {
   readonly entries: ReadonlyArray<LogisticsCapacity>
   readonly routed: boolean
@@ -405,7 +86,7 @@ export const evaluateVariantB = (
   const mode = request.dispatchMode ?? "HOME_DELIVERY"
   const freight = request.hasFreightAttributeConfiguration ?? false
   const customer: GeoPoint = request.deliveryData
-  const context: Context = {
+  const context: EntryContext = {
     snapshot,
     request,
     dispatchType,
@@ -414,7 +95,7 @@ export const evaluateVariantB = (
   }
   const lines: ReadonlyArray<Line> = request.items.map((item, index) => {
     const units = item.units ?? Math.ceil(item.quantity)
-    return { index, item, origin: originOf(item), units, weightKg: unitWeightKg(item, freight) * units }
+    return { index, item, origin: originOfItem(item), units, weightKg: unitWeightKg(item, freight) * units }
   })
   const candidates = searching ? originCandidates(snapshot) : []
   const inRange = rankByProximity(customer, candidates, maxDistanceKm)
