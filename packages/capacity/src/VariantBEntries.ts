@@ -1,5 +1,5 @@
 import { type Day, formatDay } from "./Calendar.ts"
-import type { DispatchResult, StockShortage } from "./EngineTypes.ts"
+import type { DispatchResult, Evaluation, StockShortage } from "./EngineTypes.ts"
 import type { DeliveryMode, DispatchType } from "./Network.ts"
 import type { NodeModel, Snapshot, ZoneModel } from "./Snapshot.ts"
 import type {
@@ -253,3 +253,22 @@ export const unservedEntry = (
   }
 }
 
+
+/** One entry per dispatch of an evaluation; `lines[i]` is the request line of the evaluation's item i. */
+export const entriesOfEvaluation = (
+  context: EntryContext,
+  alternative: Alternative,
+  evaluation: Evaluation,
+  lines: ReadonlyArray<Line>
+): Array<LogisticsCapacity> =>
+  evaluation.dispatches.map((dispatch) => {
+    const shipped: Array<Line> = []
+    const short: Array<{ line: Line; shortage: StockShortage }> = []
+    evaluation.items.forEach((result, i) => {
+      const line = lines[i]
+      if (result.dispatch !== dispatch || line === undefined) return
+      if (result.stockShortage === undefined) shipped.push(line)
+      else short.push({ line, shortage: result.stockShortage })
+    })
+    return entryOfDispatch(context, alternative, dispatch, shipped, short)
+  })

@@ -5,8 +5,7 @@ import {
   defaultEngineOptions,
   type EngineItem,
   type EngineOptions,
-  type Evaluation,
-  type StockShortage
+  type Evaluation
 } from "./EngineTypes.ts"
 import type { GeoPoint } from "./Geo.ts"
 import type { DispatchType } from "./Network.ts"
@@ -16,7 +15,7 @@ import { type NodeModel, pathKey, type Snapshot, stockKey, type ZoneModel } from
 import type { DeliveryRequestB, DeliveryResponseB, ItemB, LogisticsCapacity } from "./VariantB.ts"
 import { NoRouteFound } from "./VariantAMapping.ts"
 import { originOfItem } from "./VariantBDecode.ts"
-import { type Alternative, type EntryContext, entryOfDispatch, type Line, unservedEntry } from "./VariantBEntries.ts"
+import { type Alternative, entriesOfEvaluation, type EntryContext, type Line, unservedEntry } from "./VariantBEntries.ts"
 
 /** Pickup stores offered when maxPickupPoint is absent or null. */
 export const DEFAULT_MAX_PICKUP_POINTS = 3
@@ -181,25 +180,18 @@ export const evaluateVariantB = (
       ? undefined
       : evaluate(snapshot, { ...engineRequestBase, items }, epochMillis, options)
 
-    const entries: Array<LogisticsCapacity> = []
-    if (evaluation !== undefined) {
-      for (const dispatch of evaluation.dispatches) {
-        const shipped: Array<Line> = []
-        const short: Array<{ line: Line; shortage: StockShortage }> = []
-        evaluation.items.forEach((result, i) => {
-          const line = engineLines[i]
-          if (result.dispatch !== dispatch || line === undefined) return
-          if (result.stockShortage === undefined) shipped.push(line)
-          else short.push({ line, shortage: result.stockShortage })
-        })
-        entries.push(entryOfDispatch(context, alternative, dispatch, shipped, short))
-      }
-    }
+    const entries = evaluation === undefined ? [] : entriesOfEvaluation(context, alternative, evaluation, engineLines)
     if (unserved.length > 0) entries.push(unservedEntry(context, alternative, unserved, maxDistanceKm))
+    const reasons = evaluation?.dispatches.map((dispatch) => dispatch.message) ?? []
+    if (destination === undefined) {
+      const { ubigeoCode, zone } = request.deliveryData
+      reasons.push(`no zone serves deliveryData zone "${zone ?? ""}" / ubigeoCode "${ubigeoCode ?? ""}"`)
+    }
     return {
       entries,
-      routed: (evaluation?.anyRouted ?? false) || unserved.length > 0,
-      reasons: evaluation?.dispatches.map((dispatch) => dispatch.message) ?? []
+      // Items no origin can serve are a stock answer (200), unless there is nowhere to deliver.
+      routed: (evaluation?.anyRouted ?? false) || (unserved.length > 0 && destination !== undefined),
+      reasons
     }
   }
 

@@ -233,5 +233,14 @@ describe("variant B evaluation on the demo network", () => {
     expect(Either.isLeft(result) && result.left.message).toBe("no route found for any dispatch: origin \"CD-NOWHERE\" is not a node of the network")
     const express = evaluateVariantB(demo, decode({ ...base, dispatchType: "EXPRESS", dispatchMode: "STORE_WITHDRAWAL", items: [tv] }), now)
     expect(Either.isLeft(express) && express.left.message).toBe("no route found for any dispatch: no pickup store is reachable by EXPRESS routes")
+    // Searched items with nowhere to deliver are not a stock answer.
+    const nowhere = evaluateVariantB(demo, decode({
+      ...base,
+      deliveryData: { latitude: -12.12, longitude: -77.03, ubigeoCode: "999999" },
+      calculationOptions: { calculate: "SEARCH_ORIGINS_BY_COORDINATES" },
+      items: [{ skuCode: "SKU-TV-55-4K", quantity: 1 }]
+    }), now)
+    expect(Either.isLeft(nowhere) && nowhere.left.message)
+      .toBe("no route found for any dispatch: no zone serves deliveryData zone \"\" / ubigeoCode \"999999\"")
   })
 })
