@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { DeliveryRequestA, DeliveryResponseA, LocalDate, NetworkDocument } from "@retail/capacity"
+import { DeliveryRequestA, DeliveryResponseA, DispatchOrder, LocalDate, NetworkDocument } from "@retail/capacity"
 import { Schema } from "effect"
 import {
   CapacityBadRequestText,
@@ -7,6 +7,7 @@ import {
   CapacityInternalText,
   CapacityNoRouteText,
   CapacityUnauthorizedText,
+  CapacityUnsupportedMediaText,
   NodeNotFound,
   OrderNotFound
 } from "./CapacityErrors.ts"
@@ -22,12 +23,14 @@ export class DeliveryCapacityApi extends HttpApiGroup.make("deliveryCapacity")
       .addError(CapacityBadRequestText, { status: 400 })
       .addError(CapacityUnauthorizedText, { status: 401 })
       .addError(CapacityNoRouteText, { status: 404 })
+      .addError(CapacityUnsupportedMediaText, { status: 415 })
       .addError(CapacityInternalText, { status: 500 })
       .annotate(OpenApi.Summary, "Delivery dates for a group of items (variant A)")
       .annotate(
         OpenApi.Description,
         "Requires `Authorization: Bearer <api-key>` (CAPACITY_API_KEYS). Errors are plain strings: 400 names every bad field, " +
-          "401 missing or unknown key, 404 no route for any dispatch, 500 internal failure."
+          "401 missing or unknown key, 404 no route for any dispatch, 415 a Content-Type other than application/json " +
+          "(charset=utf-8 allowed), 500 internal failure."
       )
   )
   .prefix("/v1")
@@ -35,27 +38,13 @@ export class DeliveryCapacityApi extends HttpApiGroup.make("deliveryCapacity")
 
 export const NetworkVersion = Schema.Struct({ version: Schema.Int }).annotations({ identifier: "NetworkVersion" })
 
-const CapacityPool = Schema.Literal("ALL", "NORMAL", "EXPRESS")
-
-export const CapacityResourceSchema = Schema.Union(
-  Schema.TaggedStruct("Picking", { node: Schema.String, pool: CapacityPool }),
-  Schema.TaggedStruct("NodeDispatch", { node: Schema.String, pool: CapacityPool }),
-  Schema.TaggedStruct("RouteDeparture", { route: Schema.String }),
-  Schema.TaggedStruct("ZoneWindow", { zone: Schema.String, window: Schema.String })
-).annotations({ identifier: "CapacityResource" })
-
-export const CapacityUseSchema = Schema.Struct({
-  resource: CapacityResourceSchema,
-  date: LocalDate,
-  amount: Schema.Int.pipe(Schema.positive({ message: () => "must be an integer greater than 0" }))
-}).annotations({ identifier: "CapacityUse" })
-
-export const ConsumptionRequest = Schema.Struct({
-  orderId: Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" })),
-  uses: Schema.Array(CapacityUseSchema).annotations({
-    description: "What the order takes: the origin's picking on the picking date, each leg's departure and source dispatch pool, one delivery in the chosen zone window"
-  })
-}).annotations({ identifier: "ConsumptionRequest" })
+/** What an order for one dispatch takes is derived from these fields of the answer (see docs/capacity.md). */
+export const ConsumptionRequest = DispatchOrder.annotations({
+  identifier: "ConsumptionRequest",
+  description: "An order for one dispatch of an answer: its orderId, dispatchCode, route, pickingDate, the legs " +
+    "(`details`: route and departureDate) of the chosen deliveryTrace entry, its deliveryDate and deliveryWindow " +
+    "(home delivery), and the units ordered"
+})
 
 export const ConsumptionResult = Schema.Struct({
   orderId: Schema.String,

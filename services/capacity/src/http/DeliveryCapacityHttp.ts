@@ -3,7 +3,15 @@ import { Api } from "@retail/api"
 import { Clock, Effect } from "effect"
 import { CapacityConfig } from "../CapacityConfig.ts"
 import { CapacityNetwork } from "../CapacityNetwork.ts"
-import { type Answer, answerVariantA, INTERNAL, isAuthorized, UNAUTHORIZED } from "../VariantAAnswer.ts"
+import {
+  type Answer,
+  answerVariantA,
+  INTERNAL,
+  isAuthorized,
+  isJsonContentType,
+  UNAUTHORIZED,
+  UNSUPPORTED_MEDIA_TYPE
+} from "../VariantAAnswer.ts"
 
 const respond = (answer: Answer) =>
   HttpServerResponse.text(answer.body, { status: answer.status, contentType: answer.contentType })
@@ -19,6 +27,7 @@ export const DeliveryCapacityHttp = HttpApiBuilder.group(Api, "deliveryCapacity"
     const network = yield* CapacityNetwork
     return handlers.handleRaw("deliveryCapacity", ({ request }) => {
       if (!isAuthorized(config, request.headers["authorization"])) return Effect.succeed(respond(UNAUTHORIZED))
+      if (!isJsonContentType(request.headers["content-type"])) return Effect.succeed(respond(UNSUPPORTED_MEDIA_TYPE))
       return Effect.gen(function*() {
         const body = yield* request.text
         return respond(answerVariantA(config, network.peek(), body, yield* Clock.currentTimeMillis))
