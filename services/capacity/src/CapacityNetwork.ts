@@ -56,8 +56,9 @@ export class CapacityNetwork extends Effect.Service<CapacityNetwork>()("@retail/
     const actors = new Map<string, UsageActor>()
     const writes = yield* Effect.makeSemaphore(1)
 
-    const waitFor = (dones: ReadonlyArray<Effect.Effect<void>>) =>
-      Effect.all(dones, { concurrency: "unbounded", discard: true }).pipe(
+    // Every message is already in its mailbox: awaiting them one after another costs no extra fibers.
+    const waitFor = (dones: ReadonlyArray<Deferred.Deferred<void>>) =>
+      Effect.forEach(dones, Deferred.await, { discard: true }).pipe(
         Effect.timeoutFail({ duration: APPLY_WAIT, onTimeout: () => "timeout" as const }),
         Effect.catchAll(() => Effect.logWarning(`capacity actors did not confirm a change within ${APPLY_WAIT}`))
       )
@@ -113,12 +114,13 @@ export class CapacityNetwork extends Effect.Service<CapacityNetwork>()("@retail/
           if (list === undefined) byActor.set(key, [use])
           else list.push(use)
         }
-        const dones: Array<Effect.Effect<void>> = []
+        const dones: Array<Deferred.Deferred<void>> = []
         for (const [key, states] of byActor) {
           const actor = actors.get(key)
           if (actor === undefined) continue
-          if (wait) dones.push(actor.ask((done) => ({ _tag: "Apply", states, done })))
-          else yield* actor.send({ _tag: "Apply", states, done: undefined })
+          const done = wait ? yield* Deferred.make<void>() : undefined
+          if (done !== undefined) dones.push(done)
+          yield* actor.send({ _tag: "Apply", states, done })
         }
         if (dones.length > 0) yield* waitFor(dones)
       })

@@ -120,7 +120,12 @@ export const startActor = (
       Effect.forkIn(scope)
     )
 
-    const send = (message: ActorMessage) => Effect.asVoid(Queue.offer(mailbox, message))
+    // A stopped actor (its node left the network) has nothing left to show: answer at once.
+    const send = (message: ActorMessage) =>
+      Effect.flatMap(Queue.isShutdown(mailbox), (stopped) =>
+        stopped
+          ? (message.done === undefined ? Effect.void : Deferred.succeed(message.done, undefined))
+          : Queue.offer(mailbox, message))
     return {
       id,
       key,
