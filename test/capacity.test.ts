@@ -51,11 +51,36 @@ const DAY_MS = 86_400_000
 const runMonday = new Date(Date.UTC(2028, 0, 3) + 7 * DAY_MS * Math.floor(Math.random() * 2000)).toISOString().slice(0, 10)
 const dayAfter = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10)
 
-const pickingUse = (node: string, date: string, amount: number) => ({
-  resource: { _tag: "Picking", node, pool: "ALL" },
-  date,
-  amount
-})
+interface Answer {
+  readonly dispatchCode: string
+  readonly route: string
+  readonly pickingDate: string
+  readonly deliveryTrace: ReadonlyArray<{
+    readonly deliveryDate: string
+    readonly details: ReadonlyArray<unknown>
+    readonly deliveryWindows: ReadonlyArray<{ readonly deliveryWindow: string; readonly blocked: boolean }>
+  }>
+}
+
+/** An order as a client places it: the dispatch's fields from the answer, the first offered date and free window. */
+const orderOf = (answer: Answer, orderId: string, units: number) => {
+  const trace = answer.deliveryTrace[0]!
+  const window = trace.deliveryWindows.find((candidate) => !candidate.blocked)
+  return {
+    orderId,
+    dispatchCode: answer.dispatchCode,
+    route: answer.route,
+    pickingDate: answer.pickingDate,
+    details: trace.details,
+    deliveryDate: trace.deliveryDate,
+    ...(window === undefined ? {} : { deliveryWindow: window.deliveryWindow }),
+    units
+  }
+}
+
+/** Pickup at the store itself: the order takes only the store's picking (one shared pool). */
+const pickupAt = (store: string) =>
+  item({ origin: store, entityType: "TD", skuCode: "SKU-CELULAR-A54", deliveryMode: "STORE_WITHDRAWAL", destination: store })
 
 describe("delivery capacity", () => {
   layer(TestServer({ CAPACITY_API_KEYS: `other-key, ${KEY}` }), { timeout: 120_000, excludeTestServices: true })((it) => {
@@ -137,56 +162,109 @@ describe("delivery capacity", () => {
         expect((yield* capacity({ purchaseDate: "2027-03-01", items: [item()] })).status).toBe(200)
       }))
 
-    it.effect("consumptions: concurrent orders for a node's last units; exactly as many succeed as fit", () =>
+    it.effect("415: a body not sent as application/json, on the hot path", () =>
       Effect.gen(function*() {
-        // Muebles VMT picks 40 units a day (one shared pool).
-        const date = runMonday
-        const fill = yield* send("POST", "/v1/delivery/capacity/consumptions", { orderId: `fill-${run}`, uses: [pickingUse("SELLER-MUEBLES-VMT", date, 37)] })
+        const body = JSON.stringify({ purchaseDate: "2027-03-01", items: [item()] })
+        const asText = yield* request("/v1/delivery/capacity", { token: KEY, body, headers: { "content-type": "text/plain" } })
+        expect(asText.status).toBe(415)
+        expect(asText.headers.get("content-type")).toContain("text/plain")
+        expect(asText.text).toContain("application/json")
+        const latin = yield* request("/v1/delivery/capacity", { token: KEY, body, headers: { "content-type": "application/json; charset=latin1" } })
+        expect(latin.status).toBe(415)
+        const utf8 = yield* request("/v1/delivery/capacity", { token: KEY, body, headers: { "content-type": "Application/JSON; charset=UTF-8" } })
+        expect(utf8.status).toBe(200)
+      }))
+
+    it.effect("consumptions: concurrent orders for a store's last units; exactly as many succeed as fit", () =>
+      Effect.gen(function*() {
+        // Stores pick 120 units a day (one shared pool); pickup at the store takes nothing else.
+        const store = "TD-MIRAFLORES"
+        const offered = yield* capacity({ purchaseDate: runMonday, items: [pickupAt(store)] })
+        expect(offered.status).toBe(200)
+        const [answer] = offered.json() as ReadonlyArray<Answer>
+        expect(answer).toMatchObject({ dispatchCode: `${store}-${store}-NS`, route: "", pickingDate: runMonday })
+        const date = answer!.pickingDate
+
+        const fill = yield* send("POST", "/v1/delivery/capacity/consumptions", orderOf(answer!, `fill-${run}`, 117))
         expect(fill.status).toBe(200)
         expect(fill.json()).toEqual({ orderId: `fill-${run}`, status: "APPLIED" })
 
         const attempts = yield* Effect.forEach(
           Array.from({ length: 12 }, (_, i) => i),
-          (i) => send("POST", "/v1/delivery/capacity/consumptions", { orderId: `last-${run}-${i}`, uses: [pickingUse("SELLER-MUEBLES-VMT", date, 1)] }),
+          (i) => send("POST", "/v1/delivery/capacity/consumptions", orderOf(answer!, `last-${run}-${i}`, 1)),
           { concurrency: "unbounded" }
         )
         const statuses = attempts.map((attempt) => attempt.status)
         expect(statuses.filter((status) => status === 200)).toHaveLength(3)
         expect(statuses.filter((status) => status === 409)).toHaveLength(9)
 
-        const ledger = yield* send("GET", `/v1/delivery/capacity/nodes/SELLER-MUEBLES-VMT?from=${date}&to=${date}`)
+        const ledger = yield* send("GET", `/v1/delivery/capacity/nodes/${store}?from=${date}&to=${date}`)
         expect(ledger.status).toBe(200)
         const view = ledger.json() as { usage: ReadonlyArray<{ kind: string; used: number }>; orders: ReadonlyArray<unknown> }
-        expect(view.usage).toEqual([{ kind: "PICKING", pool: "ALL", date, used: 40 }])
+        expect(view.usage).toEqual([{ kind: "PICKING", pool: "ALL", date, used: 120 }])
         expect(view.orders).toHaveLength(4)
 
+        // The store is full that day: the next answer picks the day after.
+        const [next] = (yield* capacity({ purchaseDate: runMonday, items: [pickupAt(store)] })).json() as ReadonlyArray<Answer>
+        expect(next!.pickingDate).toBe(dayAfter(runMonday))
+
         // Idempotent by order id: applying the fill again takes nothing more.
-        const replay = yield* send("POST", "/v1/delivery/capacity/consumptions", { orderId: `fill-${run}`, uses: [pickingUse("SELLER-MUEBLES-VMT", date, 37)] })
+        const replay = yield* send("POST", "/v1/delivery/capacity/consumptions", orderOf(answer!, `fill-${run}`, 117))
         expect(replay.json()).toEqual({ orderId: `fill-${run}`, status: "ALREADY_APPLIED" })
 
         const released = yield* send("DELETE", `/v1/delivery/capacity/consumptions/fill-${run}`)
         expect(released.status).toBe(200)
         expect((yield* send("DELETE", `/v1/delivery/capacity/consumptions/fill-${run}`)).status).toBe(404)
-        const after = (yield* send("GET", `/v1/delivery/capacity/nodes/SELLER-MUEBLES-VMT?from=${date}&to=${date}`)).json() as {
+        const after = (yield* send("GET", `/v1/delivery/capacity/nodes/${store}?from=${date}&to=${date}`)).json() as {
           usage: ReadonlyArray<{ used: number }>
         }
         expect(after.usage[0]!.used).toBe(3)
+        const [again] = (yield* capacity({ purchaseDate: runMonday, items: [pickupAt(store)] })).json() as ReadonlyArray<Answer>
+        expect(again!.pickingDate).toBe(runMonday)
       }))
 
-    it.effect("consumptions: a resource the network does not have is 400; a full day moves the picking date", () =>
+    it.effect("consumptions: a home delivery order takes picking, each leg's departure and one delivery in its window", () =>
       Effect.gen(function*() {
-        const unknown = yield* send("POST", "/v1/delivery/capacity/consumptions", { orderId: `ghost-${run}`, uses: [pickingUse("NOPE", runMonday, 1)] })
-        expect(unknown.status).toBe(400)
-        // Tecno Lince picks 150 a day: fill a Monday and evaluation rolls over to Tuesday.
-        const fill = yield* send("POST", "/v1/delivery/capacity/consumptions", { orderId: `lince-${run}`, uses: [pickingUse("SELLER-TECNO-LINCE", runMonday, 150)] })
-        expect(fill.status).toBe(200)
-        const response = yield* capacity({
+        const offered = yield* capacity({
           purchaseDate: runMonday,
           items: [item({ origin: "SELLER-TECNO-LINCE", entityType: "SELLER", skuCode: "SKU-MOUSE-GAMER" })]
         })
-        expect(response.status).toBe(200)
-        const [result] = response.json() as ReadonlyArray<Result>
-        expect(result!.pickingDate).toBe(dayAfter(runMonday))
+        expect(offered.status).toBe(200)
+        const [answer] = offered.json() as ReadonlyArray<Answer>
+        expect(answer!.route.split(">").length).toBeGreaterThan(1)
+        const order = orderOf(answer!, `home-${run}`, 5)
+        const placed = yield* send("POST", "/v1/delivery/capacity/consumptions", order)
+        expect(placed.status).toBe(200)
+        const ledger = (yield* send("GET", `/v1/delivery/capacity/nodes/SELLER-TECNO-LINCE?from=${runMonday}&to=${dayAfter(dayAfter(runMonday))}`))
+          .json() as { usage: ReadonlyArray<{ kind: string; date: string; used: number }> }
+        expect(ledger.usage).toContainEqual({ kind: "PICKING", pool: "ALL", date: answer!.pickingDate, used: 5 })
+        expect(ledger.usage.filter((row) => row.kind === "NODE_DISPATCH").map((row) => row.used)).toEqual([5])
+        // The next answer on that day counts the order against the first leg's departure.
+        const [next] = (yield* capacity({
+          purchaseDate: runMonday,
+          items: [item({ origin: "SELLER-TECNO-LINCE", entityType: "SELLER", skuCode: "SKU-MOUSE-GAMER" })]
+        })).json() as ReadonlyArray<{ deliveryTrace: ReadonlyArray<{ details: ReadonlyArray<{ usedDispatchCapacity: number }> }> }>
+        expect(next!.deliveryTrace[0]!.details[0]!.usedDispatchCapacity).toBe(5)
+      }))
+
+    it.effect("consumptions: an order that does not match the network is 400 naming the field", () =>
+      Effect.gen(function*() {
+        const [answer] = (yield* capacity({ purchaseDate: runMonday, items: [item()] })).json() as ReadonlyArray<Answer>
+        const order = orderOf(answer!, `bad-${run}`, 1)
+        const cases: ReadonlyArray<readonly [Record<string, unknown>, string]> = [
+          [{ ...order, route: "R-NOPE" }, "route"],
+          [{ ...order, dispatchCode: "CD-LURIN-LIMA-MODERNA" }, "dispatchCode"],
+          [{ ...order, dispatchCode: "CD-LURIN-LIMA-NORTE-NH" }, "dispatchCode"],
+          [{ ...order, deliveryWindow: "23:00-24:00" }, "deliveryWindow"],
+          [{ ...order, details: [] }, "details"],
+          [{ ...order, units: 0 }, "units"],
+          [{ ...order, pickingDate: "2027-02-30" }, "pickingDate"]
+        ]
+        for (const [body, field] of cases) {
+          const response = yield* send("POST", "/v1/delivery/capacity/consumptions", body)
+          expect(response.status, JSON.stringify(body)).toBe(400)
+          expect(response.text).toContain(field)
+        }
       }))
   })
 })

@@ -24,6 +24,7 @@ export const testSettings = (overrides: Record<string, string> = {}): Record<str
     // Each test server gets its own streams, so test files sharing one Redis never see each other's entries.
     PRODUCT_BATCHES_STREAM: `test:${run}:products:batches`,
     LOAD_EVENTS_STREAM: `test:${run}:product-loads:events`,
+    CAPACITY_EVENTS_STREAM: `test:${run}:capacity:events`,
     CONSUMER_NAME: `test-${run}`,
     ...infrastructureSettings(),
     ...overrides

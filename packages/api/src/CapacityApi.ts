@@ -4,6 +4,7 @@ import {
   DeliveryRequestB,
   DeliveryResponseA,
   DeliveryResponseB,
+  DispatchOrder,
   ErrorBodyB,
   LocalDate,
   NetworkDocument
@@ -15,6 +16,7 @@ import {
   CapacityInternalText,
   CapacityNoRouteText,
   CapacityUnauthorizedText,
+  CapacityUnsupportedMediaText,
   NodeNotFound,
   OrderNotFound
 } from "./CapacityErrors.ts"
@@ -36,6 +38,7 @@ export class DeliveryCapacityApi extends HttpApiGroup.make("deliveryCapacity")
       .addError(CapacityUnauthorizedText, { status: 401 })
       .addError(CapacityNoRouteText, { status: 404 })
       .addError(errorB(404, "Variant B: NO_ROUTE_FOUND"))
+      .addError(CapacityUnsupportedMediaText, { status: 415 })
       .addError(CapacityInternalText, { status: 500 })
       .addError(errorB(500, "Variant B: INTERNAL_ERROR"))
       .annotate(OpenApi.Summary, "Delivery dates for a group of items (variant A or B, told apart by shape)")
@@ -44,7 +47,8 @@ export class DeliveryCapacityApi extends HttpApiGroup.make("deliveryCapacity")
         "Requires `Authorization: Bearer <api-key>` (CAPACITY_API_KEYS). Variant B when the body has saleChannel or " +
           "deliveryData, variant A when its items have origin or deliveryMode; neither: plain-string 400. Variant A errors " +
           "are plain strings (400 names every bad field, 404 no route, 500 internal); variant B errors are " +
-          "{code, message, details}. 401 (missing or unknown key) is a plain string for both: it is answered before the body is read."
+          "{code, message, details}. 401 (missing or unknown key) and 415 (a Content-Type other than application/json, " +
+          "charset=utf-8 allowed) are plain strings for both: they are answered before the body is read."
       )
   )
   .prefix("/v1")
@@ -52,27 +56,13 @@ export class DeliveryCapacityApi extends HttpApiGroup.make("deliveryCapacity")
 
 export const NetworkVersion = Schema.Struct({ version: Schema.Int }).annotations({ identifier: "NetworkVersion" })
 
-const CapacityPool = Schema.Literal("ALL", "NORMAL", "EXPRESS")
-
-export const CapacityResourceSchema = Schema.Union(
-  Schema.TaggedStruct("Picking", { node: Schema.String, pool: CapacityPool }),
-  Schema.TaggedStruct("NodeDispatch", { node: Schema.String, pool: CapacityPool }),
-  Schema.TaggedStruct("RouteDeparture", { route: Schema.String }),
-  Schema.TaggedStruct("ZoneWindow", { zone: Schema.String, window: Schema.String })
-).annotations({ identifier: "CapacityResource" })
-
-export const CapacityUseSchema = Schema.Struct({
-  resource: CapacityResourceSchema,
-  date: LocalDate,
-  amount: Schema.Int.pipe(Schema.positive({ message: () => "must be an integer greater than 0" }))
-}).annotations({ identifier: "CapacityUse" })
-
-export const ConsumptionRequest = Schema.Struct({
-  orderId: Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" })),
-  uses: Schema.Array(CapacityUseSchema).annotations({
-    description: "What the order takes: the origin's picking on the picking date, each leg's departure and source dispatch pool, one delivery in the chosen zone window"
-  })
-}).annotations({ identifier: "ConsumptionRequest" })
+/** What an order for one dispatch takes is derived from these fields of the answer (see docs/capacity.md). */
+export const ConsumptionRequest = DispatchOrder.annotations({
+  identifier: "ConsumptionRequest",
+  description: "An order for one dispatch of an answer: its orderId, dispatchCode, route, pickingDate, the legs " +
+    "(`details`: route and departureDate) of the chosen deliveryTrace entry, its deliveryDate and deliveryWindow " +
+    "(home delivery), and the units ordered"
+})
 
 export const ConsumptionResult = Schema.Struct({
   orderId: Schema.String,

@@ -7,6 +7,7 @@ const plain = (status: number, description: string) =>
 
 export const CapacityBadRequestText = plain(400, "Bad request: every bad field with its path and the problem")
 export const CapacityUnauthorizedText = plain(401, "Missing or unknown API key")
+export const CapacityUnsupportedMediaText = plain(415, "The body is not sent as Content-Type: application/json")
 export const CapacityNoRouteText = plain(404, "No route found for any dispatch of the request")
 export const CapacityInternalText = plain(500, "Error computing the delivery date")
 

@@ -12,7 +12,7 @@ import {
   zoneFormatter,
   type ZoneFormatter
 } from "./Calendar.ts"
-import { type CapacityLimits, type CapacityPool, type CapacityResource, type Ledger, resourceKey } from "./Ledger.ts"
+import type { CapacityLimits, CapacityPool, Ledger } from "./Ledger.ts"
 import type {
   CapacityByDispatchType,
   CostRule,
@@ -24,6 +24,7 @@ import type {
   NetworkRoute
 } from "./Network.ts"
 import { type RoutePath, searchPaths } from "./Routing.ts"
+import { fixedCells, type UsageCell, type UsageCells } from "./UsageCells.ts"
 
 /** Capacity of one pool per date, with what the ledger says is already used. */
 export interface PoolModel {
@@ -79,8 +80,9 @@ export interface ZoneModel {
 }
 
 /**
- * Everything evaluation needs, built once per network or ledger change and never mutated:
- * indexes by code, calendars as bit masks and day sets, time-zone formatters, candidate paths.
+ * Everything evaluation needs, built once per network change and never mutated: indexes by code,
+ * calendars as bit masks and day sets, time-zone formatters, candidate paths. Usage (`used` of
+ * pools, routes and windows) is read through usage cells, whose owners replace their maps.
  */
 export interface Snapshot {
   readonly document: NetworkDocument
@@ -115,32 +117,14 @@ export const pathKey = (origin: string, dispatchType: DispatchType, mode: Delive
 const dayOrNever = (text: string): Day => Option.getOrElse(parseDay(text), () => Number.NaN)
 const clockOrMidnight = (text: string): number => Option.getOrElse(parseClock(text), () => 0)
 
-const usageIndex = (ledger: Ledger) => {
-  const index = new Map<string, Map<Day, number>>()
-  for (const use of ledger.used.values()) {
-    const key = resourceKey(use.resource)
-    let days = index.get(key)
-    if (days === undefined) {
-      days = new Map()
-      index.set(key, days)
-    }
-    const day = dayOrNever(use.date)
-    days.set(day, (days.get(day) ?? 0) + use.amount)
-  }
-  return (resource: CapacityResource): ReadonlyMap<Day, number> => index.get(resourceKey(resource)) ?? new Map()
-}
-
 const poolsOf = (
   tag: "Picking" | "NodeDispatch",
   node: string,
   capacity: CapacityByDispatchType,
-  usage: (resource: CapacityResource) => ReadonlyMap<Day, number>
+  cells: UsageCells
 ): Record<DispatchType, PoolModel> => {
-  const pool = (name: CapacityPool, total: number): PoolModel => ({
-    pool: name,
-    total,
-    used: usage({ _tag: tag, node, pool: name })
-  })
+  const pool = (name: CapacityPool, total: number): PoolModel =>
+    new LivePool(name, total, cells({ _tag: tag, node, pool: name }))
   if (typeof capacity === "number") {
     const shared = pool("ALL", capacity)
     return { NORMAL: shared, EXPRESS: shared }
@@ -148,13 +132,81 @@ const poolsOf = (
   return { NORMAL: pool("NORMAL", capacity.NORMAL), EXPRESS: pool("EXPRESS", capacity.EXPRESS) }
 }
 
-/** Build the evaluation model from a validated network document (see decodeNetwork) and a ledger. */
+// Classes, not object literals with getters: one shared prototype getter keeps the engine's
+// property reads monomorphic (a getter per literal made evaluation several times slower).
+class LivePool implements PoolModel {
+  constructor(readonly pool: CapacityPool, readonly total: number, private readonly cell: UsageCell) {}
+  get used(): ReadonlyMap<Day, number> {
+    return this.cell.current
+  }
+}
+
+class LiveWindow implements WindowModel {
+  constructor(
+    readonly code: string,
+    readonly start: string,
+    readonly end: string,
+    readonly capacity: number,
+    private readonly cell: UsageCell
+  ) {}
+  get used(): ReadonlyMap<Day, number> {
+    return this.cell.current
+  }
+}
+
+class LiveRoute implements RouteModel {
+  readonly id: string
+  readonly route: NetworkRoute
+  readonly source: NodeModel
+  readonly targetNode: NodeModel | undefined
+  readonly targetZones: ReadonlySet<string>
+  readonly dispatchTypes: ReadonlySet<DispatchType>
+  readonly deliveryModes: ReadonlySet<DeliveryMode>
+  readonly departureDays: DayMask
+  readonly departureDayNames: ReadonlyArray<DayOfWeek>
+  readonly departureDaysText: string
+  readonly cutoffMinute: number
+  readonly leadTime: LeadTime
+  readonly capacity: number
+  readonly cost: CostRule
+  constructor(fields: Omit<RouteModel, "used">, private readonly cell: UsageCell) {
+    this.id = fields.id
+    this.route = fields.route
+    this.source = fields.source
+    this.targetNode = fields.targetNode
+    this.targetZones = fields.targetZones
+    this.dispatchTypes = fields.dispatchTypes
+    this.deliveryModes = fields.deliveryModes
+    this.departureDays = fields.departureDays
+    this.departureDayNames = fields.departureDayNames
+    this.departureDaysText = fields.departureDaysText
+    this.cutoffMinute = fields.cutoffMinute
+    this.leadTime = fields.leadTime
+    this.capacity = fields.capacity
+    this.cost = fields.cost
+  }
+  get used(): ReadonlyMap<Day, number> {
+    return this.cell.current
+  }
+}
+
+/** Build the evaluation model from a validated network document (see decodeNetwork) and a fixed ledger. */
 export const buildSnapshot = (
   document: NetworkDocument,
   ledger: Ledger,
   options: SnapshotOptions = defaultSnapshotOptions
+): Snapshot => buildSnapshotOn(document, fixedCells(ledger), options)
+
+/**
+ * Build the evaluation model over usage cells: every `used` of the snapshot reads its resource's
+ * cell when evaluation asks, so a change of usage is seen without rebuilding the snapshot (only a
+ * network change rebuilds it). Evaluation is synchronous, so one request sees one state of every cell.
+ */
+export const buildSnapshotOn = (
+  document: NetworkDocument,
+  cells: UsageCells,
+  options: SnapshotOptions = defaultSnapshotOptions
 ): Snapshot => {
-  const usage = usageIndex(ledger)
   const timeZones: Array<string> = []
   const formatters: Array<ZoneFormatter> = []
   const nodes = new Map<string, NodeModel>()
@@ -173,8 +225,8 @@ export const buildSnapshot = (
       pickingDayNames: namesOfMask(days),
       cutoffMinute: clockOrMidnight(node.pickingCutoff),
       timeZoneIndex,
-      picking: poolsOf("Picking", node.code, node.pickingCapacity, usage),
-      dispatch: poolsOf("NodeDispatch", node.code, node.dispatchCapacity, usage)
+      picking: poolsOf("Picking", node.code, node.pickingCapacity, cells),
+      dispatch: poolsOf("NodeDispatch", node.code, node.dispatchCapacity, cells)
     })
   }
 
@@ -185,7 +237,7 @@ export const buildSnapshot = (
     if (source === undefined) continue
     const departureDays = maskOf(route.departureDays)
     const departureDayNames = namesOfMask(departureDays)
-    const model: RouteModel = {
+    const model: RouteModel = new LiveRoute({
       id: route.id,
       route,
       source,
@@ -199,9 +251,8 @@ export const buildSnapshot = (
       cutoffMinute: clockOrMidnight(route.departureCutoff),
       leadTime: route.leadTime,
       capacity: route.capacityPerDeparture,
-      used: usage({ _tag: "RouteDeparture", route: route.id }),
       cost: route.cost
-    }
+    }, cells({ _tag: "RouteDeparture", route: route.id }))
     routes.set(route.id, model)
     const list = outgoing.get(route.source) ?? []
     list.push(model)
@@ -215,13 +266,9 @@ export const buildSnapshot = (
       code: zone.code,
       deliveryDays: zone.deliveryDays.length === 0 ? ALL_DAYS : maskOf(zone.deliveryDays),
       blocked: new Set(zone.blockedDates.map(dayOrNever)),
-      windows: zone.windows.map((window) => ({
-        code: window.code,
-        start: window.start,
-        end: window.end,
-        capacity: window.capacity,
-        used: usage({ _tag: "ZoneWindow", zone: zone.code, window: window.code })
-      }))
+      windows: zone.windows.map((window): WindowModel =>
+        new LiveWindow(window.code, window.start, window.end, window.capacity, cells({ _tag: "ZoneWindow", zone: zone.code, window: window.code }))
+      )
     }
     zones.set(zone.code, model)
     for (const ubigeo of zone.ubigeos) zoneByUbigeo.set(ubigeo, model)

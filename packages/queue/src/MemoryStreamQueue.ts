@@ -283,6 +283,7 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
     claimStale,
     deadLetter,
     readAfter,
+    lastId: (stream) => Effect.map(Ref.get(state), (current) => StreamId.format(streamOf(current, stream).lastId)),
     readDead,
     ping: Effect.void
   })

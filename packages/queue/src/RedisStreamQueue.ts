@@ -219,6 +219,12 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
         Effect.map((entries) => entries.map((entry) => ({ id: entry.id, payload: entry.fields["payload"] ?? "" })))
       )
 
+    const lastId: StreamQueueShape["lastId"] = (stream) =>
+      command("lastId", (client) => client.xRevRange(stream, "+", "-", { COUNT: 1 })).pipe(
+        Effect.flatMap((reply) => decode("lastId", replies.entries(reply))),
+        Effect.map((entries) => entries[0]?.id ?? "0-0")
+      )
+
     const readDead: StreamQueueShape["readDead"] = (stream, readOptions) =>
       validate.positiveInt("readDead", "count", readOptions.count).pipe(
         Effect.zipRight(command("readDead", (client) => client.xRange(deadStream(stream), "-", "+", { COUNT: readOptions.count }))),
@@ -242,6 +248,7 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
       claimStale,
       deadLetter,
       readAfter,
+      lastId,
       readDead,
       ping: Effect.asVoid(command("ping", (client) => client.ping()))
     })

@@ -79,6 +79,8 @@ export interface StreamQueueShape {
     afterId: string,
     options: ReadOptions
   ) => Effect.Effect<ReadonlyArray<StreamEntry>, QueueError>
+  /** The id of the newest entry of a stream, "0-0" when it is empty or missing: a position for `readAfter`. */
+  readonly lastId: (stream: string) => Effect.Effect<string, QueueError>
   /** The oldest dead letters of a stream. */
   readonly readDead: (stream: string, options: { readonly count: number }) => Effect.Effect<ReadonlyArray<DeadLetter>, QueueError>
   readonly ping: Effect.Effect<void, QueueError>

@@ -279,6 +279,18 @@ export const streamQueueContract = (options: ContractOptions): void => {
         expect(next.map((d) => d.payload)).toEqual(["fine"])
       }))
 
+    test("lastId is 0-0 for a missing stream, then the newest entry's id: reading after it gives only later entries", () =>
+      Effect.gen(function*() {
+        const queue = yield* StreamQueue
+        const stream = yield* freshStream
+        expect(yield* queue.lastId(stream)).toBe("0-0")
+        const ids = yield* queue.publish(stream, payloads("p", 3))
+        const position = yield* queue.lastId(stream)
+        expect(position).toBe(ids[2])
+        const [later] = yield* queue.publish(stream, ["later"])
+        expect(yield* queue.readAfter(stream, position, { count: 10, blockMs: 0 })).toEqual([{ id: later, payload: "later" }])
+      }))
+
     test("readAfter pages through a stream from an id", () =>
       Effect.gen(function*() {
         const queue = yield* StreamQueue

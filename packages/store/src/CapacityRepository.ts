@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { type CapacityUse, resourceKey } from "@retail/capacity"
 import { Effect, Option, Schema } from "effect"
-import { columnsOf, LedgerRow, UsageRow, usesOfRows } from "./CapacityRows.ts"
+import { columnsOf, LedgerRow, UsageRow, type UsageState, statesOfRows } from "./CapacityRows.ts"
 import { storeOperation } from "./StoreError.ts"
 
 /** A use of an order with the capacity its resource has now (from the current network). */
@@ -21,7 +21,7 @@ export class CapacityExhausted extends Schema.TaggedError<CapacityExhausted>()("
 }) {}
 
 export type ConsumeOutcome =
-  | { readonly _tag: "Applied"; readonly usage: ReadonlyArray<CapacityUse> }
+  | { readonly _tag: "Applied"; readonly usage: ReadonlyArray<UsageState> }
   | { readonly _tag: "AlreadyApplied" }
 
 export interface StoredNetwork {
@@ -49,7 +49,7 @@ export class CapacityRepository extends Effect.Service<CapacityRepository>()("@r
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const usageColumns = sql`kind, code, slot, to_char(day, 'YYYY-MM-DD') AS day, used`
+    const usageColumns = sql`kind, code, slot, to_char(day, 'YYYY-MM-DD') AS day, used, revision`
 
     const loadNetwork = sql`SELECT version::text AS version, document FROM capacity_network WHERE id = 1`.pipe(
         Effect.flatMap(decodeNetworkRows),
@@ -76,8 +76,17 @@ export class CapacityRepository extends Effect.Service<CapacityRepository>()("@r
     const loadUsage = (fromDate: string) =>
       sql`SELECT ${usageColumns} FROM capacity_usage WHERE day >= ${fromDate}::date AND used > 0`.pipe(
         Effect.flatMap(decodeUsageRows),
-        Effect.map(usesOfRows),
+        Effect.map(statesOfRows),
         storeOperation("loadUsage")
+      )
+
+    /** Usage of the resources of some kinds under one code (one actor's), from a date on. */
+    const loadUsageOf = (kinds: ReadonlyArray<string>, code: string, fromDate: string) =>
+      sql`SELECT ${usageColumns} FROM capacity_usage
+          WHERE kind IN ${sql.in(kinds)} AND code = ${code} AND day >= ${fromDate}::date`.pipe(
+        Effect.flatMap(decodeUsageRows),
+        Effect.map(statesOfRows),
+        storeOperation("loadUsageOf")
       )
 
     /**
@@ -90,22 +99,23 @@ export class CapacityRepository extends Effect.Service<CapacityRepository>()("@r
           const inserted = yield* sql`INSERT INTO capacity_orders (order_id) VALUES (${orderId})
                                       ON CONFLICT (order_id) DO NOTHING RETURNING order_id`
           if (inserted.length === 0) return { _tag: "AlreadyApplied" } as ConsumeOutcome
-          const usage: Array<CapacityUse> = []
+          const usage: Array<UsageState> = []
           for (const { total, use } of merge(uses)) {
             const { code, kind, slot } = columnsOf(use.resource)
             yield* sql`INSERT INTO capacity_usage (kind, code, slot, day, used)
                        VALUES (${kind}, ${code}, ${slot}, ${use.date}::date, 0) ON CONFLICT DO NOTHING`
-            const updated = yield* sql<{ used: number }>`UPDATE capacity_usage SET used = used + ${use.amount}
+            const updated = yield* sql<{ used: number; revision: number }>`UPDATE capacity_usage
+              SET used = used + ${use.amount}, revision = revision + 1
               WHERE kind = ${kind} AND code = ${code} AND slot = ${slot} AND day = ${use.date}::date
                 AND used + ${use.amount} <= ${total}
-              RETURNING used`
+              RETURNING used, revision`
             const row = updated[0]
             if (row === undefined) {
               return yield* new CapacityExhausted({ kind, code, slot, date: use.date, requested: use.amount, total })
             }
             yield* sql`INSERT INTO capacity_ledger (order_id, kind, code, slot, day, units)
                        VALUES (${orderId}, ${kind}, ${code}, ${slot}, ${use.date}::date, ${use.amount})`
-            usage.push({ resource: use.resource, date: use.date, amount: row.used })
+            usage.push({ resource: use.resource, date: use.date, used: row.used, revision: row.revision })
           }
           return { _tag: "Applied", usage } as ConsumeOutcome
         })
@@ -120,15 +130,15 @@ export class CapacityRepository extends Effect.Service<CapacityRepository>()("@r
             Effect.flatMap(decodeLedgerRows)
           )
           const deleted = yield* sql`DELETE FROM capacity_orders WHERE order_id = ${orderId} RETURNING order_id`
-          if (deleted.length === 0) return Option.none<ReadonlyArray<CapacityUse>>()
+          if (deleted.length === 0) return Option.none<ReadonlyArray<UsageState>>()
           const usage: Array<UsageRow> = []
           for (const row of rows) {
-            const updated = yield* sql`UPDATE capacity_usage SET used = GREATEST(used - ${row.units}, 0)
+            const updated = yield* sql`UPDATE capacity_usage SET used = GREATEST(used - ${row.units}, 0), revision = revision + 1
               WHERE kind = ${row.kind} AND code = ${row.code} AND slot = ${row.slot} AND day = ${row.day}::date
               RETURNING ${usageColumns}`.pipe(Effect.flatMap(decodeUsageRows))
             usage.push(...updated)
           }
-          return Option.some(usesOfRows(usage))
+          return Option.some(statesOfRows(usage))
         })
       ).pipe(storeOperation("releaseCapacity"))
 
@@ -144,6 +154,6 @@ export class CapacityRepository extends Effect.Service<CapacityRepository>()("@r
                     ORDER BY day, kind, slot, order_id`.pipe(Effect.flatMap(decodeLedgerRows))
       }).pipe(storeOperation("nodeLedger"))
 
-    return { loadNetwork, initNetwork, saveNetwork, loadUsage, consume, release, nodeLedger } as const
+    return { loadNetwork, initNetwork, saveNetwork, loadUsage, loadUsageOf, consume, release, nodeLedger } as const
   })
 }) {}

@@ -1,4 +1,4 @@
-import type { CapacityPool, CapacityResource, CapacityUse } from "@retail/capacity"
+import type { CapacityPool, CapacityResource } from "@retail/capacity"
 import { Schema } from "effect"
 
 /** How a ledger resource is stored: (kind, code, slot); see CapacitySchema.ts. */
@@ -44,7 +44,8 @@ export const UsageRow = Schema.Struct({
   code: Schema.String,
   slot: Schema.String,
   day: Schema.String,
-  used: Schema.Number
+  used: Schema.Number,
+  revision: Schema.Number
 })
 export type UsageRow = typeof UsageRow.Type
 
@@ -58,16 +59,24 @@ export const LedgerRow = Schema.Struct({
 })
 export type LedgerRow = typeof LedgerRow.Type
 
-export const useOfRow = (row: UsageRow): CapacityUse | undefined => {
-  const resource = resourceOf(row)
-  return resource === undefined ? undefined : { resource, date: row.day, amount: row.used }
+/** A resource's absolute usage on a date and the revision of that row (see migration0003). */
+export interface UsageState {
+  readonly resource: CapacityResource
+  readonly date: string
+  readonly used: number
+  readonly revision: number
 }
 
-export const usesOfRows = (rows: ReadonlyArray<UsageRow>): ReadonlyArray<CapacityUse> => {
-  const uses: Array<CapacityUse> = []
+export const stateOfRow = (row: UsageRow): UsageState | undefined => {
+  const resource = resourceOf(row)
+  return resource === undefined ? undefined : { resource, date: row.day, used: row.used, revision: row.revision }
+}
+
+export const statesOfRows = (rows: ReadonlyArray<UsageRow>): ReadonlyArray<UsageState> => {
+  const states: Array<UsageState> = []
   for (const row of rows) {
-    const use = useOfRow(row)
-    if (use !== undefined) uses.push(use)
+    const state = stateOfRow(row)
+    if (state !== undefined) states.push(state)
   }
-  return uses
+  return states
 }

@@ -44,3 +44,11 @@ export const createCapacityTables: ReadonlyArray<string> = [
 export const migration0002 = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   Effect.forEach(createCapacityTables, (statement) => sql.unsafe(statement), { discard: true })
 )
+
+/**
+ * Every change of a usage row bumps its revision (under the row lock, so in commit order): a
+ * replica that receives absolute usage values out of order keeps the one with the highest revision.
+ */
+export const migration0003 = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql`ALTER TABLE capacity_usage ADD COLUMN revision integer NOT NULL DEFAULT 0`
+)

@@ -1,6 +1,6 @@
 import { Migrator, SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { migration0002 } from "./CapacitySchema.ts"
+import { migration0002, migration0003 } from "./CapacitySchema.ts"
 import { migration0001 } from "./Schema.ts"
 import { storeOperation } from "./StoreError.ts"
 
@@ -9,7 +9,11 @@ export const MIGRATIONS_TABLE = "retail_store_migrations"
 const MIGRATION_LOCK_KEY = 7_301_552_019
 
 const runMigrator = Migrator.make({})({
-  loader: Migrator.fromRecord({ "0001_create_tables": migration0001, "0002_capacity_tables": migration0002 }),
+  loader: Migrator.fromRecord({
+    "0001_create_tables": migration0001,
+    "0002_capacity_tables": migration0002,
+    "0003_capacity_usage_revision": migration0003
+  }),
   table: MIGRATIONS_TABLE
 })
 

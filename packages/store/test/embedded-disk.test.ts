@@ -29,6 +29,6 @@ describe("embedded PGlite on disk", () => {
         })
       )
       expect(status).toEqual(Option.some("RECEIVED"))
-      expect(migrations).toBe(2)
+      expect(migrations).toBe(3)
     }).pipe(Effect.scoped), 60_000)
 })

@@ -1,9 +1,11 @@
-import { Config, Context, Effect, Layer } from "effect"
+import { Config, Context, Effect, Layer, Option } from "effect"
 
 export interface CapacitySettings {
   readonly apiKeys: ReadonlySet<string>
   readonly horizonDays: number
   readonly deliveryDatesCount: number
+  /** The Redis Stream of capacity events shared by server processes; none without REDIS_URL. */
+  readonly eventsStream: Option.Option<string>
 }
 
 /** Everything the capacity service reads from the environment, in one place (documented in README.md). */
@@ -31,7 +33,11 @@ export class CapacityConfig extends Context.Tag("@retail/capacity/CapacityConfig
       return {
         apiKeys: new Set(apiKeys),
         horizonDays: yield* positive("CAPACITY_HORIZON_DAYS", 30),
-        deliveryDatesCount: yield* positive("DELIVERY_DATES_COUNT", 5)
+        deliveryDatesCount: yield* positive("DELIVERY_DATES_COUNT", 5),
+        eventsStream: Option.as(
+          yield* Config.option(Config.string("REDIS_URL")),
+          yield* Config.string("CAPACITY_EVENTS_STREAM").pipe(Config.withDefault("capacity:events"))
+        )
       }
     })
   )

@@ -1,87 +1,169 @@
 import {
-  buildSnapshot,
+  buildSnapshotOn,
   capacityLimits,
   type CapacityUse,
-
   decodeNetwork,
   demoNetwork,
-  ledgerFromUses,
+  type DispatchOrder,
   type NetworkDocument,
   type NetworkInvalid,
-  resourceKey,
   type Snapshot,
-  UnknownResource
+  UnknownResource,
+  UsageBoard,
+  usesOfOrder
 } from "@retail/capacity"
-import { CapacityRepository, type LimitedUse, StoreError } from "@retail/store"
-import { Clock, Effect, Either, Option } from "effect"
+import { CapacityRepository, type LimitedUse, StoreError, type UsageState } from "@retail/store"
+import { Deferred, Effect, Either, Option } from "effect"
+import { ActorFaults } from "./actors/ActorFaults.ts"
+import { actorKey, actorsOf, ownerOf } from "./actors/Owners.ts"
+import { startActor, type UsageActor } from "./actors/UsageActor.ts"
+import { type CapacityEvent, CapacityEvents, statesOfEvent, usageEvent } from "./CapacityEvents.ts"
 
 interface State {
   readonly version: number
   readonly document: NetworkDocument
-  /** Units used per resource and date (absolute values as the database last reported them). */
-  readonly usage: ReadonlyMap<string, CapacityUse>
   readonly snapshot: Snapshot
 }
-
-const useKey = (use: CapacityUse) => `${resourceKey(use.resource)}|${use.date}`
 
 const DAY_MS = 86_400_000
 /** Usage of days before yesterday (UTC) cannot affect an evaluation any more. */
 const usageFrom = (nowMillis: number) => new Date(nowMillis - DAY_MS).toISOString().slice(0, 10)
 
-const stateOf = (version: number, document: NetworkDocument, usage: ReadonlyMap<string, CapacityUse>): State => ({
-  version,
-  document,
-  usage,
-  snapshot: buildSnapshot(document, ledgerFromUses([...usage.values()]))
-})
+/** How long a write waits for the actors to show it before answering anyway (it is committed). */
+const APPLY_WAIT = "5 seconds"
 
 const corrupt = (error: NetworkInvalid) =>
   new StoreError({ operation: "loadNetwork", message: `the stored network is invalid: ${error.message}` })
 
 /**
- * The current network and its evaluation snapshot. Readers take the snapshot from one cell
- * (`peek`, synchronous) and never wait; writers (network replacement, consumption, release) go
- * through the database, then publish a whole new state one at a time.
+ * The current network and its usage, kept by actors (one per node, route and zone; see
+ * actors/UsageActor.ts). Readers take the snapshot from one cell (`peek`, synchronous) and never
+ * wait: its `used` maps read the actors' cells. A consumption or release goes through Postgres,
+ * then to the actors owning the changed resources, then onto the stream of capacity events for
+ * the other processes. Only a network replacement builds a new snapshot.
  */
 export class CapacityNetwork extends Effect.Service<CapacityNetwork>()("@retail/capacity/CapacityNetwork", {
   scoped: Effect.gen(function*() {
     const repository = yield* CapacityRepository
-    yield* repository.initNetwork(demoNetwork)
-    const stored = yield* Effect.flatMap(repository.loadNetwork, Option.match({
-      onNone: () => Effect.fail(new StoreError({ operation: "loadNetwork", message: "no network stored" })),
-      onSome: Effect.succeed
-    }))
-    const document = yield* Either.match(decodeNetwork(stored.document), { onLeft: (e) => Effect.fail(corrupt(e)), onRight: Effect.succeed })
-    const uses = yield* repository.loadUsage(usageFrom(yield* Clock.currentTimeMillis))
-    let state = stateOf(stored.version, document, new Map(uses.map((use) => [useKey(use), use])))
+    const events = yield* CapacityEvents
+    const scope = yield* Effect.scope
+    const context = yield* Effect.context<CapacityRepository>()
+    const faults = yield* ActorFaults
+    // Taken before anything is loaded: an event committed after the load is after this position.
+    const position = yield* events.position
+
+    const board = new UsageBoard()
+    const actors = new Map<string, UsageActor>()
     const writes = yield* Effect.makeSemaphore(1)
 
-    const publish = (update: (current: State) => State) => writes.withPermits(1)(Effect.sync(() => {
-      state = update(state)
-    }))
+    // Every message is already in its mailbox: awaiting them one after another costs no extra fibers.
+    const waitFor = (dones: ReadonlyArray<Deferred.Deferred<void>>) =>
+      Effect.forEach(dones, Deferred.await, { discard: true }).pipe(
+        Effect.timeoutFail({ duration: APPLY_WAIT, onTimeout: () => "timeout" as const }),
+        Effect.catchAll(() => Effect.logWarning(`capacity actors did not confirm a change within ${APPLY_WAIT}`))
+      )
 
-    const patchUsage = (changed: ReadonlyArray<CapacityUse>) =>
-      publish((current) => {
-        const usage = new Map(current.usage)
-        for (const use of changed) usage.set(useKey(use), use)
-        return stateOf(current.version, current.document, usage)
+    /** The actors of a network: new ones start (loading from Postgres), kept ones reload, dropped ones stop. */
+    const adopt = (version: number, document: NetworkDocument) =>
+      Effect.gen(function*() {
+        const ids = actorsOf(document)
+        const wanted = new Set(ids.map(actorKey))
+        const loaded: Array<Effect.Effect<void>> = []
+        for (const id of ids) {
+          const existing = actors.get(actorKey(id))
+          if (existing !== undefined) {
+            loaded.push(existing.ask((done) => ({ _tag: "Reload", done })))
+            continue
+          }
+          const actor = yield* startActor(id, board, usageFrom, scope).pipe(
+            Effect.provide(context),
+            Effect.provideService(ActorFaults, faults)
+          )
+          actors.set(actor.key, actor)
+          loaded.push(Deferred.await(actor.ready))
+        }
+        yield* Effect.all(loaded, { concurrency: "unbounded", discard: true })
+        for (const [key, actor] of actors) {
+          if (wanted.has(key)) continue
+          yield* actor.stop
+          actors.delete(key)
+        }
+        return { version, document, snapshot: buildSnapshotOn(document, board.cellOf) } satisfies State
       })
+
+    const loadStored = Effect.gen(function*() {
+      const stored = yield* Effect.flatMap(repository.loadNetwork, Option.match({
+        onNone: () => Effect.fail(new StoreError({ operation: "loadNetwork", message: "no network stored" })),
+        onSome: Effect.succeed
+      }))
+      const document = yield* Either.match(decodeNetwork(stored.document), { onLeft: (e) => Effect.fail(corrupt(e)), onRight: Effect.succeed })
+      return { version: stored.version, document }
+    })
+
+    yield* repository.initNetwork(demoNetwork)
+    const initial = yield* loadStored
+    let state: State = yield* adopt(initial.version, initial.document)
+
+    /** Absolute values by revision: applying the same change twice (own write, then its event) changes nothing. */
+    const deliver = (usage: ReadonlyArray<UsageState>, wait: boolean) =>
+      Effect.gen(function*() {
+        const byActor = new Map<string, Array<UsageState>>()
+        for (const use of usage) {
+          const key = actorKey(ownerOf(use.resource))
+          const list = byActor.get(key)
+          if (list === undefined) byActor.set(key, [use])
+          else list.push(use)
+        }
+        const dones: Array<Deferred.Deferred<void>> = []
+        for (const [key, states] of byActor) {
+          const actor = actors.get(key)
+          if (actor === undefined) continue
+          const done = wait ? yield* Deferred.make<void>() : undefined
+          if (done !== undefined) dones.push(done)
+          yield* actor.send({ _tag: "Apply", states, done })
+        }
+        if (dones.length > 0) yield* waitFor(dones)
+      })
+
+    /** A newer network stored by another process: load it and reconfigure the actors. */
+    const followNetwork = (version: number) =>
+      writes.withPermits(1)(Effect.gen(function*() {
+        if (version <= state.version) return
+        const stored = yield* loadStored
+        if (stored.version > state.version) state = yield* adopt(stored.version, stored.document)
+      }))
+
+    const apply = (event: CapacityEvent) =>
+      event._tag === "UsageChanged"
+        ? deliver(statesOfEvent(event), false)
+        : followNetwork(event.version).pipe(
+          Effect.catchAll((error) => Effect.logError(`capacity: network version ${event.version} could not be loaded`, error))
+        )
+
+    const resync = Effect.gen(function*() {
+      const stored = yield* loadStored
+      yield* writes.withPermits(1)(Effect.gen(function*() {
+        state = yield* adopt(stored.version, stored.document)
+      }))
+    })
+
+    yield* events.follow(position, { apply, resync })
 
     const peek = (): Snapshot => state.snapshot
     const current = Effect.sync(() => state)
 
-    /** Validated with decodeNetwork; stored, then evaluated from at once. */
+    /** Validated with decodeNetwork; stored, then evaluated from once every actor is configured. */
     const replace = (input: unknown) =>
       Effect.flatMap(decodeNetwork(input), (next) =>
         writes.withPermits(1)(Effect.gen(function*() {
           const version = yield* repository.saveNetwork(input)
-          state = stateOf(version, next, state.usage)
+          state = yield* adopt(version, next)
+          yield* events.publish({ _tag: "NetworkReplaced", version })
           return version
         })))
 
     /** Totals come from the current network; an unknown resource is refused before the database is touched. */
-    const consume = (orderId: string, uses: ReadonlyArray<CapacityUse>) =>
+    const consumeUses = (orderId: string, uses: ReadonlyArray<CapacityUse>) =>
       Effect.gen(function*() {
         const limits = capacityLimits(peek())
         const limited: Array<LimitedUse> = []
@@ -91,20 +173,34 @@ export class CapacityNetwork extends Effect.Service<CapacityNetwork>()("@retail/
           limited.push({ use, total })
         }
         const outcome = yield* repository.consume(orderId, limited)
-        if (outcome._tag === "Applied") yield* patchUsage(outcome.usage)
+        if (outcome._tag === "Applied") {
+          yield* deliver(outcome.usage, true)
+          yield* events.publish(usageEvent("CONSUMED", orderId, outcome.usage))
+        }
         return outcome
       })
 
+    /** An order in the terms of an answer (dispatch code, route, dates from the trace, units). */
+    const consume = (order: DispatchOrder) =>
+      Effect.flatMap(usesOfOrder(peek(), order), (uses) => consumeUses(order.orderId, uses))
+
     const release = (orderId: string) =>
-      Effect.tap(repository.release(orderId), Option.match({ onNone: () => Effect.void, onSome: patchUsage }))
+      Effect.tap(repository.release(orderId), Option.match({
+        onNone: () => Effect.void,
+        onSome: (usage: ReadonlyArray<UsageState>) =>
+          Effect.zipRight(deliver(usage, true), events.publish(usageEvent("RELEASED", orderId, usage)))
+      }))
 
     return {
       peek,
       current,
       replace,
       consume,
+      consumeUses,
       release,
-      nodeLedger: repository.nodeLedger
+      nodeLedger: repository.nodeLedger,
+      /** For tests and diagnostics: the actors running now, by key (`node:CODE`, `route:ID`, `zone:CODE`). */
+      actorKeys: Effect.sync(() => [...actors.keys()])
     } as const
   })
 }) {}

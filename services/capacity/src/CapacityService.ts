@@ -1,19 +1,20 @@
 import { Layer } from "effect"
 import { ApiKeyAuthentication } from "./ApiKeyAuthentication.ts"
 import { CapacityConfig } from "./CapacityConfig.ts"
+import { CapacityEvents } from "./CapacityEvents.ts"
 import { CapacityNetwork } from "./CapacityNetwork.ts"
 import { CapacityAdminHttp } from "./http/CapacityAdminHttp.ts"
 import { DeliveryCapacityHttp } from "./http/DeliveryCapacityHttp.ts"
 import { CapacityFastLane } from "./http/FastLane.ts"
 
 // Layers are shared by reference within one build: one config (one generated key), one network.
-const network = CapacityNetwork.Default.pipe(Layer.provideMerge(CapacityConfig.layer))
+const network = CapacityNetwork.Default.pipe(Layer.provide(CapacityEvents.layer), Layer.provideMerge(CapacityConfig.layer))
 
-/** The capacity endpoints, ready to be added to the HttpApi; needs CapacityRepository. */
+/** The capacity endpoints, ready to be added to the HttpApi; needs CapacityRepository and StreamQueue. */
 export const http = Layer.mergeAll(DeliveryCapacityHttp, CapacityAdminHttp).pipe(Layer.provide(network))
 
 /** The API-key middleware of the administration endpoints. */
 export const authentication = ApiKeyAuthentication.pipe(Layer.provide(CapacityConfig.layer))
 
-/** The node:http fast lane of POST /v1/delivery/capacity; needs CapacityRepository. */
+/** The node:http fast lane of POST /v1/delivery/capacity; needs CapacityRepository and StreamQueue. */
 export const fastLane = CapacityFastLane.Default.pipe(Layer.provide(network))

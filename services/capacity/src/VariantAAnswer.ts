@@ -14,6 +14,19 @@ export const plain = (status: number, body: string): Answer => ({ status, conten
 export const UNAUTHORIZED = plain(401, "Unauthorized: send Authorization: Bearer <api-key>")
 export const INTERNAL = plain(500, "Internal server error: the delivery date could not be computed")
 
+export const UNSUPPORTED_MEDIA_TYPE = plain(415, "Unsupported media type: send Content-Type: application/json")
+
+/** `application/json`, optionally with `charset=utf-8` (any case, spaces allowed). */
+export const isJsonContentType = (header: string | undefined): boolean => {
+  if (header === undefined) return false
+  const [mediaType, ...parameters] = header.split(";")
+  if (mediaType?.trim().toLowerCase() !== "application/json") return false
+  return parameters.every((parameter) => {
+    const [name, value] = parameter.split("=")
+    return name?.trim().toLowerCase() === "charset" && value?.trim().replace(/"/g, "").toLowerCase() === "utf-8"
+  })
+}
+
 const bearerKey = (header: string | undefined): string | undefined =>
   header !== undefined && header.startsWith("Bearer ") ? header.slice(7).trim() : undefined
 

@@ -32,14 +32,15 @@ export const CapacityAdminHttp = HttpApiBuilder.group(Api, "capacityAdmin", (han
           return { version }
         }))
       .handle("consume", ({ payload }) =>
-        network.consume(payload.orderId, payload.uses).pipe(
+        network.consume(payload).pipe(
           Effect.map((outcome) => ({
             orderId: payload.orderId,
             status: outcome._tag === "Applied" ? "APPLIED" as const : "ALREADY_APPLIED" as const
           })),
           Effect.catchTags({
+            OrderInvalid: (error) => Effect.fail(new InvalidRequest({ message: formatIssues(error.issues) })),
             UnknownResource: (error) =>
-              Effect.fail(new InvalidRequest({ message: `uses: unknown resource ${resourceText(error.resource)} in the current network` })),
+              Effect.fail(new InvalidRequest({ message: `unknown resource ${resourceText(error.resource)} in the current network` })),
             CapacityExhausted: (error) =>
               Effect.fail(
                 new CapacityConflict({

@@ -4,7 +4,14 @@ import { Clock, Effect } from "effect"
 import { CapacityConfig } from "../CapacityConfig.ts"
 import { CapacityNetwork } from "../CapacityNetwork.ts"
 import { answerCapacity } from "../CapacityAnswer.ts"
-import { type Answer, INTERNAL, isAuthorized, UNAUTHORIZED } from "../VariantAAnswer.ts"
+import {
+  type Answer,
+  INTERNAL,
+  isAuthorized,
+  isJsonContentType,
+  UNAUTHORIZED,
+  UNSUPPORTED_MEDIA_TYPE
+} from "../VariantAAnswer.ts"
 
 const respond = (answer: Answer) =>
   HttpServerResponse.text(answer.body, { status: answer.status, contentType: answer.contentType })
@@ -20,6 +27,7 @@ export const DeliveryCapacityHttp = HttpApiBuilder.group(Api, "deliveryCapacity"
     const network = yield* CapacityNetwork
     return handlers.handleRaw("deliveryCapacity", ({ request }) => {
       if (!isAuthorized(config, request.headers["authorization"])) return Effect.succeed(respond(UNAUTHORIZED))
+      if (!isJsonContentType(request.headers["content-type"])) return Effect.succeed(respond(UNSUPPORTED_MEDIA_TYPE))
       return Effect.gen(function*() {
         const body = yield* request.text
         return respond(answerCapacity(config, network.peek(), body, yield* Clock.currentTimeMillis))

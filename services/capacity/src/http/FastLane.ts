@@ -3,7 +3,14 @@ import { Effect } from "effect"
 import { CapacityConfig } from "../CapacityConfig.ts"
 import { CapacityNetwork } from "../CapacityNetwork.ts"
 import { answerCapacity } from "../CapacityAnswer.ts"
-import { type Answer, INTERNAL, isAuthorized, UNAUTHORIZED } from "../VariantAAnswer.ts"
+import {
+  type Answer,
+  INTERNAL,
+  isAuthorized,
+  isJsonContentType,
+  UNAUTHORIZED,
+  UNSUPPORTED_MEDIA_TYPE
+} from "../VariantAAnswer.ts"
 
 const PATH = "/v1/delivery/capacity"
 const MAX_BODY_BYTES = 1024 * 1024
@@ -31,6 +38,11 @@ export class CapacityFastLane extends Effect.Service<CapacityFastLane>()("@retai
       if (!isAuthorized(config, request.headers.authorization)) {
         request.resume()
         send(response, UNAUTHORIZED)
+        return true
+      }
+      if (!isJsonContentType(request.headers["content-type"])) {
+        request.resume()
+        send(response, UNSUPPORTED_MEDIA_TYPE)
         return true
       }
       const chunks: Array<Buffer> = []

@@ -1,0 +1,130 @@
+import { StreamQueue } from "@retail/queue"
+import { columnsOf, resourceOf, type UsageState } from "@retail/store"
+import { Context, Effect, Either, Layer, Option, Schedule, Schema, type Scope } from "effect"
+import { CapacityConfig } from "./CapacityConfig.ts"
+
+const UsageEntry = Schema.Struct({
+  kind: Schema.String,
+  code: Schema.String,
+  slot: Schema.String,
+  day: Schema.String,
+  used: Schema.Number,
+  revision: Schema.Number
+})
+
+/** What goes on the stream: absolute usage after a commit (applied by revision), or a new network version. */
+export const CapacityEvent = Schema.Union(
+  Schema.TaggedStruct("UsageChanged", {
+    reason: Schema.Literal("CONSUMED", "RELEASED"),
+    orderId: Schema.String,
+    usage: Schema.Array(UsageEntry)
+  }),
+  Schema.TaggedStruct("NetworkReplaced", { version: Schema.Number })
+)
+export type CapacityEvent = typeof CapacityEvent.Type
+
+const encode = Schema.encodeSync(Schema.parseJson(CapacityEvent))
+const decode = Schema.decodeUnknownEither(Schema.parseJson(CapacityEvent))
+
+export const usageEvent = (reason: "CONSUMED" | "RELEASED", orderId: string, usage: ReadonlyArray<UsageState>): CapacityEvent => ({
+  _tag: "UsageChanged",
+  reason,
+  orderId,
+  usage: usage.map((state) => ({ ...columnsOf(state.resource), day: state.date, used: state.used, revision: state.revision }))
+})
+
+export const statesOfEvent = (event: Extract<CapacityEvent, { _tag: "UsageChanged" }>): ReadonlyArray<UsageState> => {
+  const states: Array<UsageState> = []
+  for (const entry of event.usage) {
+    const resource = resourceOf(entry)
+    if (resource !== undefined) states.push({ resource, date: entry.day, used: entry.used, revision: entry.revision })
+  }
+  return states
+}
+
+export interface Follower {
+  readonly apply: (event: CapacityEvent) => Effect.Effect<void>
+  /** Rebuild from Postgres: after the follower lost its place (Redis unreachable for a while). */
+  readonly resync: Effect.Effect<void, unknown>
+}
+
+export interface CapacityEventsShape {
+  /** Where the stream stands now; taken before loading from Postgres, so nothing committed after the load is missed. */
+  readonly position: Effect.Effect<string>
+  /** After the Postgres commit. A failure is logged, not returned: the change is committed and served here. */
+  readonly publish: (event: CapacityEvent) => Effect.Effect<void>
+  /** Applies every event after `from`, in order, for the life of the scope; supervised. */
+  readonly follow: (from: string, follower: Follower) => Effect.Effect<void, never, Scope.Scope>
+}
+
+const STREAM_MAX_LEN = 100_000
+const READ = { count: 256, blockMs: 2_000 }
+const restarts = Schedule.exponential("50 millis").pipe(
+  Schedule.union(Schedule.spaced("2 seconds")),
+  Schedule.resetAfter("1 minute")
+)
+
+const none: CapacityEventsShape = {
+  position: Effect.succeed("0-0"),
+  publish: () => Effect.void,
+  follow: () => Effect.void
+}
+
+const onStream = (queue: typeof StreamQueue.Service, stream: string): CapacityEventsShape => ({
+  position: queue.lastId(stream).pipe(
+    Effect.catchAll((error) =>
+      Effect.as(Effect.logWarning(`capacity events: no position on ${stream} (${error.message}); following new events only`), "$")
+    )
+  ),
+  publish: (event) =>
+    queue.publish(stream, [encode(event)], { maxLen: STREAM_MAX_LEN }).pipe(
+      Effect.catchAll((error) =>
+        Effect.logError(`capacity events: ${event._tag} not published on ${stream}; other processes learn it at their next resync`, error)
+      ),
+      Effect.asVoid
+    ),
+  follow: (from, follower) => {
+    let position = from
+    let lost = false
+    const step = Effect.flatMap(queue.readAfter(stream, position, READ), (entries) =>
+      Effect.forEach(entries, (entry) =>
+        Either.match(decode(entry.payload), {
+          onLeft: (error) => Effect.logWarning(`capacity events: skipping undecodable entry ${entry.id}: ${error.message}`),
+          onRight: follower.apply
+        }).pipe(Effect.tap(() => {
+          position = entry.id
+        })), { discard: true }))
+    const cycle = Effect.gen(function*() {
+      if (lost) {
+        position = yield* queue.lastId(stream)
+        yield* follower.resync
+        lost = false
+        yield* Effect.logInfo(`capacity events: resynchronised from Postgres, following ${stream} from ${position}`)
+      }
+      return yield* Effect.forever(step)
+    })
+    return cycle.pipe(
+      Effect.catchAllCause((cause) => {
+        lost = true
+        return Effect.logError(`capacity events: following ${stream} failed; will resync and follow again`, cause)
+      }),
+      Effect.repeat(restarts),
+      Effect.forkScoped,
+      Effect.asVoid
+    )
+  }
+})
+
+/** The Redis Stream of capacity events between server processes; nothing when REDIS_URL is unset. */
+export class CapacityEvents extends Context.Tag("@retail/capacity/CapacityEvents")<CapacityEvents, CapacityEventsShape>() {
+  static readonly None = Layer.succeed(CapacityEvents, none)
+
+  /** Needs StreamQueue when REDIS_URL is set. */
+  static readonly layer = Layer.unwrapEffect(
+    Effect.map(CapacityConfig, (config) =>
+      Option.match(config.eventsStream, {
+        onNone: () => CapacityEvents.None,
+        onSome: (stream) => Layer.effect(CapacityEvents, Effect.map(StreamQueue, (queue) => onStream(queue, stream)))
+      }))
+  )
+}
