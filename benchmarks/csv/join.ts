@@ -5,6 +5,7 @@ import { CsvLayouts } from "@retail/ingest"
 import { Effect, Stream } from "effect"
 import { createReadStream, readFileSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
+import v8 from "node:v8"
 import { type CsvFileHeaders, joinedItems } from "../../services/upload/src/files/CsvJoin.ts"
 import { makeCsvPartitions, partitionCountFor } from "../../services/upload/src/files/CsvPartitions.ts"
 import { partitionCsvFile } from "../../services/upload/src/files/CsvPartSplitter.ts"
@@ -20,24 +21,31 @@ const fileStream = (path: string) =>
   Stream.fromAsyncIterable(createReadStream(path, { highWaterMark: 64 * 1024 }) as AsyncIterable<Buffer>, (e) => new Error(String(e)))
 
 let peakSampledMb = 0
+let peakHeapMb = 0
 const sampler = setInterval(() => {
-  peakSampledMb = Math.max(peakSampledMb, process.memoryUsage.rss() / 1048576)
-}, 50)
+  const usage = process.memoryUsage()
+  peakSampledMb = Math.max(peakSampledMb, usage.rss / 1048576)
+  peakHeapMb = Math.max(peakHeapMb, usage.heapUsed / 1048576)
+}, 20)
+const startHeapMb = process.memoryUsage().heapUsed / 1048576
 
 const program = Effect.scoped(Effect.gen(function*() {
   const partitions = yield* makeCsvPartitions(tmpdir(), partitionCountFor(bytes))
   const t0 = performance.now()
+  const cpu0 = process.cpuUsage()
   const productsCsv = yield* partitionCsvFile(fileStream(inputs.productsCsv), CsvLayouts.productsCsv, partitions)
   const hierarchiesCsv = yield* partitionCsvFile(fileStream(inputs.hierarchiesCsv), CsvLayouts.hierarchiesCsv, partitions)
   const barcodesCsv = yield* partitionCsvFile(fileStream(inputs.barcodesCsv), CsvLayouts.barcodesCsv, partitions)
   const attributesCsv = yield* partitionCsvFile(fileStream(inputs.attributesCsv), CsvLayouts.attributesCsv, partitions)
   yield* partitions.flush
   const t1 = performance.now()
+  const cpu1 = process.cpuUsage(cpu0)
   const splitRssMb = process.memoryUsage.rss() / 1048576
   const headers: CsvFileHeaders = { productsCsv, hierarchiesCsv, barcodesCsv, attributesCsv }
   const spool = yield* makeLoadSpool(tmpdir())
   const totals = yield* spoolItems(joinedItems(partitions, headers), { company: "BENCH", spool, batchSize: 250, responseErrorsCap: 1000 })
   const t2 = performance.now()
+  const cpu2 = process.cpuUsage(cpu0)
   return {
     bytes,
     partitions: partitions.count,
@@ -47,6 +55,11 @@ const program = Effect.scoped(Effect.gen(function*() {
     splitMs: t1 - t0,
     joinMs: t2 - t1,
     ms: t2 - t0,
+    splitCpuMs: (cpu1.user + cpu1.system) / 1000,
+    cpuMs: (cpu2.user + cpu2.system) / 1000,
+    startHeapMb,
+    peakHeapMb,
+    heapLimitMb: v8.getHeapStatistics().heap_size_limit / 1048576,
     startRssMb,
     splitRssMb,
     peakRssMb: Math.max(peakSampledMb, process.resourceUsage().maxRSS / 1024)

@@ -141,10 +141,10 @@ describe("CSV partitions", () => {
   })
 
   it("sizes the partition count from the declared body and spreads codes over all partitions", () => {
-    expect(partitionCountFor(undefined)).toBe(256)
+    expect(partitionCountFor(undefined)).toBe(1024)
     expect(partitionCountFor(1000)).toBe(1)
-    expect(partitionCountFor(40 * 1024 * 1024)).toBe(10)
-    expect(partitionCountFor(64 * 1024 * 1024 * 1024)).toBe(256)
+    expect(partitionCountFor(40 * 1024 * 1024)).toBe(20)
+    expect(partitionCountFor(64 * 1024 * 1024 * 1024)).toBe(1024)
     const seen = new Set(Array.from({ length: 2000 }, (_, i) => partitionOf(`P${i}`, 16)))
     expect(seen.size).toBe(16)
   })

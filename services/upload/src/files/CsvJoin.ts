@@ -1,5 +1,5 @@
 import type { CsvFileName, CsvProblem, CsvRecord } from "@retail/ingest"
-import { Chunk, Stream } from "effect"
+import { Stream } from "effect"
 import { decodePartitionRow } from "./CsvPartitionRow.ts"
 import type { CsvPartitions } from "./CsvPartitions.ts"
 import type { CsvFileHeader } from "./CsvPartSplitter.ts"
@@ -61,11 +61,10 @@ const locator = (product: CsvRecord, children: Children | undefined) => (error: 
 
 /**
  * Joins the rows of one partition: every child row under its productCode, then each product row
- * (in file order) with its children. Yields one item per product row, one failure per child row
+ * (in file order) with its children, lazily. Yields one item per product row, one failure per child row
  * without a productCode and one per productCode that has child rows but no product row.
  */
-export const joinPartition = (text: string, headers: CsvFileHeaders): Array<LoadItem> => {
-  const items: Array<LoadItem> = []
+export function* joinPartition(text: string, headers: CsvFileHeaders): Generator<LoadItem> {
   const products: Array<CsvRecord> = []
   const childrenByCode = new Map<string, Children>()
   for (const line of text.split("\n")) {
@@ -81,7 +80,7 @@ export const joinPartition = (text: string, headers: CsvFileHeaders): Array<Load
     const file: ChildFile = record.file
     const code = textOf(record, "productCode")
     if (code === "") {
-      items.push(failedItem("", describeProblems([{ file, line: record.line, column: "productCode", reason: "is required to join the row to its product" }, ...record.problems])))
+      yield failedItem("", describeProblems([{ file, line: record.line, column: "productCode", reason: "is required to join the row to its product" }, ...record.problems]))
       continue
     }
     let children = childrenByCode.get(code)
@@ -98,7 +97,7 @@ export const joinPartition = (text: string, headers: CsvFileHeaders): Array<Load
     const sku = textOf(product, "skuCode")
     const first = code === "" ? undefined : firstLine.get(code)
     if (first !== undefined) {
-      items.push(failedItem(sku, `productCode: ${code} already appears at productsCsv line ${first}; the first occurrence wins (productsCsv line ${product.line})`))
+      yield failedItem(sku, `productCode: ${code} already appears at productsCsv line ${first}; the first occurrence wins (productsCsv line ${product.line})`)
       continue
     }
     if (code !== "") firstLine.set(code, product.line)
@@ -108,25 +107,27 @@ export const joinPartition = (text: string, headers: CsvFileHeaders): Array<Load
       ? product.problems
       : [...product.problems, ...CHILD_FILES.flatMap((file) => children[file].flatMap((r) => r.problems))]
     if (problems.length > 0) {
-      items.push(failedItem(sku, describeProblems(problems)))
+      yield failedItem(sku, describeProblems(problems))
       continue
     }
     const value: Record<string, unknown> = { ...product.values }
     for (const file of CHILD_FILES) value[LIST_OF[file]] = children === undefined ? [] : children[file].map((r) => r.values)
-    items.push({ _tag: "Product", index: product.line, value, locate: locator(product, children) })
+    yield { _tag: "Product", index: product.line, value, locate: locator(product, children) }
   }
 
   for (const [code, children] of childrenByCode) {
     const referenced = CHILD_FILES.filter((file) => children[file].length > 0).map((file) => linesOf(file, children[file])).join("; ")
-    items.push(failedItem(code, `productCode: ${code} has child rows but no row in productsCsv (${referenced})`))
+    yield failedItem(code, `productCode: ${code} has child rows but no row in productsCsv (${referenced})`)
   }
-  return items
 }
+
+/** Items handed on at a time: a few batches, so that validated JSON does not pile up for a whole partition. */
+const ITEMS_PER_CHUNK = 500
 
 /** Every item of the load, partition after partition; memory: one partition's rows at a time. */
 export const joinedItems = (partitions: Pick<CsvPartitions, "count" | "read">, headers: CsvFileHeaders) =>
   Stream.range(0, partitions.count - 1).pipe(
     Stream.mapEffect((partition) => partitions.read(partition)),
-    Stream.mapConcatChunk((text) => Chunk.unsafeFromArray(joinPartition(text, headers)))
+    Stream.flatMap((text) => Stream.fromIteratorSucceed(joinPartition(text, headers), ITEMS_PER_CHUNK))
   )
 

@@ -4,8 +4,8 @@ import { appendFile, mkdtemp, readFile, rm } from "node:fs/promises"
 import { join } from "node:path"
 
 /** Raw CSV bytes aimed at one partition; the in-memory join of a partition holds about this much input. */
-export const PARTITION_TARGET_BYTES = 4 * 1024 * 1024
-export const MAX_PARTITIONS = 256
+export const PARTITION_TARGET_BYTES = 2 * 1024 * 1024
+export const MAX_PARTITIONS = 1024
 /** Encoded rows kept in memory (all partitions together) before they are appended to their files. */
 const FLUSH_BUDGET_CHARS = 8 * 1024 * 1024
 
