@@ -161,3 +161,22 @@ describe("POST /v1/handle-csv", () => {
       }))
   })
 })
+
+describe("POST /v1/handle-csv with a small FILE_MAX_BYTES", () => {
+  layer(TestServer({ FILE_MAX_BYTES: "20000" }), { timeout: 120_000, excludeTestServices: true })((it) => {
+    it.effect("a part over FILE_MAX_BYTES is 413 naming it, and publishes nothing", () =>
+      Effect.gen(function*() {
+        const prefix = `CSL${run}-`
+        const token = yield* mintToken({ scope: "products:write", company: "ACME" })
+        const files = csvFilesOf(sampleProducts(100, { prefix }))
+        const small = csvFilesOf(sampleProducts(3, { prefix }))
+        expect(files.productsCsv.length).toBeGreaterThan(20000)
+        const before = yield* publishedEntries
+        const response = yield* postCsv({ ...small, productsCsv: files.productsCsv }, token)
+        expect(response.status).toBe(413)
+        expect(response.json()).toMatchObject({ message: "The part productsCsv is larger than the limit of 20000 bytes" })
+        expect(yield* publishedEntries).toBe(before)
+        expect(yield* productCounts(prefix)).toMatchObject({ products: "0" })
+      }))
+  })
+})
