@@ -8,6 +8,7 @@ import { AuthenticationLive } from "./Authentication.ts"
 import { createFastLaneServer } from "./FastLaneServer.ts"
 import { HealthHttp } from "./HealthHttp.ts"
 import { Infrastructure } from "./Infrastructure.ts"
+import { InternalServerLive } from "./InternalServer.ts"
 import { ServerConfig } from "./ServerConfig.ts"
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
@@ -19,8 +20,8 @@ const Background = Layer.unwrapEffect(
   Effect.map(ServerConfig, ({ runWorkers }) => (runWorkers ? UploadService.background : Layer.empty))
 )
 
-/** Every endpoint and the background work, on whatever HttpServer and infrastructure it is given. */
-export const AppLive = HttpApiBuilder.serve().pipe(
+/** Every public endpoint and the background work, on whatever HttpServer and infrastructure it is given. */
+const PublicAppLive = HttpApiBuilder.serve().pipe(
   // No span per request: this server answers thousands of requests a second.
   HttpMiddleware.withTracerDisabledWhen(() => true),
   Layer.provide(HttpApiScalar.layer({ path: "/v1/docs" })),
@@ -28,6 +29,9 @@ export const AppLive = HttpApiBuilder.serve().pipe(
   Layer.provide(ApiLive),
   Layer.provide(Background)
 )
+
+/** The public API on the HttpServer it is given, and the internal API on its own listener. */
+export const AppLive = Layer.merge(PublicAppLive, InternalServerLive)
 
 /** node:http on HOST:PORT; POST /v1/delivery/capacity takes the fast lane before the Effect stack. */
 export const Listener = Layer.unwrapEffect(
