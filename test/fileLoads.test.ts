@@ -1,8 +1,7 @@
-import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { sampleProduct, sampleProducts } from "@retail/testkit"
 import { Effect } from "effect"
-import { type LoadBody, loadView, publishedEntries } from "./support/Loads.ts"
+import { type LoadBody, loadView, productCounts, publishedEntries } from "./support/Loads.ts"
 import { eventually, request } from "./support/Http.ts"
 import { fileOf, formData } from "./support/Multipart.ts"
 import { mintToken, TestServer } from "./support/TestServer.ts"
@@ -11,18 +10,6 @@ import { mintToken, TestServer } from "./support/TestServer.ts"
 const run = crypto.randomUUID().slice(0, 8).toUpperCase()
 const whole = `HJW${run}-`
 const broken = `HJB${run}-`
-
-const productCounts = (prefix: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ products: string; barcodes: string; hierarchies: string; attributes: string }>`
-      SELECT
-        (SELECT count(*) FROM products WHERE company = 'ACME' AND product_code LIKE ${prefix + "%"}) AS products,
-        (SELECT count(*) FROM product_barcodes WHERE company = 'ACME' AND product_code LIKE ${prefix + "%"}) AS barcodes,
-        (SELECT count(*) FROM product_hierarchies WHERE company = 'ACME' AND product_code LIKE ${prefix + "%"}) AS hierarchies,
-        (SELECT count(*) FROM product_attributes WHERE company = 'ACME' AND product_code LIKE ${prefix + "%"}) AS attributes`.pipe(
-      Effect.map((rows) => rows[0]),
-      Effect.orDie
-    ))
 
 const postJsonFile = (text: string, token: string) =>
   request("/v1/handle-json", { token, body: formData([["productsJson", fileOf(text, "application/json")]]) })

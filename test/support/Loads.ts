@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { StreamQueue } from "@retail/queue"
 import { Effect } from "effect"
 import { request } from "./Http.ts"
@@ -28,3 +29,16 @@ export const publishedEntries = Effect.gen(function*() {
   const settings = yield* TestSettings
   return (yield* queue.readAfter(settings["PRODUCT_BATCHES_STREAM"]!, "0", { count: 100_000, blockMs: 0 })).length
 })
+
+/** Rows of each product table for the company's products whose code starts with `prefix`. */
+export const productCounts = (prefix: string, company = "ACME") =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ products: string; barcodes: string; hierarchies: string; attributes: string }>`
+      SELECT
+        (SELECT count(*) FROM products WHERE company = ${company} AND product_code LIKE ${prefix + "%"}) AS products,
+        (SELECT count(*) FROM product_barcodes WHERE company = ${company} AND product_code LIKE ${prefix + "%"}) AS barcodes,
+        (SELECT count(*) FROM product_hierarchies WHERE company = ${company} AND product_code LIKE ${prefix + "%"}) AS hierarchies,
+        (SELECT count(*) FROM product_attributes WHERE company = ${company} AND product_code LIKE ${prefix + "%"}) AS attributes`.pipe(
+      Effect.map((rows) => rows[0]),
+      Effect.orDie
+    ))

@@ -46,6 +46,12 @@ export const handleCsvEndpoint = fileEndpoint("handleCsv", "/handle-csv")
   .setPayload(CsvFileParts)
   .addError(HttpApiError.Forbidden)
   .annotate(OpenApi.Summary, "Load products from four CSV files (docs/csv-format.md)")
+  .annotate(
+    OpenApi.Description,
+    "Parts productsCsv, hierarchiesCsv, barcodesCsv, attributesCsv (all required, any order): a header row of the spec's field " +
+      "names, `,` or `;`, child rows joined to products by productCode. A missing part, a header without a required column or an " +
+      "unreadable file is 400 and publishes nothing; a bad row fails its product with a reason naming file and line."
+  )
 
 export class FilesApi extends HttpApiGroup.make("files")
   .add(handleJsonEndpoint)

@@ -1,1 +1,2 @@
 export * from "./Products.ts"
+export * from "./CsvFiles.ts"

@@ -48,7 +48,7 @@ export const spoolItems = <E, R>(
             fail({ sku: item.sku, error: item.error })
           } else {
             Either.match(validator.validate(item.value, item.index), {
-              onLeft: fail,
+              onLeft: (failure) => fail(item.locate === undefined ? failure : { sku: failure.sku, error: item.locate(failure.error) }),
               onRight: (product) => {
                 accepted++
                 pending.push(JSON.stringify(product))

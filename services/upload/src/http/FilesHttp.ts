@@ -1,6 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Api, CurrentPrincipal, InvalidRequest, Scopes } from "@retail/api"
+import { Api, CurrentPrincipal, Scopes } from "@retail/api"
 import { Effect } from "effect"
+import { csvFileLoad } from "./CsvFileLoad.ts"
 import { jsonFileLoad } from "./JsonFileLoad.ts"
 import { companyWithScope } from "./ProductsHttp.ts"
 
@@ -12,5 +13,9 @@ export const FilesHttp = HttpApiBuilder.group(Api, "files", (handlers) =>
           const company = yield* companyWithScope(yield* CurrentPrincipal, Scopes.productsWrite)
           return yield* jsonFileLoad(request, "HANDLE_JSON", () => Effect.succeed(company))
         }))
-      .handleRaw("handleCsv", () => Effect.fail(new InvalidRequest({ message: "POST /v1/handle-csv is not implemented yet" })))
+      .handleRaw("handleCsv", ({ request }) =>
+        Effect.gen(function*() {
+          const company = yield* companyWithScope(yield* CurrentPrincipal, Scopes.productsWrite)
+          return yield* csvFileLoad(request, company)
+        }))
   ))

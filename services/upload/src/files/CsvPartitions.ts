@@ -1,0 +1,81 @@
+import { StorageFailed } from "@retail/api"
+import { Effect } from "effect"
+import { appendFile, mkdtemp, readFile, rm } from "node:fs/promises"
+import { join } from "node:path"
+
+/** Raw CSV bytes aimed at one partition; the in-memory join of a partition holds about this much input. */
+export const PARTITION_TARGET_BYTES = 2 * 1024 * 1024
+export const MAX_PARTITIONS = 1024
+/** Encoded rows kept in memory (all partitions together) before they are appended to their files. */
+const FLUSH_BUDGET_CHARS = 8 * 1024 * 1024
+
+/** How many partitions a CSV upload of `declaredBytes` needs (unknown size: the most). */
+export const partitionCountFor = (declaredBytes: number | undefined): number =>
+  declaredBytes === undefined || !Number.isFinite(declaredBytes) || declaredBytes <= 0
+    ? MAX_PARTITIONS
+    : Math.min(MAX_PARTITIONS, Math.max(1, Math.ceil(declaredBytes / PARTITION_TARGET_BYTES)))
+
+/** FNV-1a over the UTF-16 code units: rows with the same productCode always land in the same partition. */
+export const partitionOf = (productCode: string, count: number): number => {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < productCode.length; i++) {
+    hash ^= productCode.charCodeAt(i)
+    hash = Math.imul(hash, 0x01000193)
+  }
+  return (hash >>> 0) % count
+}
+
+const partitionFailed = (operation: string) => (cause: unknown) =>
+  new StorageFailed({
+    message: `The CSV files could not be ${operation} in temporary storage (${cause instanceof Error ? cause.message : String(cause)}); nothing was published. Retry later.`
+  })
+
+const isMissingFile = (cause: unknown): boolean =>
+  typeof cause === "object" && cause !== null && "code" in cause && cause.code === "ENOENT"
+
+/**
+ * `count` temporary files, one per hash partition of productCode, holding encoded rows of the
+ * four CSV files in arrival order. Rows are buffered and appended in rounds; the folder is removed
+ * when the scope closes.
+ */
+export const makeCsvPartitions = (dir: string, count: number) =>
+  Effect.gen(function*() {
+    const folder = yield* Effect.acquireRelease(
+      Effect.tryPromise({ try: () => mkdtemp(join(dir, "retail-csv-")), catch: partitionFailed("partitioned") }),
+      (path) => Effect.promise(() => rm(path, { recursive: true, force: true }))
+    )
+    const paths = Array.from({ length: count }, (_, i) => join(folder, `partition-${i}.rows`))
+    let buffers: Array<Array<string>> = paths.map(() => [])
+    let buffered = 0
+
+    const flush = Effect.suspend(() => {
+      if (buffered === 0) return Effect.void
+      const full = buffers
+      buffers = paths.map(() => [])
+      buffered = 0
+      return Effect.tryPromise({
+        try: () => Promise.all(full.map((rows, i) => rows.length === 0 ? undefined : appendFile(paths[i]!, rows.join("")))),
+        catch: partitionFailed("partitioned")
+      }).pipe(Effect.asVoid)
+    })
+
+    return {
+      count,
+      /** Queues one encoded row (ending in a line break) for partition `partition`. */
+      add: (partition: number, row: string): void => {
+        buffers[partition]!.push(row)
+        buffered += row.length
+      },
+      /** Appends the queued rows once they pass the memory budget. */
+      flushIfFull: Effect.suspend(() => buffered >= FLUSH_BUDGET_CHARS ? flush : Effect.void),
+      flush,
+      /** Everything written to one partition (call after the last flush). */
+      read: (partition: number) =>
+        Effect.tryPromise({
+          try: () => readFile(paths[partition]!, "utf8").catch((cause: unknown) => isMissingFile(cause) ? "" : Promise.reject(cause)),
+          catch: partitionFailed("read back")
+        })
+    } as const
+  })
+
+export type CsvPartitions = Effect.Effect.Success<ReturnType<typeof makeCsvPartitions>>

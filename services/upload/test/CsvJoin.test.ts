@@ -1,0 +1,151 @@
+import { describe, expect, it } from "@effect/vitest"
+import { validateProduct } from "@retail/domain"
+import { type CsvFileName, CsvLayouts } from "@retail/ingest"
+import { csvFilesOf, type CsvFiles, sampleProduct, sampleProducts } from "@retail/testkit"
+import { Chunk, Effect, Either, Stream } from "effect"
+import { tmpdir } from "node:os"
+import { type CsvFileHeaders, joinedItems } from "../src/files/CsvJoin.ts"
+import { decodePartitionRow, encodePartitionRow } from "../src/files/CsvPartitionRow.ts"
+import { makeCsvPartitions, partitionCountFor, partitionOf } from "../src/files/CsvPartitions.ts"
+import { partitionCsvFile } from "../src/files/CsvPartSplitter.ts"
+import type { LoadItem } from "../src/files/LoadItem.ts"
+
+const encoder = new TextEncoder()
+
+/** The text as a byte stream cut into pieces of `size` bytes, so rows and characters straddle chunks. */
+const bytesOf = (text: string, size: number) => {
+  const bytes = encoder.encode(text)
+  const pieces: Array<Uint8Array> = []
+  for (let i = 0; i < bytes.length; i += size) pieces.push(bytes.subarray(i, i + size))
+  return Stream.fromIterable(pieces)
+}
+
+/** Partitions the files (in the given order) into `count` partitions and joins them, as the endpoint does. */
+const join = (files: Partial<CsvFiles>, count: number, order: ReadonlyArray<CsvFileName> = ["attributesCsv", "barcodesCsv", "productsCsv", "hierarchiesCsv"]) =>
+  Effect.scoped(Effect.gen(function*() {
+    const partitions = yield* makeCsvPartitions(tmpdir(), count)
+    const headers: Partial<Record<CsvFileName, CsvFileHeaders[CsvFileName]>> = {}
+    for (const file of order) {
+      headers[file] = yield* partitionCsvFile(bytesOf(files[file] ?? "", 997), CsvLayouts[file], partitions)
+    }
+    yield* partitions.flush
+    const { attributesCsv, barcodesCsv, hierarchiesCsv, productsCsv } = headers
+    if (attributesCsv === undefined || barcodesCsv === undefined || hierarchiesCsv === undefined || productsCsv === undefined) {
+      return yield* Effect.dieMessage("a file was not read")
+    }
+    const perPartition: Array<number> = []
+    for (let p = 0; p < count; p++) {
+      perPartition.push((yield* partitions.read(p)).split("\n").filter((line) => line.startsWith("P")).length)
+    }
+    const items = yield* Stream.runCollect(joinedItems(partitions, { attributesCsv, barcodesCsv, hierarchiesCsv, productsCsv }))
+    return { items: Chunk.toReadonlyArray(items), perPartition }
+  }))
+
+const productsOf = (items: ReadonlyArray<LoadItem>) =>
+  items.flatMap((item) => item._tag === "Product" ? [item.value] : [])
+const failuresOf = (items: ReadonlyArray<LoadItem>) =>
+  items.flatMap((item) => item._tag === "Failed" ? [{ sku: item.sku, error: item.error }] : [])
+
+describe("CSV join", () => {
+  it.effect("joins 3000 products with all their children across 7 partitions, each holding some of them", () =>
+    Effect.gen(function*() {
+      const products = sampleProducts(3000, { prefix: "J" })
+      const { items, perPartition } = yield* join(csvFilesOf(products), 7)
+      expect(perPartition).toHaveLength(7)
+      expect(perPartition.every((n) => n > 100)).toBe(true)
+      expect(perPartition.reduce((a, b) => a + b, 0)).toBe(3000)
+      expect(failuresOf(items)).toEqual([])
+      const joined = productsOf(items).map((value) => Either.getOrThrow(validateProduct(value)))
+      expect(joined).toHaveLength(3000)
+      const byCode = new Map(joined.map((p) => [p.productCode, p]))
+      for (const product of products) expect(byCode.get(product.productCode)).toEqual(product)
+    }))
+
+  it.effect("gives the same products whatever the partition count and the order of the files", () =>
+    Effect.gen(function*() {
+      const files = csvFilesOf(sampleProducts(500, { prefix: "K" }), { delimiter: ";", lineEnd: "\r\n", bom: true })
+      const sorted = (items: ReadonlyArray<LoadItem>) => productsOf(items).map((v) => JSON.stringify(v)).sort()
+      const one = yield* join(files, 1, ["productsCsv", "hierarchiesCsv", "barcodesCsv", "attributesCsv"])
+      const many = yield* join(files, 13)
+      expect(one.items).toHaveLength(500)
+      expect(sorted(many.items)).toEqual(sorted(one.items))
+    }))
+
+  it.effect("reports orphan child rows, rows without productCode, bad cells and duplicates, each naming file and line", () =>
+    Effect.gen(function*() {
+      const products = sampleProducts(40, { prefix: "E" })
+      const files = csvFilesOf(products)
+      const orphan = sampleProduct(900, { prefix: "E" })
+      const orphanRows = csvFilesOf([orphan])
+      const rowsOf = (text: string) => text.split("\n").slice(1).join("\n")
+      const productLines = files.productsCsv.split("\n")
+      // Line 2 is product E00000000: its price becomes text; line 4 (E00000002) appears again at the end.
+      productLines[1] = productLines[1]!.replace(/,199\.9,/, ",12abc,")
+      const productsCsv = [...productLines.slice(0, -1), productLines[3]!, ""].join("\n")
+      const hierarchiesCsv = files.hierarchiesCsv.replace("E00000005,H-TOOLS,1,", "E00000005,H-TOOLS,one,")
+      const barcodesCsv = files.barcodesCsv + rowsOf(orphanRows.barcodesCsv) + ",7750000000000,MAIN\n"
+      const attributesCsv = files.attributesCsv + rowsOf(orphanRows.attributesCsv)
+      const { items } = yield* join({ productsCsv, hierarchiesCsv, barcodesCsv, attributesCsv }, 3)
+
+      const failures = failuresOf(items)
+      expect(productsOf(items)).toHaveLength(38)
+      expect(failures).toHaveLength(5)
+      expect(failures).toContainEqual({ sku: "SKU-E00000000", error: "productsCsv line 2: price: \"12abc\" is not a number" })
+      const hierarchyLine = hierarchiesCsv.split("\n").findIndex((l) => l.startsWith("E00000005,H-TOOLS,one")) + 1
+      expect(failures).toContainEqual({ sku: "SKU-E00000005", error: `hierarchiesCsv line ${hierarchyLine}: hierarchyLevel: "one" is not an integer` })
+      expect(failures).toContainEqual({
+        sku: "SKU-E00000002",
+        error: "productCode: E00000002 already appears at productsCsv line 4; the first occurrence wins (productsCsv line 42)"
+      })
+      const barcodeLines = barcodesCsv.split("\n")
+      expect(failures).toContainEqual({
+        sku: "E00000900",
+        error: `productCode: E00000900 has child rows but no row in productsCsv (barcodesCsv lines ${barcodeLines.length - 3}, ${barcodeLines.length - 2}; ` +
+          `attributesCsv lines 122, 123, 124)`
+      })
+      expect(failures).toContainEqual({
+        sku: "",
+        error: `barcodesCsv line ${barcodeLines.length - 1}: productCode: is required to join the row to its product`
+      })
+    }))
+
+  it.effect("a product without hierarchy rows is joined with an empty list, which validation refuses", () =>
+    Effect.gen(function*() {
+      const files = csvFilesOf([sampleProduct(1, { prefix: "N" })])
+      const hierarchiesCsv = files.hierarchiesCsv.split("\n")[0] + "\n"
+      const { items } = yield* join({ ...files, hierarchiesCsv }, 2)
+      const [item] = items
+      expect(item?._tag).toBe("Product")
+      if (item?._tag !== "Product") return
+      const failure = Either.flip(validateProduct(item.value)).pipe(Either.getOrThrow)
+      expect(item.locate?.(failure.error)).toBe("hierarchies: must contain at least one item (productsCsv line 2)")
+    }))
+})
+
+describe("CSV partitions", () => {
+  it("a row survives its partition encoding, separators, line breaks and faults included", () => {
+    const rows = [
+      { line: 7, fields: ["P1", "a", "", "b c"] },
+      { line: 8, fields: ["P\x1f2", "x\ny", "\x1e"] },
+      { line: 9, fields: ["P3", "z"], fault: "unexpected \"x\" after the closing quote of field 2" },
+      { line: 10, fields: [""] }
+    ]
+    for (const row of rows) {
+      for (const careful of [false, true]) {
+        const encoded = encodePartitionRow("barcodesCsv", row, careful || row.fields.some((f) => /[\x1e\x1f]/.test(f)))
+        expect(encoded.endsWith("\n")).toBe(true)
+        expect(encoded.slice(0, -1).includes("\n")).toBe(false)
+        expect(decodePartitionRow(encoded.slice(0, -1))).toEqual({ file: "barcodesCsv", row })
+      }
+    }
+  })
+
+  it("sizes the partition count from the declared body and spreads codes over all partitions", () => {
+    expect(partitionCountFor(undefined)).toBe(1024)
+    expect(partitionCountFor(1000)).toBe(1)
+    expect(partitionCountFor(40 * 1024 * 1024)).toBe(20)
+    expect(partitionCountFor(64 * 1024 * 1024 * 1024)).toBe(1024)
+    const seen = new Set(Array.from({ length: 2000 }, (_, i) => partitionOf(`P${i}`, 16)))
+    expect(seen.size).toBe(16)
+  })
+})
