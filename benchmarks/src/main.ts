@@ -8,6 +8,14 @@ import { toMarkdown } from "./Markdown.ts"
 import { decodeReport } from "./Report.ts"
 import { failures, runSuite } from "./Runner.ts"
 import { benchmarks } from "./suite/index.ts"
+import { killStartedServers } from "./support/ServerProcess.ts"
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    killStartedServers()
+    process.exit(130)
+  })
+}
 
 const resultsDir = fileURLToPath(new URL("../results/", import.meta.url))
 const fail = (message: string, code: number): never => {

@@ -14,6 +14,13 @@ const SERVER_MAIN = join(repositoryRoot, "services", "server", "src", "main.ts")
 const LISTENING = /Listening on http:\/\/([^\s/]+):(\d+)/
 const START_TIMEOUT_MS = 180_000
 
+const started = new Set<{ readonly kill: (signal: NodeJS.Signals) => boolean }>()
+
+/** Stops every server this process started and has not stopped yet (on Ctrl-C, for instance). */
+export const killStartedServers = (): void => {
+  for (const child of started) child.kill("SIGKILL")
+}
+
 export interface ServerHandle {
   readonly url: string
   readonly pid: number
@@ -53,6 +60,8 @@ export const startServer = async (settings: Readonly<Record<string, string>>, pr
     tail = (tail + chunk).slice(-3000)
   }
   child.stderr.setEncoding("utf8").on("data", keep)
+  started.add(child)
+  child.on("exit", () => started.delete(child))
   const pid = child.pid
   if (pid === undefined) throw new BenchmarkFailure(`the server could not be started (${SERVER_MAIN})`)
   const exited = once(child, "exit")
