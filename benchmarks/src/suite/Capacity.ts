@@ -7,7 +7,7 @@ import { type Benchmark, BenchmarkFailure, figure, type Figure } from "../Benchm
 import { autocannon } from "../support/Autocannon.ts"
 import { type BareServer, startBareServer } from "../support/BareServer.ts"
 import { post } from "../support/Http.ts"
-import { type ServerHandle, startServer } from "../support/ServerProcess.ts"
+import { type ServerHandle, startServer, withServerLog } from "../support/ServerProcess.ts"
 import { BENCH_CAPACITY_KEY } from "../support/Tokens.ts"
 import { meanSeconds } from "./LoadProducts.ts"
 
@@ -123,7 +123,7 @@ export const capacity: Benchmark = {
       for (const c of cases) {
         const amount = setup.scale === "smoke" ? { amount: CONNECTIONS * 4 } : {}
         const load = { connections: CONNECTIONS, seconds: setup.size, method: "POST" as const, headers, bodyFile: c.bodyFile, ...amount }
-        const measured = await autocannon({ ...load, url: `${target.url}${c.kind.path}` })
+        const measured = await withServerLog(target, () => autocannon({ ...load, url: `${target.url}${c.kind.path}` }))
         const reference = await autocannon({ ...load, url: `${limit.url}${c.barePath}` })
         const engineSeconds = await meanSeconds(setup.scale === "smoke" ? 20 : 1000, () => c.kind.inProcess(c.bodyText))
         setup.progress(`${c.label}: ${measured.requestsPerSecond.toFixed(0)} req/s (bare ${reference.requestsPerSecond.toFixed(0)}), p99 ${measured.p99} ms, engine ${(engineSeconds * 1e6).toFixed(0)} µs`)

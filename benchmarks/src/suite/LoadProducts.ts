@@ -9,7 +9,7 @@ import { redisUrl } from "../Machine.ts"
 import { autocannon } from "../support/Autocannon.ts"
 import { acceptedLoad, post } from "../support/Http.ts"
 import { withRedis } from "../support/Redis.ts"
-import { startServer } from "../support/ServerProcess.ts"
+import { startServer, withServerLog } from "../support/ServerProcess.ts"
 import { mintToken, runTag } from "../support/Tokens.ts"
 
 const CLIENTS = [1, 4, 16] as const
@@ -92,7 +92,8 @@ export const loadProducts: Benchmark = {
         const figures: Array<Figure> = []
         for (const clients of CLIENTS) {
           // A count of requests rather than seconds: a 3000-product request can take seconds on a busy machine.
-          const result = await autocannon({ url, connections: clients, seconds: 0, amount: clients * requestsPerConnection, method: "POST", headers, bodyFile })
+          const result = await withServerLog(server, () =>
+            autocannon({ url, connections: clients, seconds: 0, amount: clients * requestsPerConnection, method: "POST", headers, bodyFile }))
           await server.dropPublished()
           setup.progress(`${clients} client(s): ${result.requestsPerSecond.toFixed(1)} req/s, p99 ${result.p99} ms`)
           figures.push(

@@ -25,6 +25,8 @@ export interface ServerHandle {
   readonly url: string
   readonly pid: number
   readonly rss: ReturnType<typeof watchRss>
+  /** The end of what the server logged, for failure messages. */
+  readonly logTail: () => string
   /** With Redis, deletes the batches published so far (nobody consumes them when RUN_WORKERS=false). */
   readonly dropPublished: () => Promise<void>
   readonly stop: () => Promise<void>
@@ -35,6 +37,16 @@ export interface ServerHandle {
  * free port, with the run's own streams and the same infrastructure as the runner (DATABASE_URL and
  * REDIS_URL when set, embedded in memory otherwise). Resolves once it logs its address.
  */
+/** Adds the server's last log lines to a failure while it was under load. */
+export const withServerLog = async <A>(server: ServerHandle, measure: () => Promise<A>): Promise<A> => {
+  try {
+    return await measure()
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    throw new BenchmarkFailure(`${message}; the server's last log lines: ${server.logTail()}`)
+  }
+}
+
 export const startServer = async (settings: Readonly<Record<string, string>>, progress: (m: string) => void): Promise<ServerHandle> => {
   const tag = runTag()
   const streams = {
@@ -66,12 +78,14 @@ export const startServer = async (settings: Readonly<Record<string, string>>, pr
   if (pid === undefined) throw new BenchmarkFailure(`the server could not be started (${SERVER_MAIN})`)
   const exited = once(child, "exit")
 
+  let listening = false
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new BenchmarkFailure(`the server did not log its address within ${START_TIMEOUT_MS / 1000} s: ${tail}`)), START_TIMEOUT_MS)
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       keep(chunk)
       const match = LISTENING.exec(tail)
-      if (match !== null) {
+      if (match !== null && !listening) {
+        listening = true
         clearTimeout(timer)
         resolve(`http://${match[1] ?? "127.0.0.1"}:${match[2] ?? "0"}`)
       }
@@ -102,5 +116,6 @@ export const startServer = async (settings: Readonly<Record<string, string>>, pr
     const redis = redisUrl()
     if (redis !== undefined) await deleteKeys(redis, [streams.PRODUCT_BATCHES_STREAM])
   }
-  return { url, pid, rss, dropPublished, stop }
+  const logTail = () => tail.trim().split("\n").slice(-6).map((line) => line.slice(0, 400)).join(" / ")
+  return { url, pid, rss, logTail, dropPublished, stop }
 }
