@@ -116,6 +116,10 @@ export const startServer = async (settings: Readonly<Record<string, string>>, pr
     const redis = redisUrl()
     if (redis !== undefined) await deleteKeys(redis, [streams.PRODUCT_BATCHES_STREAM])
   }
-  const logTail = () => tail.trim().split("\n").slice(-6).map((line) => line.slice(0, 400)).join(" / ")
+  const logTail = () => {
+    const lines = tail.trim().split("\n")
+    const telling = lines.filter((line) => /ERROR|WARN|message:/.test(line))
+    return (telling.length > 0 ? telling : lines).slice(-6).map((line) => line.trim().slice(0, 400)).join(" / ")
+  }
   return { url, pid, rss, logTail, dropPublished, stop }
 }
