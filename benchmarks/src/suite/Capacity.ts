@@ -125,6 +125,8 @@ export const capacity: Benchmark = {
         const load = { connections: CONNECTIONS, seconds: setup.size, method: "POST" as const, headers, bodyFile: c.bodyFile, ...amount }
         const measured = await withServerLog(target, () => autocannon({ ...load, url: `${target.url}${c.kind.path}` }))
         const reference = await autocannon({ ...load, url: `${limit.url}${c.barePath}` })
+        // Warmed up first: the figure is the engine's steady cost, not its first compilation.
+        for (let i = 0; i < (setup.scale === "smoke" ? 5 : 500); i++) c.kind.inProcess(c.bodyText)
         const engineSeconds = await meanSeconds(setup.scale === "smoke" ? 20 : 1000, () => c.kind.inProcess(c.bodyText))
         setup.progress(`${c.label}: ${measured.requestsPerSecond.toFixed(0)} req/s (bare ${reference.requestsPerSecond.toFixed(0)}), p99 ${measured.p99} ms, engine ${(engineSeconds * 1e6).toFixed(0)} µs`)
         const bareName = "bare node:http, same answer, same run"
