@@ -34,7 +34,7 @@ const main = async () => {
     runs: options.runs,
     ...(options.size === undefined ? {} : { size: options.size }),
     label: options.label,
-    command: ["npm run bench", ...(args.length > 0 ? ["--", ...args] : [])].join(" "),
+    command: ["npm run bench", ...(args.length > 0 ? ["--", ...args.map((a) => (/\s/.test(a) ? JSON.stringify(a) : a))] : [])].join(" "),
     log: (line) => console.error(`${new Date().toISOString().slice(11, 19)} ${line}`)
   })
   const checked = decodeReport(report)
