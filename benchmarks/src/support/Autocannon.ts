@@ -44,7 +44,7 @@ export const autocannon = async (options: LoadOptions): Promise<LoadResult> => {
   const args = [
     AUTOCANNON, "--json", "--connections", String(options.connections),
     ...(options.amount === undefined ? ["--duration", String(options.seconds)] : ["--amount", String(options.amount)]),
-    "--method", options.method ?? "GET", "--timeout", "30",
+    "--method", options.method ?? "GET", "--timeout", "180",
     ...Object.entries(options.headers ?? {}).flatMap(([k, v]) => ["--headers", `${k}=${v}`]),
     ...(options.bodyFile === undefined ? [] : ["--input", options.bodyFile]),
     options.url
