@@ -1,5 +1,6 @@
 import { expect } from "@effect/vitest"
-import { Effect } from "effect"
+import type { SampleProduct } from "@retail/testkit"
+import { type Duration, Effect } from "effect"
 import { loadStatus, postJson, type LoadViewBody } from "./App.ts"
 import { waitUntil } from "./Processes.ts"
 import { storedProducts } from "./Store.ts"
@@ -13,22 +14,21 @@ export const acceptedLoad = (base: string, products: ReadonlyArray<unknown>, bea
   })
 
 /** Waits until every load is final, then answers their views. */
-export const finalViews = (base: string, processCodes: ReadonlyArray<string>, bearer: string, timeout = "120 seconds") =>
+export const finalViews = (base: string, processCodes: ReadonlyArray<string>, bearer: string, timeout: Duration.DurationInput = "120 seconds") =>
   Effect.forEach(processCodes, (code) =>
     waitUntil(`load ${code} final`, Effect.flatMap(loadStatus(base, code, bearer), (view): Effect.Effect<LoadViewBody, Error> =>
       view.status === "RECEIVED" || view.status === "PROCESSING" ? Effect.fail(new Error(JSON.stringify(view))) : Effect.succeed(view)), timeout))
 
 /** Every sent product is stored once, exactly as sent, with all of its child rows. */
-export const expectStoredExactly = (url: string, company: string, prefix: string, sent: ReadonlyArray<{ readonly productCode: string }>) =>
+export const expectStoredExactly = (url: string, company: string, prefix: string, sent: ReadonlyArray<SampleProduct>) =>
   Effect.gen(function*() {
     const stored = yield* storedProducts(url, company, prefix)
     const expected = [...sent].sort((a, b) => (a.productCode < b.productCode ? -1 : 1))
     expect(stored.length).toBe(expected.length)
     expect(stored.map((row) => row.product_code)).toEqual(expected.map((p) => p.productCode))
-    for (let i = 0; i < expected.length; i++) {
-      const row = stored[i]!
-      const product = expected[i] as { barcodes: ReadonlyArray<unknown>; hierarchies: ReadonlyArray<unknown>; lstAttributes: ReadonlyArray<unknown> }
+    stored.forEach((row, i) => {
+      const product = expected[i]
       expect(row.document).toEqual(product)
-      expect([row.barcodes, row.hierarchies, row.attributes]).toEqual([product.barcodes.length, product.hierarchies.length, product.lstAttributes.length])
-    }
+      expect([row.barcodes, row.hierarchies, row.attributes]).toEqual([product?.barcodes.length, product?.hierarchies.length, product?.lstAttributes.length])
+    })
   })

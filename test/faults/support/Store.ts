@@ -15,7 +15,7 @@ export const holdLoadLocks = (url: string, processCodes: ReadonlyArray<string>) 
           Effect.zipRight(Deferred.succeed(locked, undefined)),
           Effect.zipRight(Deferred.await(release))
         )
-      )).pipe(Effect.orDie, Effect.forkScoped)
+      )).pipe(Effect.ignore, Effect.forkScoped)
     yield* Deferred.await(locked)
     return Deferred.succeed(release, undefined)
   })
