@@ -3,10 +3,11 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Api } from "@retail/api"
 import { CapacityFastLane, CapacityService } from "@retail/service-capacity"
 import { UploadService } from "@retail/service-upload"
-import { Effect, Layer } from "effect"
+import { Duration, Effect, Layer } from "effect"
 import { AuthenticationLive } from "./Authentication.ts"
 import { createFastLaneServer } from "./FastLaneServer.ts"
 import { HealthHttp } from "./HealthHttp.ts"
+import { InFlightRequests } from "./InFlightRequests.ts"
 import { Infrastructure } from "./Infrastructure.ts"
 import { ServerConfig } from "./ServerConfig.ts"
 
@@ -20,7 +21,7 @@ const Background = Layer.unwrapEffect(
 )
 
 /** Every endpoint and the background work, on whatever HttpServer and infrastructure it is given. */
-export const AppLive = HttpApiBuilder.serve().pipe(
+export const AppLive = HttpApiBuilder.serve((app) => Effect.flatMap(InFlightRequests, (inFlight) => inFlight.track(app))).pipe(
   // No span per request: this server answers thousands of requests a second.
   HttpMiddleware.withTracerDisabledWhen(() => true),
   Layer.provide(HttpApiScalar.layer({ path: "/v1/docs" })),
@@ -29,14 +30,26 @@ export const AppLive = HttpApiBuilder.serve().pipe(
   Layer.provide(Background)
 )
 
-/** node:http on HOST:PORT; POST /v1/delivery/capacity takes the fast lane before the Effect stack. */
+/** Closed after the HTTP server: waits (bounded) until the handlers still running, cut off or not, have ended. */
+const AwaitHandlers = (shutdownGraceMs: number) =>
+  Layer.scopedDiscard(Effect.flatMap(InFlightRequests, (inFlight) =>
+    Effect.addFinalizer(() =>
+      inFlight.drained.pipe(Effect.timeout(Duration.millis(shutdownGraceMs + 10_000)), Effect.ignore)
+    )))
+
+/**
+ * node:http on HOST:PORT; POST /v1/delivery/capacity takes the fast lane before the Effect stack.
+ * On shutdown requests in flight get SHUTDOWN_GRACE_MS to finish, then their connections are cut.
+ */
 export const Listener = Layer.unwrapEffect(
   Effect.gen(function*() {
-    const { host, port } = yield* ServerConfig
+    const { host, port, shutdownGraceMs } = yield* ServerConfig
     const lane = yield* CapacityFastLane
-    return NodeHttpServer.layer(createFastLaneServer(lane.take), { port, host })
+    return NodeHttpServer.layer(createFastLaneServer(lane.take, shutdownGraceMs), { port, host }).pipe(
+      Layer.provideMerge(AwaitHandlers(shutdownGraceMs))
+    )
   })
-).pipe(Layer.provide(CapacityService.fastLane))
+).pipe(Layer.provide(CapacityService.fastLane), Layer.provideMerge(InFlightRequests.Default))
 
 /** What `npm start` runs: HTTP on HOST:PORT over the infrastructure chosen by configuration. */
 export const ServerLive = AppLive.pipe(

@@ -68,13 +68,15 @@ export const spawnChild = (
       })
   )
 
-/** Sends `signal` and measures how long the process takes to exit. */
-export const stopTimed = (child: Child, signal: NodeJS.Signals) =>
+/** Sends `signal` and measures how long the process takes to exit; after `patience` it is SIGKILLed and `millis` is Infinity. */
+export const stopTimed = (child: Child, signal: NodeJS.Signals, patience: Duration.DurationInput = "90 seconds") =>
   Effect.gen(function*() {
     const started = Date.now()
     yield* child.kill(signal)
-    const exit = yield* child.exited
-    return { ...exit, millis: Date.now() - started }
+    const exit = yield* Effect.timeout(child.exited, patience).pipe(Effect.option)
+    if (exit._tag === "Some") return { ...exit.value, millis: Date.now() - started }
+    yield* child.kill("SIGKILL")
+    return { ...(yield* child.exited), millis: Number.POSITIVE_INFINITY }
   })
 
 /** Runs a command to its end; fails with its output when it exits non-zero. */
