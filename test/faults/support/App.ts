@@ -21,7 +21,8 @@ export interface App {
  */
 export const startApp = (name: string, dir: string, env: Record<string, string>): Effect.Effect<App, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const port = yield* freePort
+    // A given PORT lets a restarted server answer where its clients already send.
+    const port = env["PORT"] !== undefined ? Number(env["PORT"]) : yield* freePort
     const logFile = join(dir, `${name}.log`)
     const child = yield* spawnChild(process.execPath, ["--import", "tsx", "services/server/src/main.ts"], {
       logFile,
