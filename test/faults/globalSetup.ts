@@ -33,5 +33,6 @@ export default function setup(project: TestProject) {
       }
     }
     if (process.env["KEEP_FAULT_LOGS"] === undefined) rmSync(root, { recursive: true, force: true })
+    else console.log(`fault suite: servers' logs kept in ${root}`)
   }
 }
