@@ -10,7 +10,7 @@ import { pendingEntries, streamLength } from "./support/Redis.ts"
 import { holdLoadLocks, loadTotals } from "./support/Store.ts"
 
 const LOADS = 3
-const PER_LOAD = 1000
+const PER_LOAD = 600
 const CLAIM_IDLE_MS = 1500
 
 describe("PostgreSQL stopped while workers run", () => {

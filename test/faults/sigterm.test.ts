@@ -29,7 +29,7 @@ describe("SIGTERM", () => {
       const settings = { DATABASE_URL: postgres.url, REDIS_URL: redis.url, PRODUCT_BATCH_SIZE: "50", ...streams() }
       const first = yield* startApp("app-1", dir, settings)
       const bearer = yield* token("UPLOADER")
-      const products = sampleProducts(10_000, { prefix: "UP-" })
+      const products = sampleProducts(4_000, { prefix: "UP-" })
       let stopped: Promise<{ millis: number }> | undefined
       const outcome = yield* streamUpload({
         url: `${first.base}/v1/handle-json`,
@@ -58,7 +58,7 @@ describe("SIGTERM", () => {
       const settings = { DATABASE_URL: postgres.url, REDIS_URL: redis.url, PRODUCT_BATCH_SIZE: "50", ...streams() }
       const first = yield* startApp("app-1", dir, { ...settings, SHUTDOWN_GRACE_MS: "3000" })
       const bearer = yield* token("SLOW")
-      const products = sampleProducts(5_000, { prefix: "SL-" })
+      const products = sampleProducts(2_000, { prefix: "SL-" })
       const content = fileOf(products)
       let stopped: Promise<{ millis: number }> | undefined
       const outcome = yield* streamUpload({
@@ -91,7 +91,7 @@ describe("SIGTERM", () => {
       const settings = { DATABASE_URL: postgres.url, REDIS_URL: redis.url, PRODUCT_BATCH_SIZE: "10", ...streams() }
       const first = yield* startApp("app-1", dir, { ...settings, SHUTDOWN_GRACE_MS: "0" })
       const bearer = yield* token("PUBLISHER")
-      const products = sampleProducts(10_000, { prefix: "PB-" })
+      const products = sampleProducts(5_000, { prefix: "PB-" })
       const upload = yield* Effect.fork(streamUpload({
         url: `${first.base}/v1/handle-json`,
         bearer,
@@ -123,7 +123,7 @@ describe("SIGTERM", () => {
       const api = yield* startApp("api", dir, { ...settings, RUN_WORKERS: "false" })
       const worker = yield* startApp("worker-1", dir, { ...settings, RUN_WORKERS: "true" })
       const bearer = yield* token("DRAIN")
-      const sent = Array.from({ length: 4 }, (_, i) => sampleProducts(1000, { prefix: `DR${i}-` }))
+      const sent = Array.from({ length: 3 }, (_, i) => sampleProducts(600, { prefix: `DR${i}-` }))
       const codes: Array<string> = []
       for (const products of sent) codes.push(yield* acceptedLoad(api.base, products, bearer))
       yield* waitUntil("draining", Effect.flatMap(loadTotals(postgres.url, codes), (t) =>
@@ -132,7 +132,7 @@ describe("SIGTERM", () => {
       const exit = yield* stopTimed(worker.child, "SIGTERM")
       expect(exit.millis).toBeLessThan(EXIT_BOUND_MS)
       expect(exit.code, worker.logTail()).toBe(0)
-      expect((yield* loadTotals(postgres.url, codes)).persisted).toBeLessThan(4000)
+      expect((yield* loadTotals(postgres.url, codes)).persisted).toBeLessThan(1800)
 
       yield* startApp("worker-2", dir, { ...settings, RUN_WORKERS: "true" })
       for (const view of yield* finalViews(api.base, codes, bearer)) expect(view.status).toBe("COMPLETED")
@@ -148,7 +148,7 @@ describe("SIGTERM", () => {
       const settings = { DATABASE_URL: postgres.url, REDIS_URL: redis.url, PRODUCT_BATCH_SIZE: "10", CLAIM_IDLE_MS: "2000", ...names }
       const app = yield* startApp("app-1", dir, settings)
       const bearer = yield* token("OUTAGE")
-      const products = sampleProducts(1000, { prefix: "OU-" })
+      const products = sampleProducts(500, { prefix: "OU-" })
       const code = yield* acceptedLoad(app.base, products, bearer)
       yield* holdLoadLocks(postgres.url, [code])
       yield* waitUntil("in flight", Effect.flatMap(pendingEntries(redis.url, names.PRODUCT_BATCHES_STREAM, names.PRODUCT_CONSUMER_GROUP),

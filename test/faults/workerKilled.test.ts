@@ -8,8 +8,8 @@ import { waitUntil } from "./support/Processes.ts"
 import { pendingEntries, redisCommand, streamLength, streamPayloads } from "./support/Redis.ts"
 import { holdLoadLocks, loadTotals, recordedBatches } from "./support/Store.ts"
 
-const LOADS = 4
-const PER_LOAD = 1000
+const LOADS = 3
+const PER_LOAD = 600
 
 describe("a worker process killed with SIGKILL in the middle of batches", () => {
   it.scopedLive("after a restart every accepted product is in PostgreSQL exactly once, pending entries were claimed again, every load completes", () =>
@@ -58,7 +58,7 @@ describe("a worker process killed with SIGKILL in the middle of batches", () => 
       for (const entry of inFlight) expect(recordedAtKill.has(batchOf(entry.id)), "the killed worker's transaction was rolled back").toBe(false)
 
       // A load accepted while no worker runs waits in the stream.
-      const late = sampleProducts(300, { prefix: "WK-LATE-" })
+      const late = sampleProducts(200, { prefix: "WK-LATE-" })
       codes.push(yield* acceptedLoad(api.base, late, bearer))
 
       yield* startApp("worker-2", dir, { ...settings, RUN_WORKERS: "true" })
@@ -70,7 +70,7 @@ describe("a worker process killed with SIGKILL in the middle of batches", () => 
 
       yield* expectStoredExactly(postgres.url, "ACME", "WK", [...sent.flat(), ...late])
       const batches = yield* recordedBatches(postgres.url)
-      expect(batches.length).toBe(LOADS * PER_LOAD / 10 + 30)
+      expect(batches.length).toBe(LOADS * PER_LOAD / 10 + 20)
       expect(batches.every((b) => b.outcome === "PERSISTED")).toBe(true)
       const recorded = new Set(batches.map((b) => `${b.process_code}/${b.batch_no}`))
       for (const entry of inFlight) expect(recorded.has(batchOf(entry.id))).toBe(true)
