@@ -1,5 +1,5 @@
 import { Effect, Schedule } from "effect"
-import { baseUrl } from "./TestServer.ts"
+import { baseUrl, internalBaseUrl } from "./TestServer.ts"
 
 export interface HttpResult {
   readonly status: number
@@ -15,20 +15,24 @@ export interface RequestOptions {
   readonly method?: string
 }
 
+const send = (path: string, options: RequestOptions) => (base: string) =>
+  Effect.promise(async (): Promise<HttpResult> => {
+    const headers: Record<string, string> = { ...options.headers }
+    if (options.token !== undefined) headers["authorization"] = `Bearer ${options.token}`
+    const response = await fetch(`${base}${path}`, {
+      method: options.method ?? (options.body === undefined ? "GET" : "POST"),
+      headers,
+      ...(options.body === undefined ? {} : { body: options.body })
+    })
+    const text = await response.text()
+    return { status: response.status, text, headers: response.headers, json: () => JSON.parse(text) as unknown }
+  })
+
 /** A real HTTP request to the test server, as any client would send it. */
-export const request = (path: string, options: RequestOptions = {}) =>
-  Effect.flatMap(baseUrl, (base) =>
-    Effect.promise(async (): Promise<HttpResult> => {
-      const headers: Record<string, string> = { ...options.headers }
-      if (options.token !== undefined) headers["authorization"] = `Bearer ${options.token}`
-      const response = await fetch(`${base}${path}`, {
-        method: options.method ?? (options.body === undefined ? "GET" : "POST"),
-        headers,
-        ...(options.body === undefined ? {} : { body: options.body })
-      })
-      const text = await response.text()
-      return { status: response.status, text, headers: response.headers, json: () => JSON.parse(text) as unknown }
-    }))
+export const request = (path: string, options: RequestOptions = {}) => Effect.flatMap(baseUrl, send(path, options))
+
+/** The same, to the internal listener (INTERNAL_PORT). */
+export const internalRequest = (path: string, options: RequestOptions = {}) => Effect.flatMap(internalBaseUrl, send(path, options))
 
 export const postJson = (path: string, body: unknown, token?: string) =>
   request(path, {

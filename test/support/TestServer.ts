@@ -1,5 +1,5 @@
 import { HttpServer } from "@effect/platform"
-import { AppLive, Infrastructure, Listener } from "@retail/service-server"
+import { AppLive, Infrastructure, InternalAddress, Listener } from "@retail/service-server"
 import { ConfigProvider, Context, Effect, Layer } from "effect"
 import * as Jose from "jose"
 
@@ -16,6 +16,7 @@ export const testSettings = (overrides: Record<string, string> = {}): Record<str
   return {
     HOST: "127.0.0.1",
     PORT: "0",
+    INTERNAL_PORT: "0",
     JWT_SECRET: TEST_JWT_SECRET,
     CLAIM_IDLE_MS: "1000",
     MAX_DELIVERIES: "3",
@@ -45,10 +46,12 @@ export const TestServer = (overrides: Record<string, string> = {}) => {
 
 export class TestSettings extends Context.Tag("test/TestSettings")<TestSettings, Readonly<Record<string, string>>>() {}
 
-export const baseUrl = Effect.map(HttpServer.HttpServer, (server) => {
-  const address = server.address
-  return address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : "http://unix"
-})
+const urlOf = (address: HttpServer.Address) => address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : "http://unix"
+
+export const baseUrl = Effect.map(HttpServer.HttpServer, (server) => urlOf(server.address))
+
+/** The internal listener (INTERNAL_PORT), where /v1/handle-json-int is served. */
+export const internalBaseUrl = Effect.map(InternalAddress, urlOf)
 
 export interface TokenClaims {
   readonly scope?: string

@@ -20,7 +20,6 @@ export class Api extends HttpApi.make("retail-logistics")
 /** Served only on the internal listener (INTERNAL_HOST:INTERNAL_PORT): endpoints trusted callers reach without a token. */
 export class InternalApi extends HttpApi.make("retail-logistics-internal")
   .add(InternalFilesApi)
-  .add(HealthApi)
   .annotate(OpenApi.Title, "Retail logistics: internal endpoints")
   .annotate(OpenApi.Version, "1.0.0")
 {}

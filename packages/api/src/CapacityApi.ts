@@ -1,5 +1,13 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { DeliveryRequestA, DeliveryResponseA, LocalDate, NetworkDocument } from "@retail/capacity"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import {
+  DeliveryRequestA,
+  DeliveryRequestB,
+  DeliveryResponseA,
+  DeliveryResponseB,
+  ErrorBodyB,
+  LocalDate,
+  NetworkDocument
+} from "@retail/capacity"
 import { Schema } from "effect"
 import {
   CapacityBadRequestText,
@@ -13,21 +21,30 @@ import {
 import { InvalidRequest, StorageFailed } from "./Errors.ts"
 import { CapacityApiKey } from "./Security.ts"
 
+/** Variant B's error body, per status (docs/capacity.md lists the codes). */
+const errorB = (status: number, description: string) =>
+  ErrorBodyB.annotations({ ...HttpApiSchema.annotations({ status }), description })
+
 /** Checkout's hot path: the handler is raw (checks the key, decodes and encodes once itself); this is its documentation. */
 export class DeliveryCapacityApi extends HttpApiGroup.make("deliveryCapacity")
   .add(
     HttpApiEndpoint.post("deliveryCapacity", "/delivery/capacity")
-      .setPayload(DeliveryRequestA)
-      .addSuccess(DeliveryResponseA)
+      .setPayload(Schema.Union(DeliveryRequestA, DeliveryRequestB))
+      .addSuccess(Schema.Union(DeliveryResponseA, DeliveryResponseB))
       .addError(CapacityBadRequestText, { status: 400 })
+      .addError(errorB(400, "Variant B: INVALID_REQUEST or BUSINESS_RULE_VIOLATION, details.fields naming each field"))
       .addError(CapacityUnauthorizedText, { status: 401 })
       .addError(CapacityNoRouteText, { status: 404 })
+      .addError(errorB(404, "Variant B: NO_ROUTE_FOUND"))
       .addError(CapacityInternalText, { status: 500 })
-      .annotate(OpenApi.Summary, "Delivery dates for a group of items (variant A)")
+      .addError(errorB(500, "Variant B: INTERNAL_ERROR"))
+      .annotate(OpenApi.Summary, "Delivery dates for a group of items (variant A or B, told apart by shape)")
       .annotate(
         OpenApi.Description,
-        "Requires `Authorization: Bearer <api-key>` (CAPACITY_API_KEYS). Errors are plain strings: 400 names every bad field, " +
-          "401 missing or unknown key, 404 no route for any dispatch, 500 internal failure."
+        "Requires `Authorization: Bearer <api-key>` (CAPACITY_API_KEYS). Variant B when the body has saleChannel or " +
+          "deliveryData, variant A when its items have origin or deliveryMode; neither: plain-string 400. Variant A errors " +
+          "are plain strings (400 names every bad field, 404 no route, 500 internal); variant B errors are " +
+          "{code, message, details}. 401 (missing or unknown key) is a plain string for both: it is answered before the body is read."
       )
   )
   .prefix("/v1")

@@ -3,7 +3,8 @@ import type { NetworkDocumentInput } from "./Network.ts"
 /**
  * The demo network loaded into an empty database: Lima, Peru. Two distribution centres (Lurín,
  * Callao), one cross-dock hub (Santa Anita), thirteen stores, three suppliers, two sellers, and
- * seven delivery zones keyed by real INEI ubigeo district codes.
+ * seven delivery zones keyed by real INEI ubigeo district codes. SKU-SMARTWATCH-GT is held by a few
+ * stores in different amounts (and by CD Lurín), for variant B's origin search.
  */
 
 type NodeInput = NetworkDocumentInput["nodes"][number]
@@ -40,7 +41,8 @@ const node = (
   shortName: string,
   place: Place,
   phone: string,
-  rules: Pick<NodeInput, "pickingDays" | "pickingCutoff" | "processingDays" | "pickingCapacity" | "dispatchCapacity">
+  rules: Pick<NodeInput, "pickingDays" | "pickingCutoff" | "processingDays" | "pickingCapacity" | "dispatchCapacity">,
+  entity: Pick<NodeInput, "platformWarehouseId" | "platformDockId" | "pickupPointId" | "deliveryTime"> = {}
 ): NodeInput => ({
   code,
   type,
@@ -58,7 +60,8 @@ const node = (
   contact: { phone },
   timeZone: "America/Lima",
   holidays: PERU_HOLIDAYS,
-  ...rules
+  ...rules,
+  ...entity
 })
 
 const CD_RULES = {
@@ -96,16 +99,20 @@ const stores: ReadonlyArray<readonly [string, string, Place]> = [
 const nodes: ReadonlyArray<NodeInput> = [
   node("CD-LURIN", "CD", "Centro de Distribución Lurín", "CD Lurín",
     { address: "Antigua Panamericana Sur km 35.5", district: "Lurín", ubigeo: "150119", latitude: -12.2747, longitude: -76.8705 },
-    "+51 1 611 2000", CD_RULES),
+    "+51 1 611 2000", CD_RULES, { platformWarehouseId: "WH-LURIN", platformDockId: "DOCK-LURIN-01" }),
   node("CD-CALLAO", "CD", "Centro de Distribución Callao", "CD Callao",
     { address: "Av. Elmer Faucett 3350", district: "Callao", ubigeo: "070101", latitude: -12.0432, longitude: -77.1120, province: "Callao" },
-    "+51 1 611 3000", CD_RULES),
+    "+51 1 611 3000", CD_RULES, { platformWarehouseId: "WH-CALLAO", platformDockId: "DOCK-CALLAO-01" }),
   node("HUB-SANTA-ANITA", "HUB", "Cross-dock Santa Anita", "Hub Santa Anita",
     { address: "Carretera Central km 3.5", district: "Santa Anita", ubigeo: "150137", latitude: -12.0431, longitude: -76.9707 },
     "+51 1 611 4000",
     { pickingDays: MON_SAT, pickingCutoff: "22:00", processingDays: 0, pickingCapacity: 0, dispatchCapacity: 6000 }),
   ...stores.map(([code, short, place], i) =>
-    node(code, "TD", `Tienda ${short}`, short, place, `+51 1 612 ${String(1000 + i)}`, STORE_RULES)),
+    node(code, "TD", `Tienda ${short}`, short, place, `+51 1 612 ${String(1000 + i)}`, STORE_RULES, {
+      platformWarehouseId: `WH-${code}`,
+      pickupPointId: `PP-${code}`,
+      deliveryTime: "10:00-21:00"
+    })),
   node("PRV-GLORIA", "PRV", "Gloria S.A. (lácteos)", "Gloria",
     { address: "Av. República de Panamá 2461", district: "Ate", ubigeo: "150103", latitude: -12.0585, longitude: -76.9602 },
     "+51 1 470 7170",
@@ -234,6 +241,12 @@ const stock: ReadonlyArray<StockInput> = [
   ...stockAt("CD-CALLAO", CD_SKUS),
   ...stores.flatMap(([code]) =>
     stockAt(code, [["SKU-CELULAR-A54", 25], ["SKU-AUDIFONOS-BT", 60], ["SKU-LAPTOP-14", 8]])),
+  // A SKU stores hold in different amounts, for origin search by distance (variant B).
+  ...stockAt("TD-MIRAFLORES", [["SKU-SMARTWATCH-GT", 3]]),
+  ...stockAt("TD-SURCO", [["SKU-SMARTWATCH-GT", 20]]),
+  ...stockAt("TD-SAN-BORJA", [["SKU-SMARTWATCH-GT", 6]]),
+  ...stockAt("TD-LA-MOLINA", [["SKU-SMARTWATCH-GT", 15]]),
+  ...stockAt("CD-LURIN", [["SKU-SMARTWATCH-GT", 40]]),
   ...stockAt("PRV-GLORIA", [["SKU-LECHE-GLORIA-6PK", 5000], ["SKU-YOGURT-1L", 3000]]),
   ...stockAt("PRV-TEXTIL-GAMARRA", [["SKU-POLO-ALGODON", 2500], ["SKU-JEAN-CLASICO", 1200]]),
   ...stockAt("PRV-ELECTRO-IMPORT", [["SKU-MICROONDAS-20L", 300], ["SKU-LICUADORA-1.5L", 450]]),

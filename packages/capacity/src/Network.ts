@@ -64,6 +64,12 @@ export const NetworkNode = Schema.Struct({
   shortName: Schema.String,
   address: AddressInfo,
   contact: Contact,
+  /** Identifiers shown in variant B's EntityDetails; optional, "" when absent. */
+  platformWarehouseId: Schema.optional(Schema.String),
+  platformDockId: Schema.optional(Schema.String),
+  pickupPointId: Schema.optional(Schema.String),
+  /** Free text shown as EntityDetails.deliveryTime, e.g. a store's pickup hours "10:00-22:00". */
+  deliveryTime: Schema.optional(Schema.String),
   timeZone: Schema.optionalWith(TimeZone, { default: () => "America/Lima" }),
   /** Days the node works (picks at an origin, cross-docks at a hub, opens for pickup at a store). */
   pickingDays: Schema.Array(DayOfWeekSchema),

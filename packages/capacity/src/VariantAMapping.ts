@@ -5,6 +5,7 @@ import { evaluate } from "./Engine.ts"
 import {
   type CapacityShortage,
   defaultEngineOptions,
+  type DeliveryOption,
   type DispatchResult,
   type EngineItem,
   type EngineOptions,
@@ -21,6 +22,7 @@ import {
   DeliveryRequestA as DeliveryRequestASchema,
   type DeliveryResult,
   type DeliveryTrace,
+  type DeliveryWindowA,
   type DispatchItemA,
   type TraceDetail
 } from "./VariantA.ts"
@@ -69,7 +71,8 @@ export const ARRIVE_NO_DATE = 2
 
 const dateText = (day: Day | undefined): string => (day === undefined ? "" : formatDay(day))
 
-const ERROR_CODE: Readonly<Record<ShortageKind, string>> = {
+/** detailedCapacityError[].details[].errorCode of a capacity shortage, in both variants. */
+export const CAPACITY_ERROR_CODE: Readonly<Record<ShortageKind, string>> = {
   PICKING_CAPACITY: "PICKING_CAPACITY_EXCEEDED",
   NODE_DISPATCH_CAPACITY: "DISPATCH_CAPACITY_EXCEEDED",
   ROUTE_CAPACITY: "ROUTE_CAPACITY_EXCEEDED",
@@ -79,7 +82,7 @@ const ERROR_CODE: Readonly<Record<ShortageKind, string>> = {
 const capacityError = (shortage: CapacityShortage, sku: string, message: string): CapacityErrorA => ({
   code: "CAPACITY_ERROR",
   details: [{
-    errorCode: ERROR_CODE[shortage.kind],
+    errorCode: CAPACITY_ERROR_CODE[shortage.kind],
     description: message,
     sku,
     requestedQuantity: shortage.requested,
@@ -106,8 +109,9 @@ interface DispatchParts {
   readonly arriveDates: ReadonlyArray<ArriveDateA>
 }
 
-const partsOf = (dispatch: DispatchResult): DispatchParts => {
-  const details: ReadonlyArray<TraceDetail> = dispatch.legs.map((leg, index) => ({
+/** One TraceDetail per leg of a planned dispatch (both variants). */
+export const traceDetailsOf = (dispatch: DispatchResult): ReadonlyArray<TraceDetail> =>
+  dispatch.legs.map((leg, index) => ({
     sourceNode: leg.route.source.code,
     targetNode: leg.target,
     route: leg.route.id,
@@ -120,6 +124,18 @@ const partsOf = (dispatch: DispatchResult): DispatchParts => {
     departureDate: formatDay(leg.departureDate),
     receptionDate: formatDay(leg.receptionDate)
   }))
+
+/** Windows of one delivery option as the trace shows them (both variants). */
+export const deliveryWindowsOf = (option: DeliveryOption): ReadonlyArray<DeliveryWindowA> =>
+  option.windows.map((slot) => ({
+    deliveryWindow: slot.window.code,
+    deliveryWindowStart: slot.window.start,
+    deliveryWindowEnd: slot.window.end,
+    blocked: slot.blocked
+  }))
+
+const partsOf = (dispatch: DispatchResult): DispatchParts => {
+  const details = traceDetailsOf(dispatch)
   const origin = dispatch.originNode
   const arriveDates: Array<ArriveDateA> = []
   if (dispatch.pickingDate !== undefined) {
@@ -163,12 +179,7 @@ const partsOf = (dispatch: DispatchResult): DispatchParts => {
     deliveryTrace: dispatch.deliveries.map((option) => ({
       deliveryDate: formatDay(option.date),
       details,
-      deliveryWindows: option.windows.map((slot) => ({
-        deliveryWindow: slot.window.code,
-        deliveryWindowStart: slot.window.start,
-        deliveryWindowEnd: slot.window.end,
-        blocked: slot.blocked
-      }))
+      deliveryWindows: deliveryWindowsOf(option)
     })),
     arriveDates
   }

@@ -9,7 +9,7 @@ export interface Answer {
   readonly body: string
 }
 
-const plain = (status: number, body: string): Answer => ({ status, contentType: "text/plain; charset=utf-8", body })
+export const plain = (status: number, body: string): Answer => ({ status, contentType: "text/plain; charset=utf-8", body })
 
 export const UNAUTHORIZED = plain(401, "Unauthorized: send Authorization: Bearer <api-key>")
 export const INTERNAL = plain(500, "Internal server error: the delivery date could not be computed")
@@ -22,17 +22,26 @@ export const isAuthorized = (settings: CapacitySettings, authorization: string |
   return key !== undefined && settings.apiKeys.has(key)
 }
 
+/** Bad JSON is answered before the variant is known, as variant A answers (plain string). */
+export const badJson = (error: unknown): Answer =>
+  plain(400, `Bad request: the body is not valid JSON (${error instanceof Error ? error.message : String(error)})`)
+
+/** Variant A on a parsed body: one decode, the engine, one JSON.stringify. */
+export const answerVariantAInput = (settings: CapacitySettings, snapshot: Snapshot, input: unknown, nowMillis: number): Answer => {
+  const decoded = decodeDeliveryRequestA(input)
+  if (Either.isLeft(decoded)) return plain(400, `Bad request: ${decoded.left.message}`)
+  const results = evaluateVariantA(snapshot, decoded.right, nowMillis, settings)
+  if (Either.isLeft(results)) return plain(404, `Not found: ${results.left.message}`)
+  return { status: 200, contentType: "application/json", body: JSON.stringify(results.right) }
+}
+
 /** POST /v1/delivery/capacity, variant A, after the key check: one JSON.parse, one decode, the engine, one JSON.stringify. */
 export const answerVariantA = (settings: CapacitySettings, snapshot: Snapshot, body: string, nowMillis: number): Answer => {
   let input: unknown
   try {
     input = JSON.parse(body)
   } catch (error) {
-    return plain(400, `Bad request: the body is not valid JSON (${error instanceof Error ? error.message : String(error)})`)
+    return badJson(error)
   }
-  const decoded = decodeDeliveryRequestA(input)
-  if (Either.isLeft(decoded)) return plain(400, `Bad request: ${decoded.left.message}`)
-  const results = evaluateVariantA(snapshot, decoded.right, nowMillis, settings)
-  if (Either.isLeft(results)) return plain(404, `Not found: ${results.left.message}`)
-  return { status: 200, contentType: "application/json", body: JSON.stringify(results.right) }
+  return answerVariantAInput(settings, snapshot, input, nowMillis)
 }

@@ -3,12 +3,12 @@ import { IncomingMessage, Server, ServerResponse } from "node:http"
 export type Lane = (request: IncomingMessage, response: ServerResponse) => boolean
 
 /**
- * A node:http server that offers each request to `lane` before the Effect HTTP stack sees it.
- * Closing waits for requests in flight at most `shutdownGraceMs`, then cuts their connections
- * (their handlers are interrupted), so that shutdown ends in bounded time even with a slow upload.
+ * A node:http server whose close() waits for requests in flight at most `shutdownGraceMs`, then
+ * cuts their connections (their handlers are interrupted): shutdown ends in bounded time even
+ * with a slow upload.
  */
-class FastLaneServer extends Server {
-  constructor(private readonly lane: Lane, private readonly shutdownGraceMs: number) {
+export class GracefulServer extends Server {
+  constructor(private readonly shutdownGraceMs: number) {
     super()
   }
 
@@ -19,6 +19,13 @@ class FastLaneServer extends Server {
       clearTimeout(cut)
       callback?.(error)
     })
+  }
+}
+
+/** A GracefulServer that offers each request to `lane` before the Effect HTTP stack sees it. */
+class FastLaneServer extends GracefulServer {
+  constructor(private readonly lane: Lane, shutdownGraceMs: number) {
+    super(shutdownGraceMs)
   }
 
   override emit(event: string, ...args: Array<unknown>): boolean {
@@ -31,3 +38,5 @@ class FastLaneServer extends Server {
 }
 
 export const createFastLaneServer = (lane: Lane, shutdownGraceMs: number) => () => new FastLaneServer(lane, shutdownGraceMs)
+
+export const createGracefulServer = (shutdownGraceMs: number) => () => new GracefulServer(shutdownGraceMs)

@@ -1,3 +1,4 @@
+import type { HttpApp } from "@effect/platform"
 import { Effect, Stream, SubscriptionRef } from "effect"
 
 /**
@@ -19,3 +20,7 @@ export class InFlightRequests extends Effect.Service<InFlightRequests>()("@retai
     } as const
   })
 }) {}
+
+/** HttpApiBuilder.serve middleware counting the requests of a listener in InFlightRequests. */
+export const trackInFlight = <E, R>(app: HttpApp.Default<E, R>) =>
+  Effect.flatMap(InFlightRequests, (inFlight) => inFlight.track(app))

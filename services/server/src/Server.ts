@@ -7,8 +7,9 @@ import { Duration, Effect, Layer } from "effect"
 import { AuthenticationLive } from "./Authentication.ts"
 import { createFastLaneServer } from "./FastLaneServer.ts"
 import { HealthHttp } from "./HealthHttp.ts"
-import { InFlightRequests } from "./InFlightRequests.ts"
+import { InFlightRequests, trackInFlight } from "./InFlightRequests.ts"
 import { Infrastructure } from "./Infrastructure.ts"
+import { InternalServerLive } from "./InternalServer.ts"
 import { ServerConfig } from "./ServerConfig.ts"
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
@@ -20,8 +21,8 @@ const Background = Layer.unwrapEffect(
   Effect.map(ServerConfig, ({ runWorkers }) => (runWorkers ? UploadService.background : Layer.empty))
 )
 
-/** Every endpoint and the background work, on whatever HttpServer and infrastructure it is given. */
-export const AppLive = HttpApiBuilder.serve((app) => Effect.flatMap(InFlightRequests, (inFlight) => inFlight.track(app))).pipe(
+/** Every public endpoint and the background work, on whatever HttpServer and infrastructure it is given. */
+const PublicAppLive = HttpApiBuilder.serve(trackInFlight).pipe(
   // No span per request: this server answers thousands of requests a second.
   HttpMiddleware.withTracerDisabledWhen(() => true),
   Layer.provide(HttpApiScalar.layer({ path: "/v1/docs" })),
@@ -30,7 +31,10 @@ export const AppLive = HttpApiBuilder.serve((app) => Effect.flatMap(InFlightRequ
   Layer.provide(Background)
 )
 
-/** Closed after the HTTP server: waits (bounded) until the handlers still running, cut off or not, have ended. */
+/** The public API on the HttpServer it is given, and the internal API on its own listener. */
+export const AppLive = Layer.merge(PublicAppLive, InternalServerLive)
+
+/** Closed after the HTTP servers: waits (bounded) until the handlers still running, cut off or not, have ended. */
 const AwaitHandlers = (shutdownGraceMs: number) =>
   Layer.scopedDiscard(Effect.flatMap(InFlightRequests, (inFlight) =>
     Effect.addFinalizer(() =>

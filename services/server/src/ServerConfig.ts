@@ -7,6 +7,11 @@ export const ServerConfig = Config.all({
     Config.withDefault(8080)
   ),
   host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
+  internalPort: Config.integer("INTERNAL_PORT").pipe(
+    Config.validate({ message: "INTERNAL_PORT must be 0-65535 (0: any free port)", validation: (p) => p >= 0 && p <= 65535 }),
+    Config.withDefault(8081)
+  ),
+  internalHost: Config.string("INTERNAL_HOST").pipe(Config.withDefault("127.0.0.1")),
   databaseUrl: Config.option(Config.string("DATABASE_URL")),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./.data/pg")),
   databasePoolSize: Config.integer("DATABASE_POOL_SIZE").pipe(Config.withDefault(10)),

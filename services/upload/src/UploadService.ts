@@ -2,6 +2,7 @@ import { Layer } from "effect"
 import { BatchWorkers } from "./BatchWorkers.ts"
 import { FileLoadPublisher } from "./files/FileLoadPublisher.ts"
 import { FilesHttp } from "./http/FilesHttp.ts"
+import { InternalFilesHttp } from "./http/InternalFilesHttp.ts"
 import { LoadsHttp } from "./http/LoadsHttp.ts"
 import { ProductsHttp } from "./http/ProductsHttp.ts"
 import { LoadIntake } from "./LoadIntake.ts"
@@ -12,6 +13,13 @@ import { UploadConfig } from "./UploadConfig.ts"
 /** The upload endpoints, ready to be added to the HttpApi. */
 export const http = Layer.mergeAll(ProductsHttp, FilesHttp, LoadsHttp).pipe(
   Layer.provide(Layer.merge(LoadIntake.Default, FileLoadPublisher.Default)),
+  Layer.provide(ProductPublisher.Default),
+  Layer.provide(UploadConfig.layer)
+)
+
+/** The endpoints of the internal listener, ready to be added to the InternalApi. */
+export const internalHttp = InternalFilesHttp.pipe(
+  Layer.provide(FileLoadPublisher.Default),
   Layer.provide(ProductPublisher.Default),
   Layer.provide(UploadConfig.layer)
 )

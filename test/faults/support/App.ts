@@ -32,6 +32,8 @@ export const startApp = (name: string, dir: string, env: Record<string, string>)
         JWT_SECRET,
         CAPACITY_API_KEYS: CAPACITY_KEY,
         CONSUMER_NAME: `${name}-${port}`,
+        // The internal listener (/v1/handle-json-int) on a free port: several servers run at once.
+        INTERNAL_PORT: "0",
         DATABASE_POOL_SIZE: "5",
         ...env
       }

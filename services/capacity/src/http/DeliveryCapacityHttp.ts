@@ -3,7 +3,8 @@ import { Api } from "@retail/api"
 import { Clock, Effect } from "effect"
 import { CapacityConfig } from "../CapacityConfig.ts"
 import { CapacityNetwork } from "../CapacityNetwork.ts"
-import { type Answer, answerVariantA, INTERNAL, isAuthorized, UNAUTHORIZED } from "../VariantAAnswer.ts"
+import { answerCapacity } from "../CapacityAnswer.ts"
+import { type Answer, INTERNAL, isAuthorized, UNAUTHORIZED } from "../VariantAAnswer.ts"
 
 const respond = (answer: Answer) =>
   HttpServerResponse.text(answer.body, { status: answer.status, contentType: answer.contentType })
@@ -21,7 +22,7 @@ export const DeliveryCapacityHttp = HttpApiBuilder.group(Api, "deliveryCapacity"
       if (!isAuthorized(config, request.headers["authorization"])) return Effect.succeed(respond(UNAUTHORIZED))
       return Effect.gen(function*() {
         const body = yield* request.text
-        return respond(answerVariantA(config, network.peek(), body, yield* Clock.currentTimeMillis))
+        return respond(answerCapacity(config, network.peek(), body, yield* Clock.currentTimeMillis))
       }).pipe(Effect.catchAllCause(() => Effect.succeed(respond(INTERNAL))))
     })
   }))

@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { Effect } from "effect"
 import { CapacityConfig } from "../CapacityConfig.ts"
 import { CapacityNetwork } from "../CapacityNetwork.ts"
-import { type Answer, answerVariantA, INTERNAL, isAuthorized, UNAUTHORIZED } from "../VariantAAnswer.ts"
+import { answerCapacity } from "../CapacityAnswer.ts"
+import { type Answer, INTERNAL, isAuthorized, UNAUTHORIZED } from "../VariantAAnswer.ts"
 
 const PATH = "/v1/delivery/capacity"
 const MAX_BODY_BYTES = 1024 * 1024
@@ -44,7 +45,7 @@ export class CapacityFastLane extends Effect.Service<CapacityFastLane>()("@retai
           return
         }
         try {
-          send(response, answerVariantA(config, network.peek(), Buffer.concat(chunks).toString("utf8"), Date.now()))
+          send(response, answerCapacity(config, network.peek(), Buffer.concat(chunks).toString("utf8"), Date.now()))
         } catch {
           send(response, INTERNAL)
         }

@@ -1,0 +1,105 @@
+import { distanceKm, type GeoPoint } from "./Geo.ts"
+
+/** A node that may ship items: its code and where it is. */
+export interface OriginCandidate {
+  readonly code: string
+  readonly point: GeoPoint
+}
+
+/** One item line that needs an origin. */
+export interface OriginDemand {
+  readonly sku: string
+  readonly units: number
+}
+
+export interface OriginSearchOptions {
+  /** Distinct origins in the answer, counting the origins the request fixed itself. */
+  readonly maxOrigins: number
+  /** Item lines one origin may ship, counting lines with that fixed origin. */
+  readonly maxItemsPerOrigin: number
+  /** Candidates farther than this from the customer are never chosen. */
+  readonly maxDistanceKm: number
+  /** True: a candidate needs the units in stock (after earlier lines); false: it only needs to carry the SKU. */
+  readonly requireUnits: boolean
+}
+
+export interface OriginSearchInput {
+  readonly customer: GeoPoint
+  readonly candidates: ReadonlyArray<OriginCandidate>
+  /** Stock units of a SKU at a node; undefined when the node does not carry it. */
+  readonly stockOf: (node: string, sku: string) => number | undefined
+  /** Whether a node has a route to the destination for this dispatch type and mode. */
+  readonly canServe: (node: string) => boolean
+  /** Lines whose origin the request fixed: they hold stock, an origin and an item slot first. */
+  readonly fixed: ReadonlyArray<{ readonly origin: string; readonly sku: string; readonly units: number }>
+}
+
+export type OriginChoice =
+  | { readonly _tag: "Chosen"; readonly origin: string; readonly distanceKm: number }
+  | {
+    readonly _tag: "Unserved"
+    /** Most units of the SKU left at one reachable candidate in range (0 when none carries it). */
+    readonly available: number
+  }
+
+export interface RankedCandidate {
+  readonly code: string
+  readonly distanceKm: number
+}
+
+/** Candidates within `maxDistanceKm` of the customer, nearest first (ties by code). */
+export const rankByProximity = (
+  customer: GeoPoint,
+  candidates: ReadonlyArray<OriginCandidate>,
+  maxDistanceKm: number
+): ReadonlyArray<RankedCandidate> => {
+  const ranked: Array<RankedCandidate> = []
+  for (const candidate of candidates) {
+    const distance = distanceKm(customer, candidate.point)
+    if (distance <= maxDistanceKm) ranked.push({ code: candidate.code, distanceKm: distance })
+  }
+  return ranked.sort((a, b) => a.distanceKm - b.distanceKm || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0))
+}
+
+const key = (node: string, sku: string) => `${node}|${sku}`
+
+/**
+ * Choose an origin for each demand, in request order: the nearest candidate in range that can
+ * serve the destination, has the stock (net of lines already placed there) and is within the
+ * origin and items-per-origin bounds. A demand no candidate can take is Unserved.
+ */
+export const searchOrigins = (
+  input: OriginSearchInput,
+  demands: ReadonlyArray<OriginDemand>,
+  options: OriginSearchOptions
+): ReadonlyArray<OriginChoice> => {
+  const ranked = rankByProximity(input.customer, input.candidates, options.maxDistanceKm)
+    .filter((candidate) => input.canServe(candidate.code))
+  const taken = new Map<string, number>()
+  const linesAt = new Map<string, number>()
+  for (const line of input.fixed) {
+    taken.set(key(line.origin, line.sku), (taken.get(key(line.origin, line.sku)) ?? 0) + line.units)
+    linesAt.set(line.origin, (linesAt.get(line.origin) ?? 0) + 1)
+  }
+  const left = (node: string, sku: string): number | undefined => {
+    const stock = input.stockOf(node, sku)
+    return stock === undefined ? undefined : stock - (taken.get(key(node, sku)) ?? 0)
+  }
+
+  return demands.map((demand): OriginChoice => {
+    let best = 0
+    for (const candidate of ranked) {
+      const available = left(candidate.code, demand.sku)
+      if (available === undefined) continue
+      best = Math.max(best, available)
+      if (options.requireUnits && available < demand.units) continue
+      const lines = linesAt.get(candidate.code)
+      if (lines === undefined && linesAt.size >= options.maxOrigins) continue
+      if ((lines ?? 0) >= options.maxItemsPerOrigin) continue
+      linesAt.set(candidate.code, (lines ?? 0) + 1)
+      taken.set(key(candidate.code, demand.sku), (taken.get(key(candidate.code, demand.sku)) ?? 0) + demand.units)
+      return { _tag: "Chosen", origin: candidate.code, distanceKm: candidate.distanceKm }
+    }
+    return { _tag: "Unserved", available: Math.max(0, best) }
+  })
+}

@@ -1,0 +1,206 @@
+import { Schema } from "effect"
+import { DispatchType, LocalDate, nonEmpty } from "./Network.ts"
+import { DeliveryWindowA, ProductAttribute } from "./VariantA.ts"
+
+/**
+ * Variant B of POST /v1/delivery/capacity, field for field as the spec's tables. Required: the
+ * spec's required fields (purchaseDate, saleChannel, deliveryData, items) plus, per item,
+ * skuCode and quantity, and deliveryData's latitude and longitude (distances are measured from
+ * them). An item's origin is required unless calculationOptions.calculate is
+ * SEARCH_ORIGINS_BY_COORDINATES (checked after decoding, see VariantBMapping). Unknown fields are
+ * ignored and not echoed.
+ */
+
+const Text = Schema.String
+const RequiredText = Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" }))
+const PositiveInt = Schema.Int.pipe(Schema.positive({ message: () => "must be an integer greater than 0" }))
+const NonNegative = Schema.Number.pipe(Schema.nonNegative({ message: () => "must be >= 0" }))
+/** Absent is fine; present must be valid (no `undefined` alternative in messages). */
+const opt = <A, I, R>(schema: Schema.Schema<A, I, R>) => Schema.optionalWith(schema, { exact: true })
+const Latitude = Schema.Number.pipe(Schema.between(-90, 90, { message: () => "must be between -90 and 90" }))
+const Longitude = Schema.Number.pipe(Schema.between(-180, 180, { message: () => "must be between -180 and 180" }))
+
+export const DispatchModeB = Schema.Literal("HOME_DELIVERY", "STORE_WITHDRAWAL", "ALL_DISPATCH_MODES")
+export type DispatchModeB = typeof DispatchModeB.Type
+
+/** The only values the service implements; anything else is a 400 naming these. */
+export const CalculateOption = Schema.Literal("SEARCH_ORIGINS_BY_COORDINATES")
+export const OptimizationOption = Schema.Literal("PROXIMITY_STORE")
+
+export const CalculationOptions = Schema.Struct({
+  calculate: opt(CalculateOption),
+  rangeStart: opt(LocalDate),
+  rangeEnd: opt(LocalDate),
+  optimization: opt(OptimizationOption),
+  maxOrigins: opt(PositiveInt),
+  maxItemsPerOrigin: opt(PositiveInt),
+  /** km */
+  maxDistancePickingStore: opt(NonNegative),
+  maxPickupPoint: opt(Schema.NullOr(PositiveInt)),
+  validateStock: opt(Schema.Boolean),
+  dispatchCostEnabled: opt(Schema.Boolean),
+  pickupCompanyCode: opt(Text),
+  useExternalPickupCompanyCode: opt(Schema.Boolean),
+  useExternalDeliveryCompanyCode: opt(Schema.Boolean)
+})
+export type CalculationOptions = typeof CalculationOptions.Type
+
+export const DeliveryData = Schema.Struct({
+  latitude: Latitude,
+  longitude: Longitude,
+  zone: opt(Text),
+  ubigeoCode: opt(Text),
+  destination: opt(Text)
+})
+export type DeliveryData = typeof DeliveryData.Type
+
+export const ItemB = Schema.Struct({
+  skuCode: RequiredText,
+  origin: opt(Text),
+  companyCode: opt(Text),
+  line: opt(Text),
+  presentationCode: opt(Text),
+  division: opt(Text),
+  measurable: opt(Text),
+  routePriority: opt(Schema.Int),
+  /** Units counted against capacity and stock; defaults to quantity rounded up. */
+  units: opt(PositiveInt),
+  quantity: Schema.Number.pipe(Schema.positive({ message: () => "must be greater than 0" })),
+  /** kg per unit */
+  weight: opt(NonNegative),
+  /** cm */
+  height: opt(NonNegative),
+  width: opt(NonNegative),
+  length: opt(NonNegative),
+  /** cm³ per unit */
+  volume: opt(NonNegative),
+  attributes: opt(Schema.Array(ProductAttribute))
+})
+export type ItemB = typeof ItemB.Type
+
+export const DeliveryRequestB = Schema.Struct({
+  purchaseDate: LocalDate,
+  isLastRoute: opt(Schema.Boolean),
+  dispatchType: opt(DispatchType),
+  dispatchMode: opt(DispatchModeB),
+  saleChannel: RequiredText,
+  entitySale: opt(Text),
+  hasFreightAttributeConfiguration: opt(Schema.Boolean),
+  calculationOptions: opt(CalculationOptions),
+  deliveryData: DeliveryData,
+  items: nonEmpty(ItemB)
+})
+export type DeliveryRequestB = typeof DeliveryRequestB.Type
+
+export const AddressInfoB = Schema.Struct({
+  address: Schema.String,
+  district: Schema.String,
+  province: Schema.String,
+  ubigeoCode: Schema.String,
+  country: Schema.String,
+  latitude: Schema.Number,
+  longitude: Schema.Number
+})
+
+export const EntityDetails = Schema.Struct({
+  entityType: Schema.String,
+  entityCode: Schema.String,
+  name: Schema.String,
+  shortName: Schema.String,
+  platformWarehouseId: Schema.String,
+  platformDockId: Schema.String,
+  contactNumber: Schema.String,
+  pickupPointId: Schema.String,
+  deliveryTime: Schema.String,
+  addressInfo: AddressInfoB
+})
+export type EntityDetails = typeof EntityDetails.Type
+
+export const TraceDetailB = Schema.Struct({
+  sourceNode: Schema.String,
+  targetNode: Schema.String,
+  route: Schema.String,
+  usedDispatchCapacity: Schema.Int,
+  usedPickingCapacity: Schema.Int,
+  dispatchUnits: Schema.Int,
+  leadTime: Schema.Int,
+  daysOfWeek: Schema.String,
+  dispatchDate: Schema.String,
+  departureDate: Schema.String,
+  receptionDate: Schema.String
+})
+
+export const DeliveryTraceB = Schema.Struct({
+  deliveryDate: Schema.String,
+  /** Always null: the spec's sample has null and does not show its type. */
+  shippingEstimate: Schema.Null,
+  details: Schema.Array(TraceDetailB),
+  deliveryWindows: Schema.Array(DeliveryWindowA)
+})
+export type DeliveryTraceB = typeof DeliveryTraceB.Type
+
+export const ArriveDateB = Schema.Struct({ node: Schema.String, arriveDate: Schema.String })
+export type ArriveDateB = typeof ArriveDateB.Type
+
+export const CapacityErrorB = Schema.Struct({
+  code: Schema.String,
+  details: Schema.Array(Schema.Struct({
+    errorCode: Schema.String,
+    description: Schema.String,
+    sku: Schema.String,
+    requestedQuantity: Schema.Number,
+    availableQuantity: Schema.Number
+  })),
+  providerDetails: Schema.Struct({
+    code: Schema.String,
+    message: Schema.String,
+    detail: Schema.String,
+    detailCapacity: Schema.Array(Schema.Struct({ message: Schema.String })),
+    detailStock: Schema.Array(Schema.Struct({
+      sku: Schema.String,
+      warningMessage: Schema.String,
+      requestedQuantity: Schema.Number,
+      availableQuantity: Schema.Number
+    }))
+  })
+})
+export type CapacityErrorB = typeof CapacityErrorB.Type
+
+export const LogisticsCapacity = Schema.Struct({
+  origin: Schema.String,
+  destination: Schema.String,
+  zone: Schema.String,
+  route: Schema.String,
+  pickingDate: Schema.String,
+  message: Schema.String,
+  dispatchType: DispatchType,
+  dispatchMode: Schema.Literal("HOME_DELIVERY", "STORE_WITHDRAWAL"),
+  deliveryCost: Schema.Number,
+  pickingDays: Schema.Array(Schema.String),
+  processingDays: Schema.Int,
+  leadTimes: Schema.Array(Schema.Int),
+  routeDaysOfWeek: Schema.Array(Schema.Array(Schema.String)),
+  deliveryDates: Schema.Array(Schema.Array(Schema.String)),
+  originEntityDetails: EntityDetails,
+  pickupEntityDetails: EntityDetails,
+  deliveryTrace: Schema.Array(DeliveryTraceB),
+  arriveDates: Schema.Array(ArriveDateB),
+  detailedCapacityError: Schema.Array(CapacityErrorB),
+  dispatchItems: Schema.Array(ItemB)
+})
+export type LogisticsCapacity = typeof LogisticsCapacity.Type
+
+export const DeliveryResponseB = Schema.Struct({
+  request: DeliveryRequestB,
+  logisticsCapacity: Schema.Array(LogisticsCapacity),
+  prioritizationCriteria: Schema.String
+})
+export type DeliveryResponseB = typeof DeliveryResponseB.Type
+
+/** Variant B error body, for every non-200 status of variant B. */
+export const ErrorBodyB = Schema.Struct({
+  code: Schema.String,
+  message: Schema.String,
+  details: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+})
+export type ErrorBodyB = typeof ErrorBodyB.Type

@@ -1,0 +1,59 @@
+import { Data, Either, Schema } from "effect"
+import { type FieldIssue, formatIssues, issuesOfParseError } from "./DecodeError.ts"
+import { type DeliveryRequestB, DeliveryRequestB as DeliveryRequestBSchema, type ItemB } from "./VariantB.ts"
+
+/** Variant B error codes (the `code` of the error body) and their statuses. */
+export const ERROR_CODES_B = {
+  INVALID_REQUEST: 400,
+  BUSINESS_RULE_VIOLATION: 400,
+  UNAUTHORIZED: 401,
+  NO_ROUTE_FOUND: 404,
+  INTERNAL_ERROR: 500
+} as const
+export type ErrorCodeB = keyof typeof ERROR_CODES_B
+
+/** 400 of variant B: the structure (INVALID_REQUEST) or a rule across fields (BUSINESS_RULE_VIOLATION). */
+export class InvalidRequestB extends Data.TaggedError("InvalidRequestB")<{
+  readonly code: "INVALID_REQUEST" | "BUSINESS_RULE_VIOLATION"
+  readonly message: string
+  readonly issues: ReadonlyArray<FieldIssue>
+}> {}
+
+const decodeSchema = Schema.decodeUnknownEither(DeliveryRequestBSchema, { errors: "all" })
+
+/** An origin of "" counts as no origin. */
+export const originOfItem = (item: ItemB): string | undefined =>
+  item.origin === undefined || item.origin === "" ? undefined : item.origin
+
+const businessIssues = (request: DeliveryRequestB): ReadonlyArray<FieldIssue> => {
+  const issues: Array<FieldIssue> = []
+  const options = request.calculationOptions
+  if (options?.calculate !== "SEARCH_ORIGINS_BY_COORDINATES") {
+    request.items.forEach((item, index) => {
+      if (originOfItem(item) === undefined) {
+        issues.push({
+          path: `items[${index}].origin`,
+          message: "is required unless calculationOptions.calculate is SEARCH_ORIGINS_BY_COORDINATES"
+        })
+      }
+    })
+  }
+  if (options?.rangeStart !== undefined && options.rangeEnd !== undefined && options.rangeEnd < options.rangeStart) {
+    issues.push({ path: "calculationOptions.rangeEnd", message: `must not be before rangeStart (${options.rangeStart})` })
+  }
+  return issues
+}
+
+/** Structure first (every bad field), then the rules across fields. */
+export const decodeDeliveryRequestB = (input: unknown): Either.Either<DeliveryRequestB, InvalidRequestB> => {
+  const decoded = decodeSchema(input)
+  if (Either.isLeft(decoded)) {
+    const issues = issuesOfParseError(decoded.left)
+    return Either.left(new InvalidRequestB({ code: "INVALID_REQUEST", message: formatIssues(issues), issues }))
+  }
+  const issues = businessIssues(decoded.right)
+  return issues.length === 0
+    ? Either.right(decoded.right)
+    : Either.left(new InvalidRequestB({ code: "BUSINESS_RULE_VIOLATION", message: formatIssues(issues), issues }))
+}
+

@@ -1,0 +1,274 @@
+import { type Day, formatDay } from "./Calendar.ts"
+import type { DispatchResult, Evaluation, StockShortage } from "./EngineTypes.ts"
+import type { DeliveryMode, DispatchType } from "./Network.ts"
+import type { NodeModel, Snapshot, ZoneModel } from "./Snapshot.ts"
+import type {
+  ArriveDateB,
+  CapacityErrorB,
+  DeliveryRequestB,
+  DeliveryTraceB,
+  EntityDetails,
+  ItemB,
+  LogisticsCapacity
+} from "./VariantB.ts"
+import { CAPACITY_ERROR_CODE, deliveryWindowsOf, traceDetailsOf } from "./VariantAMapping.ts"
+
+/** Building LogisticsCapacity entries of variant B from the engine's dispatch results. */
+
+const dateText = (value: Day | undefined): string => (value === undefined ? "" : formatDay(value))
+
+export interface Line {
+  readonly index: number
+  readonly item: ItemB
+  readonly origin: string | undefined
+  readonly units: number
+  readonly weightKg: number
+}
+
+export interface Alternative {
+  readonly mode: DeliveryMode
+  /** Store withdrawal: where the customer picks up. */
+  readonly store: NodeModel | undefined
+}
+
+const EMPTY_ENTITY: EntityDetails = {
+  entityType: "",
+  entityCode: "",
+  name: "",
+  shortName: "",
+  platformWarehouseId: "",
+  platformDockId: "",
+  contactNumber: "",
+  pickupPointId: "",
+  deliveryTime: "",
+  addressInfo: { address: "", district: "", province: "", ubigeoCode: "", country: "", latitude: 0, longitude: 0 }
+}
+
+export const entityDetailsOf = (model: NodeModel | undefined): EntityDetails => {
+  if (model === undefined) return EMPTY_ENTITY
+  const node = model.node
+  return {
+    entityType: node.type,
+    entityCode: node.code,
+    name: node.name,
+    shortName: node.shortName,
+    platformWarehouseId: node.platformWarehouseId ?? "",
+    platformDockId: node.platformDockId ?? "",
+    contactNumber: node.contact.phone,
+    pickupPointId: node.pickupPointId ?? "",
+    deliveryTime: node.deliveryTime ?? "",
+    addressInfo: node.address
+  }
+}
+
+const dispatchItemOf = (item: ItemB, origin: string): ItemB => ({ ...item, origin })
+
+/** One list of dates per delivery window (in the zone's window order: dates that window has room); one list for pickup. */
+const deliveryDatesOf = (dispatch: DispatchResult): ReadonlyArray<ReadonlyArray<string>> => {
+  const first = dispatch.deliveries[0]
+  if (first === undefined) return []
+  if (first.windows.length === 0) return [dispatch.deliveries.map((option) => formatDay(option.date))]
+  return first.windows.map((_, windowIndex) => {
+    const dates: Array<string> = []
+    for (const option of dispatch.deliveries) {
+      const slot = option.windows[windowIndex]
+      if (slot !== undefined && !slot.blocked) dates.push(formatDay(option.date))
+    }
+    return dates
+  })
+}
+
+/** Variant A's trace with dates as strings (they are already) and `shippingEstimate` null. */
+const traceOf = (dispatch: DispatchResult): ReadonlyArray<DeliveryTraceB> => {
+  const details = traceDetailsOf(dispatch)
+  return dispatch.deliveries.map((option) => ({
+    deliveryDate: formatDay(option.date),
+    shippingEstimate: null,
+    details,
+    deliveryWindows: deliveryWindowsOf(option)
+  }))
+}
+
+const arriveDatesOf = (dispatch: DispatchResult): ReadonlyArray<ArriveDateB> => {
+  const dates: Array<ArriveDateB> = []
+  if (dispatch.pickingDate !== undefined) dates.push({ node: dispatch.origin, arriveDate: formatDay(dispatch.pickingDate) })
+  for (const leg of dispatch.legs) dates.push({ node: leg.target, arriveDate: formatDay(leg.receptionDate) })
+  return dates
+}
+
+const stockMessage = (sku: string, node: string, requested: number, available: number) =>
+  `stock of ${sku} at ${node}: requested ${requested}, available ${available}`
+
+const stockError = (
+  provider: string,
+  message: string,
+  short: ReadonlyArray<{ readonly sku: string; readonly requested: number; readonly available: number; readonly description: string }>
+): CapacityErrorB => ({
+  code: "STOCK_ERROR",
+  details: short.map((line) => ({
+    errorCode: "SOLD_OUT_QUANTITY",
+    description: line.description,
+    sku: line.sku,
+    requestedQuantity: line.requested,
+    availableQuantity: line.available
+  })),
+  providerDetails: {
+    code: provider,
+    message,
+    detail: short.map((line) => line.description).join("; "),
+    detailCapacity: [],
+    detailStock: short.map((line) => ({
+      sku: line.sku,
+      warningMessage: line.description,
+      requestedQuantity: line.requested,
+      availableQuantity: line.available
+    }))
+  }
+})
+
+const capacityErrorOf = (dispatch: DispatchResult, shipped: ReadonlyArray<Line>): CapacityErrorB | undefined => {
+  const shortage = dispatch.shortage
+  if (shortage === undefined) return undefined
+  return {
+    code: "CAPACITY_ERROR",
+    details: shipped.map((line) => ({
+      errorCode: CAPACITY_ERROR_CODE[shortage.kind],
+      description: dispatch.message,
+      sku: line.item.skuCode,
+      requestedQuantity: line.units,
+      availableQuantity: shortage.available
+    })),
+    providerDetails: {
+      code: shortage.provider,
+      message: dispatch.message,
+      detail: `available ${shortage.available}, used ${shortage.used}, total ${shortage.total} on ${formatDay(shortage.date)}`,
+      detailCapacity: [{ message: dispatch.message }],
+      detailStock: []
+    }
+  }
+}
+
+export interface EntryContext {
+  readonly snapshot: Snapshot
+  readonly request: DeliveryRequestB
+  readonly dispatchType: DispatchType
+  readonly zone: ZoneModel | undefined
+  readonly costEnabled: boolean
+}
+
+const destinationOf = (context: EntryContext, alternative: Alternative): string =>
+  alternative.store?.code ??
+    context.request.deliveryData.destination ?? context.request.deliveryData.ubigeoCode ?? context.zone?.code ?? ""
+
+const zoneOf = (context: EntryContext, alternative: Alternative): string =>
+  alternative.store === undefined
+    ? (context.zone?.code ?? context.request.deliveryData.zone ?? "")
+    : (context.snapshot.zoneByUbigeo.get(alternative.store.node.address.ubigeoCode)?.code ?? "")
+
+export const entryOfDispatch = (
+  context: EntryContext,
+  alternative: Alternative,
+  dispatch: DispatchResult,
+  shipped: ReadonlyArray<Line>,
+  short: ReadonlyArray<{ readonly line: Line; readonly shortage: StockShortage }>
+): LogisticsCapacity => {
+  const errors: Array<CapacityErrorB> = []
+  const capacity = capacityErrorOf(dispatch, shipped)
+  if (capacity !== undefined) errors.push(capacity)
+  if (short.length > 0) {
+    errors.push(stockError(
+      dispatch.origin,
+      `stock is short at ${dispatch.origin} for ${short.length} item(s)`,
+      short.map(({ shortage }) => ({
+        sku: shortage.sku,
+        requested: shortage.requested,
+        available: shortage.available,
+        description: stockMessage(shortage.sku, shortage.node, shortage.requested, shortage.available)
+      }))
+    ))
+  }
+  const origin = dispatch.originNode
+  return {
+    origin: dispatch.origin,
+    destination: destinationOf(context, alternative),
+    zone: zoneOf(context, alternative),
+    route: dispatch.path.map((leg) => leg.id).join(">"),
+    pickingDate: dateText(dispatch.pickingDate),
+    message: dispatch.message,
+    dispatchType: dispatch.dispatchType,
+    dispatchMode: dispatch.deliveryMode,
+    deliveryCost: context.costEnabled ? dispatch.cost : 0,
+    pickingDays: origin?.pickingDayNames ?? [],
+    processingDays: origin?.node.processingDays ?? 0,
+    leadTimes: dispatch.path.map((leg) => leg.leadTime.days),
+    routeDaysOfWeek: dispatch.path.map((leg) => leg.departureDayNames),
+    deliveryDates: deliveryDatesOf(dispatch),
+    originEntityDetails: entityDetailsOf(origin),
+    pickupEntityDetails: entityDetailsOf(alternative.store),
+    deliveryTrace: traceOf(dispatch),
+    arriveDates: arriveDatesOf(dispatch),
+    detailedCapacityError: errors,
+    dispatchItems: shipped.map((line) => dispatchItemOf(line.item, dispatch.origin))
+  }
+}
+
+export const unservedEntry = (
+  context: EntryContext,
+  alternative: Alternative,
+  unserved: ReadonlyArray<{ readonly line: Line; readonly available: number }>,
+  maxDistanceKm: number
+): LogisticsCapacity => {
+  const range = Number.isFinite(maxDistanceKm) ? ` within ${maxDistanceKm} km` : ""
+  const message = `no origin${range} can serve ${unserved.length} item(s)`
+  return {
+    origin: "",
+    destination: destinationOf(context, alternative),
+    zone: zoneOf(context, alternative),
+    route: "",
+    pickingDate: "",
+    message,
+    dispatchType: context.dispatchType,
+    dispatchMode: alternative.mode,
+    deliveryCost: 0,
+    pickingDays: [],
+    processingDays: 0,
+    leadTimes: [],
+    routeDaysOfWeek: [],
+    deliveryDates: [],
+    originEntityDetails: EMPTY_ENTITY,
+    pickupEntityDetails: entityDetailsOf(alternative.store),
+    deliveryTrace: [],
+    arriveDates: [],
+    detailedCapacityError: [stockError(
+      "",
+      message,
+      unserved.map(({ available, line }) => ({
+        sku: line.item.skuCode,
+        requested: line.units,
+        available,
+        description: `no origin${range} with a route to ${destinationOf(context, alternative)} holds ${line.units} units of ${line.item.skuCode} (most at one origin: ${available})`
+      }))
+    )],
+    dispatchItems: []
+  }
+}
+
+
+/** One entry per dispatch of an evaluation; `lines[i]` is the request line of the evaluation's item i. */
+export const entriesOfEvaluation = (
+  context: EntryContext,
+  alternative: Alternative,
+  evaluation: Evaluation,
+  lines: ReadonlyArray<Line>
+): Array<LogisticsCapacity> =>
+  evaluation.dispatches.map((dispatch) => {
+    const shipped: Array<Line> = []
+    const short: Array<{ line: Line; shortage: StockShortage }> = []
+    evaluation.items.forEach((result, i) => {
+      const line = lines[i]
+      if (result.dispatch !== dispatch || line === undefined) return
+      if (result.stockShortage === undefined) shipped.push(line)
+      else short.push({ line, shortage: result.stockShortage })
+    })
+    return entryOfDispatch(context, alternative, dispatch, shipped, short)
+  })

@@ -1,0 +1,211 @@
+import { Either, Option } from "effect"
+import { type Day, parseDay } from "./Calendar.ts"
+import { evaluate } from "./Engine.ts"
+import {
+  defaultEngineOptions,
+  type EngineItem,
+  type EngineOptions,
+  type Evaluation
+} from "./EngineTypes.ts"
+import type { GeoPoint } from "./Geo.ts"
+import type { DispatchType } from "./Network.ts"
+import { type OriginCandidate, rankByProximity, searchOrigins } from "./OriginSearch.ts"
+import { nearestPickupStores } from "./PickupStores.ts"
+import { type NodeModel, pathKey, type Snapshot, stockKey, type ZoneModel } from "./Snapshot.ts"
+import type { DeliveryRequestB, DeliveryResponseB, ItemB, LogisticsCapacity } from "./VariantB.ts"
+import { NoRouteFound } from "./VariantAMapping.ts"
+import { originOfItem } from "./VariantBDecode.ts"
+import { type Alternative, entriesOfEvaluation, type EntryContext, type Line, unservedEntry } from "./VariantBEntries.ts"
+
+/** Pickup stores offered when maxPickupPoint is absent or null. */
+export const DEFAULT_MAX_PICKUP_POINTS = 3
+/** Divisor of volumetric weight (cm³ per kg), the courier convention. */
+export const VOLUMETRIC_DIVISOR = 5000
+
+const day = (text: string | undefined): Day | undefined =>
+  text === undefined ? undefined : Option.getOrUndefined(parseDay(text))
+
+/** Weight of one unit in kg; with freight configuration, the larger of real and volumetric weight. */
+export const unitWeightKg = (item: ItemB, freight: boolean): number => {
+  const real = item.weight ?? 0
+  if (!freight) return real
+  const volume = item.volume ??
+    (item.height !== undefined && item.width !== undefined && item.length !== undefined
+      ? item.height * item.width * item.length
+      : 0)
+  return Math.max(real, volume / VOLUMETRIC_DIVISOR)
+}
+
+const pointOf = (model: NodeModel): GeoPoint => model.node.address
+
+/** Nodes that can ship items (hubs only cross-dock). */
+const originCandidates = (snapshot: Snapshot): ReadonlyArray<OriginCandidate> => {
+  const candidates: Array<OriginCandidate> = []
+  for (const model of snapshot.nodes.values()) {
+    if (model.node.type !== "HUB") candidates.push({ code: model.code, point: pointOf(model) })
+  }
+  return candidates
+}
+
+const storeCandidates = (snapshot: Snapshot): ReadonlyArray<OriginCandidate> => {
+  const stores: Array<OriginCandidate> = []
+  for (const model of snapshot.nodes.values()) {
+    if (model.node.type === "TD") stores.push({ code: model.code, point: pointOf(model) })
+  }
+  return stores
+}
+
+const resolveZone = (snapshot: Snapshot, request: DeliveryRequestB): ZoneModel | undefined => {
+  const { zone, ubigeoCode } = request.deliveryData
+  return (zone === undefined ? undefined : snapshot.zones.get(zone)) ??
+    (ubigeoCode === undefined ? undefined : snapshot.zoneByUbigeo.get(ubigeoCode))
+}
+
+interface AlternativeOutcome {
+  readonly entries: ReadonlyArray<LogisticsCapacity>
+  readonly routed: boolean
+  readonly reasons: ReadonlyArray<string>
+}
+
+/**
+ * Variant B end to end on a decoded request: one LogisticsCapacity per dispatch of each
+ * alternative (home delivery, then each pickup store nearest first), or 404 when nothing routes.
+ */
+export const evaluateVariantB = (
+  snapshot: Snapshot,
+  request: DeliveryRequestB,
+  epochMillis: number,
+  options: EngineOptions = defaultEngineOptions
+): Either.Either<DeliveryResponseB, NoRouteFound> => {
+  const calculation = request.calculationOptions
+  const searching = calculation?.calculate === "SEARCH_ORIGINS_BY_COORDINATES"
+  const validateStock = calculation?.validateStock ?? true
+  const maxDistanceKm = calculation?.maxDistancePickingStore ?? Number.POSITIVE_INFINITY
+  const dispatchType: DispatchType = request.dispatchType ?? "NORMAL"
+  const mode = request.dispatchMode ?? "HOME_DELIVERY"
+  const freight = request.hasFreightAttributeConfiguration ?? false
+  const customer: GeoPoint = request.deliveryData
+  const context: EntryContext = {
+    snapshot,
+    request,
+    dispatchType,
+    zone: resolveZone(snapshot, request),
+    costEnabled: calculation?.dispatchCostEnabled ?? true
+  }
+  const lines: ReadonlyArray<Line> = request.items.map((item, index) => {
+    const units = item.units ?? Math.ceil(item.quantity)
+    return { index, item, origin: originOfItem(item), units, weightKg: unitWeightKg(item, freight) * units }
+  })
+  const candidates = searching ? originCandidates(snapshot) : []
+  const inRange = rankByProximity(customer, candidates, maxDistanceKm)
+  const stockOf = (node: string, sku: string) => snapshot.stock.get(stockKey(node, sku))
+
+  const alternatives: Array<Alternative> = []
+  if (mode !== "STORE_WITHDRAWAL") alternatives.push({ mode: "HOME_DELIVERY", store: undefined })
+  let rankedStores = false
+  if (mode !== "HOME_DELIVERY") {
+    const reaches = (store: string) =>
+      lines.some((line) =>
+        line.origin !== undefined
+          ? snapshot.paths.has(pathKey(line.origin, dispatchType, "STORE_WITHDRAWAL", store))
+          : inRange.some((candidate) =>
+            stockOf(candidate.code, line.item.skuCode) !== undefined &&
+            snapshot.paths.has(pathKey(candidate.code, dispatchType, "STORE_WITHDRAWAL", store))
+          )
+      )
+    const stores = nearestPickupStores(
+      customer,
+      storeCandidates(snapshot),
+      calculation?.maxPickupPoint ?? DEFAULT_MAX_PICKUP_POINTS,
+      reaches
+    )
+    rankedStores = true
+    for (const store of stores) alternatives.push({ mode: "STORE_WITHDRAWAL", store: snapshot.nodes.get(store.code) })
+  }
+
+  const engineRequestBase = {
+    purchaseDate: day(request.purchaseDate) ?? 0,
+    validateStock,
+    deliveryFrom: day(calculation?.rangeStart),
+    deliveryUntil: day(calculation?.rangeEnd)
+  }
+
+  const evaluateAlternative = (alternative: Alternative): AlternativeOutcome => {
+    const destination = alternative.store?.code ?? context.zone?.code
+    const canServe = (node: string) =>
+      destination !== undefined && snapshot.paths.has(pathKey(node, dispatchType, alternative.mode, destination))
+    const fixed: Array<{ origin: string; sku: string; units: number }> = []
+    const searched: Array<Line> = []
+    for (const line of lines) {
+      if (line.origin !== undefined) fixed.push({ origin: line.origin, sku: line.item.skuCode, units: line.units })
+      else searched.push(line)
+    }
+    const choices = searched.length === 0 ? [] : searchOrigins(
+      { customer, candidates, stockOf, canServe, fixed },
+      searched.map((line) => ({ sku: line.item.skuCode, units: line.units })),
+      {
+        maxOrigins: calculation?.maxOrigins ?? Number.POSITIVE_INFINITY,
+        maxItemsPerOrigin: calculation?.maxItemsPerOrigin ?? Number.POSITIVE_INFINITY,
+        maxDistanceKm,
+        requireUnits: validateStock
+      }
+    )
+    const originOfLine = new Map<number, string>()
+    const unserved: Array<{ line: Line; available: number }> = []
+    searched.forEach((line, i) => {
+      const choice = choices[i]
+      if (choice?._tag === "Chosen") originOfLine.set(line.index, choice.origin)
+      else unserved.push({ line, available: choice?._tag === "Unserved" ? choice.available : 0 })
+    })
+
+    const engineLines: Array<Line> = []
+    const items: Array<EngineItem> = []
+    for (const line of lines) {
+      const origin = line.origin ?? originOfLine.get(line.index)
+      if (origin === undefined) continue
+      engineLines.push(line)
+      items.push({
+        sku: line.item.skuCode,
+        origin,
+        units: line.units,
+        weightKg: line.weightKg,
+        dispatchType,
+        deliveryMode: alternative.mode,
+        zone: alternative.store === undefined ? request.deliveryData.zone : undefined,
+        ubigeo: alternative.store === undefined ? request.deliveryData.ubigeoCode : undefined,
+        pickupNode: alternative.store?.code
+      })
+    }
+    const evaluation: Evaluation | undefined = items.length === 0
+      ? undefined
+      : evaluate(snapshot, { ...engineRequestBase, items }, epochMillis, options)
+
+    const entries = evaluation === undefined ? [] : entriesOfEvaluation(context, alternative, evaluation, engineLines)
+    if (unserved.length > 0) entries.push(unservedEntry(context, alternative, unserved, maxDistanceKm))
+    const reasons = evaluation?.dispatches.map((dispatch) => dispatch.message) ?? []
+    if (destination === undefined) {
+      const { ubigeoCode, zone } = request.deliveryData
+      reasons.push(`no zone serves deliveryData zone "${zone ?? ""}" / ubigeoCode "${ubigeoCode ?? ""}"`)
+    }
+    return {
+      entries,
+      // Items no origin can serve are a stock answer (200), unless there is nowhere to deliver.
+      routed: (evaluation?.anyRouted ?? false) || (unserved.length > 0 && destination !== undefined),
+      reasons
+    }
+  }
+
+  const outcomes = alternatives.map(evaluateAlternative)
+  if (!outcomes.some((outcome) => outcome.routed)) {
+    const reasons = [...new Set(outcomes.flatMap((outcome) => outcome.reasons))]
+    if (mode !== "HOME_DELIVERY" && alternatives.every((alternative) => alternative.store === undefined)) {
+      reasons.push(`no pickup store is reachable by ${dispatchType} routes`)
+    }
+    return Either.left(new NoRouteFound({ message: `no route found for any dispatch: ${reasons.join("; ")}` }))
+  }
+  return Either.right({
+    request,
+    logisticsCapacity: outcomes.flatMap((outcome) => outcome.entries),
+    prioritizationCriteria: searching || rankedStores ? "PROXIMITY_STORE" : "EARLIEST_DELIVERY_DATE"
+  })
+}

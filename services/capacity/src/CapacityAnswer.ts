@@ -1,0 +1,48 @@
+import type { Snapshot } from "@retail/capacity"
+import type { CapacitySettings } from "./CapacityConfig.ts"
+import { type Answer, answerVariantAInput, badJson, plain } from "./VariantAAnswer.ts"
+import { answerVariantBInput } from "./VariantBAnswer.ts"
+
+export type Variant = "A" | "B" | "NEITHER"
+
+const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/**
+ * Which variant a parsed body is, by shape (docs/capacity.md, "Telling the variants apart"):
+ * B when the object has `saleChannel` or `deliveryData`; else A when some element of `items` is an
+ * object with `origin` or `deliveryMode`; else neither.
+ */
+export const variantOf = (input: unknown): Variant => {
+  if (!isRecord(input)) return "NEITHER"
+  if ("saleChannel" in input || "deliveryData" in input) return "B"
+  const items = input["items"]
+  if (Array.isArray(items) && items.some((item) => isRecord(item) && ("origin" in item || "deliveryMode" in item))) {
+    return "A"
+  }
+  return "NEITHER"
+}
+
+export const NEITHER_VARIANT = plain(
+  400,
+  "Bad request: the body matches neither variant: variant A has items with origin and deliveryMode; " +
+    "variant B has saleChannel and deliveryData"
+)
+
+/** POST /v1/delivery/capacity after the key check: one JSON.parse, then the variant's answer. */
+export const answerCapacity = (settings: CapacitySettings, snapshot: Snapshot, body: string, nowMillis: number): Answer => {
+  let input: unknown
+  try {
+    input = JSON.parse(body)
+  } catch (error) {
+    return badJson(error)
+  }
+  switch (variantOf(input)) {
+    case "A":
+      return answerVariantAInput(settings, snapshot, input, nowMillis)
+    case "B":
+      return answerVariantBInput(settings, snapshot, input, nowMillis)
+    case "NEITHER":
+      return NEITHER_VARIANT
+  }
+}

@@ -1,0 +1,36 @@
+import {
+  decodeDeliveryRequestB,
+  ERROR_CODES_B,
+  type ErrorBodyB,
+  type ErrorCodeB,
+  evaluateVariantB,
+  type Snapshot
+} from "@retail/capacity"
+import { Either } from "effect"
+import type { CapacitySettings } from "./CapacityConfig.ts"
+import type { Answer } from "./VariantAAnswer.ts"
+
+/** Variant B's error body `{code, message, details}`, with the status its code stands for. */
+export const errorB = (code: ErrorCodeB, message: string, details: ErrorBodyB["details"] = {}): Answer => ({
+  status: ERROR_CODES_B[code],
+  contentType: "application/json",
+  body: JSON.stringify({ code, message, details })
+})
+
+const INTERNAL_B_MESSAGE = "the delivery date could not be computed"
+
+/** Variant B on a parsed body: decode, business rules, the engine, one JSON.stringify; a fault is its 500 body. */
+export const answerVariantBInput = (settings: CapacitySettings, snapshot: Snapshot, input: unknown, nowMillis: number): Answer => {
+  try {
+    const decoded = decodeDeliveryRequestB(input)
+    if (Either.isLeft(decoded)) {
+      const { code, issues, message } = decoded.left
+      return errorB(code, message, { fields: issues.map((issue) => ({ field: issue.path, message: issue.message })) })
+    }
+    const response = evaluateVariantB(snapshot, decoded.right, nowMillis, settings)
+    if (Either.isLeft(response)) return errorB("NO_ROUTE_FOUND", response.left.message)
+    return { status: 200, contentType: "application/json", body: JSON.stringify(response.right) }
+  } catch {
+    return errorB("INTERNAL_ERROR", INTERNAL_B_MESSAGE)
+  }
+}
