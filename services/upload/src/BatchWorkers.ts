@@ -30,9 +30,12 @@ export const BatchWorkers = Layer.scopedDiscard(
     const config = yield* UploadConfig
     const { batchesStream: stream, consumerGroup: group } = config
 
+    // Interruptible although handling is not: shutdown must not wait for the database to come back.
+    // The batch is not acked, so it is redelivered.
     const waitForDatabase = Database.ready.pipe(
       Effect.retry(Schedule.exponential("100 millis").pipe(Schedule.union(Schedule.spaced("5 seconds")))),
-      Effect.orDie
+      Effect.orDie,
+      Effect.interruptible
     )
 
     const deadLetter = (delivery: Delivery, batch: ProductBatch | null, reason: string) =>
