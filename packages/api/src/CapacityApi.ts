@@ -10,7 +10,7 @@ import {
   NodeNotFound,
   OrderNotFound
 } from "./CapacityErrors.ts"
-import { InvalidRequest, StorageFailed } from "./Errors.ts"
+import { InvalidRequest, PayloadTooLarge, StorageFailed } from "./Errors.ts"
 import { CapacityApiKey } from "./Security.ts"
 
 /** Checkout's hot path: the handler is raw (checks the key, decodes and encodes once itself); this is its documentation. */
@@ -85,6 +85,7 @@ export class CapacityAdminApi extends HttpApiGroup.make("capacityAdmin")
       .setPayload(NetworkDocument)
       .addSuccess(NetworkVersion)
       .addError(InvalidRequest)
+      .addError(PayloadTooLarge)
       .addError(StorageFailed)
       .annotate(OpenApi.Summary, "Replace the capacity network (400 names the JSON path of every problem)")
   )

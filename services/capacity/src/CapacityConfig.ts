@@ -4,6 +4,8 @@ export interface CapacitySettings {
   readonly apiKeys: ReadonlySet<string>
   readonly horizonDays: number
   readonly deliveryDatesCount: number
+  /** Largest body of POST /v1/delivery/capacity (413 beyond). */
+  readonly maxBodyBytes: number
 }
 
 /** Everything the capacity service reads from the environment, in one place (documented in README.md). */
@@ -31,7 +33,8 @@ export class CapacityConfig extends Context.Tag("@retail/capacity/CapacityConfig
       return {
         apiKeys: new Set(apiKeys),
         horizonDays: yield* positive("CAPACITY_HORIZON_DAYS", 30),
-        deliveryDatesCount: yield* positive("DELIVERY_DATES_COUNT", 5)
+        deliveryDatesCount: yield* positive("DELIVERY_DATES_COUNT", 5),
+        maxBodyBytes: yield* positive("CAPACITY_MAX_BODY_BYTES", 1024 * 1024)
       }
     })
   )

@@ -1,9 +1,9 @@
-import { HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpApiScalar, HttpIncomingMessage, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Api } from "@retail/api"
 import { CapacityFastLane, CapacityService } from "@retail/service-capacity"
 import { UploadService } from "@retail/service-upload"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { AuthenticationLive } from "./Authentication.ts"
 import { createFastLaneServer } from "./FastLaneServer.ts"
 import { HealthHttp } from "./HealthHttp.ts"
@@ -13,6 +13,11 @@ import { ServerConfig } from "./ServerConfig.ts"
 const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide([UploadService.http, CapacityService.http, HealthHttp]),
   Layer.provide([AuthenticationLive, CapacityService.authentication])
+)
+
+/** Bounds every body the framework reads; endpoints with their own limit (load-products, file parts) set it locally. */
+const BodyLimit = HttpApiBuilder.middleware(
+  Effect.map(ServerConfig, ({ requestMaxBytes }) => (app) => HttpIncomingMessage.withMaxBodySize(app, Option.some(requestMaxBytes)))
 )
 
 const Background = Layer.unwrapEffect(
@@ -26,6 +31,7 @@ export const AppLive = HttpApiBuilder.serve().pipe(
   Layer.provide(HttpApiScalar.layer({ path: "/v1/docs" })),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v1/openapi.json" })),
   Layer.provide(ApiLive),
+  Layer.provide(BodyLimit),
   Layer.provide(Background)
 )
 
