@@ -29,7 +29,13 @@ export class LimitsConfig extends Context.Tag("@retail/limits/LimitsConfig")<Lim
         )
       const rule = (prefix: string, perSecond: number, burst: number) =>
         Config.all({
-          perSecond: atLeast(0)(`${prefix}_RATE_LIMIT_PER_SECOND`, perSecond),
+          perSecond: Config.number(`${prefix}_RATE_LIMIT_PER_SECOND`).pipe(
+            Config.withDefault(perSecond),
+            Config.validate({
+              message: `${prefix}_RATE_LIMIT_PER_SECOND must be a number of at least 0 (0: no limit)`,
+              validation: (n) => Number.isFinite(n) && n >= 0
+            })
+          ),
           burst: atLeast(1)(`${prefix}_RATE_LIMIT_BURST`, burst)
         })
       return {

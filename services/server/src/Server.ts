@@ -1,6 +1,14 @@
-import { HttpApiBuilder, HttpApiScalar, HttpIncomingMessage, HttpMiddleware, HttpServer } from "@effect/platform"
+import {
+  HttpApiBuilder,
+  HttpApiScalar,
+  HttpIncomingMessage,
+  HttpMiddleware,
+  HttpServer,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Api } from "@retail/api"
+import { Api, PayloadTooLarge } from "@retail/api"
 import { CapacityFastLane, CapacityService } from "@retail/service-capacity"
 import { UploadService } from "@retail/service-upload"
 import { Effect, Layer, Option } from "effect"
@@ -15,9 +23,25 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide([AuthenticationLive, CapacityService.authentication])
 )
 
-/** Bounds every body the framework reads; endpoints with their own limit (load-products, file parts) set it locally. */
+/** Endpoints that bound their bodies themselves (LOAD_PRODUCTS_MAX_BYTES, FILE_MAX_BYTES). */
+const OWN_BODY_LIMIT = /^\/v1\/(load-products|handle-[a-z-]+)\/?(\?|$)/
+
+/**
+ * REQUEST_MAX_BYTES for every other body: a declared Content-Length beyond it is 413 before
+ * reading (past the limit mid-read, node's reader drops the connection instead of answering).
+ */
 const BodyLimit = HttpApiBuilder.middleware(
-  Effect.map(ServerConfig, ({ requestMaxBytes }) => (app) => HttpIncomingMessage.withMaxBodySize(app, Option.some(requestMaxBytes)))
+  Effect.map(ServerConfig, ({ requestMaxBytes }) => (app) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      if (OWN_BODY_LIMIT.test(request.url)) return app
+      if (Number(request.headers["content-length"] ?? "0") > requestMaxBytes) {
+        return Effect.succeed(HttpServerResponse.unsafeJson(
+          new PayloadTooLarge({ message: `The request body is larger than the limit of ${requestMaxBytes} bytes (REQUEST_MAX_BYTES)` }),
+          { status: 413 }
+        ))
+      }
+      return HttpIncomingMessage.withMaxBodySize(app, Option.some(requestMaxBytes))
+    }))
 )
 
 const Background = Layer.unwrapEffect(
