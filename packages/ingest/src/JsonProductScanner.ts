@@ -1,6 +1,7 @@
 import { Buffer } from "node:buffer"
 import { locateJsonFault } from "./JsonLocate.ts"
 import { describeChar, type JsonErrorKind, JsonSyntaxError } from "./JsonSyntaxError.ts"
+import { MAX_JSON_DEPTH } from "./JsonDepth.ts"
 import { Utf8StreamValidator } from "./Utf8.ts"
 
 /** One element of the products array, parsed. */
@@ -302,8 +303,9 @@ export class JsonProductScanner {
         if (depth === 0) return this.endElement(buf, i, emit)
         continue
       }
-      if (c === 0x7b || c === 0x5b) depth++
-      else if ((c === 0x7d || c === 0x5d) && --depth === 0) return this.endElement(buf, i + 1, emit)
+      if (c === 0x7b || c === 0x5b) {
+        if (++depth > MAX_JSON_DEPTH) return this.tooDeepAt(buf, i)
+      } else if ((c === 0x7d || c === 0x5d) && --depth === 0) return this.endElement(buf, i + 1, emit)
       i++
     }
     this.depth = depth
@@ -382,6 +384,12 @@ export class JsonProductScanner {
 
   private failHere(kind: JsonErrorKind, reason: string, buf: Buffer, i: number, n: number): JsonSyntaxError {
     return this.fail(kind, reason, this.base + i, buf, Math.min(i, n))
+  }
+
+  private tooDeepAt(buf: Buffer, i: number): number {
+    const what = this.purpose === PRODUCT ? `product ${this.index}` : "a value"
+    this.fail("structure", `${what} is nested deeper than ${MAX_JSON_DEPTH} levels`, this.base + i, buf, i)
+    return -1
   }
 
   private tooLargeAt(): number {

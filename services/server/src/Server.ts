@@ -33,14 +33,13 @@ const OWN_BODY_LIMIT = /^\/v1\/(load-products|handle-[a-z-]+)\/?(\?|$)/
 const BodyLimit = HttpApiBuilder.middleware(
   Effect.map(ServerConfig, ({ requestMaxBytes }) => (app) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      if (OWN_BODY_LIMIT.test(request.url)) return app
-      if (Number(request.headers["content-length"] ?? "0") > requestMaxBytes) {
+      if (!OWN_BODY_LIMIT.test(request.url) && Number(request.headers["content-length"] ?? "0") > requestMaxBytes) {
         return Effect.succeed(HttpServerResponse.unsafeJson(
           new PayloadTooLarge({ message: `The request body is larger than the limit of ${requestMaxBytes} bytes (REQUEST_MAX_BYTES)` }),
           { status: 413 }
         ))
       }
-      return HttpIncomingMessage.withMaxBodySize(app, Option.some(requestMaxBytes))
+      return OWN_BODY_LIMIT.test(request.url) ? app : HttpIncomingMessage.withMaxBodySize(app, Option.some(requestMaxBytes))
     }))
 )
 

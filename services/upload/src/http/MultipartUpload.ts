@@ -1,6 +1,7 @@
 import { type HttpServerRequest, Multipart } from "@effect/platform"
 import { InvalidRequest, PayloadTooLarge, UnsupportedMediaType } from "@retail/api"
-import { Effect, Option, Stream } from "effect"
+import { Duration, Effect, Option, Stream } from "effect"
+import { Readable } from "node:stream"
 import { UploadConfig } from "../UploadConfig.ts"
 
 export type FileContent = Stream.Stream<Uint8Array, InvalidRequest | PayloadTooLarge>
@@ -27,9 +28,12 @@ const multipartFailure = (error: Multipart.MultipartError, limits: PartLimits) =
     case "FieldTooLarge":
       return new PayloadTooLarge({ message: `A text field is larger than the limit of ${limits.maxFieldBytes} bytes (MULTIPART_MAX_FIELD_BYTES)` })
     default:
-      return new InvalidRequest({ message: `The multipart/form-data body could not be read (${error.reason}: ${String(error.cause)})` })
+      return new InvalidRequest({ message: `The multipart/form-data body could not be read (${error.reason}: ${describeCause(error.cause)})` })
   }
 }
+
+const describeCause = (cause: unknown): string =>
+  typeof cause === "object" && cause !== null && "_tag" in cause && typeof cause._tag === "string" ? cause._tag : String(cause)
 
 const limited = (key: string, content: Stream.Stream<Uint8Array, Multipart.MultipartError>, limits: PartLimits): FileContent =>
   Stream.suspend(() => {
@@ -44,6 +48,29 @@ const limited = (key: string, content: Stream.Stream<Uint8Array, Multipart.Multi
       })
     )
   })
+
+/** How long the part stream may go on after the raw body has ended; it only has buffered bytes left by then. */
+const AFTER_BODY_END = Duration.seconds(10)
+
+/**
+ * Completes once the raw request body has been received (never on servers that are not node:http).
+ * The multipart parser (multipasta) neither ends nor fails on a body that stops before its closing
+ * boundary (`--b\r\n`, an empty body, a cut file part): without this the request would hang.
+ */
+const rawBodyEnded = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<void> => {
+  const source = request.source
+  if (!(source instanceof Readable)) return Effect.never
+  return Effect.async<void>((resume) => {
+    if (source.readableEnded || source.destroyed) return resume(Effect.void)
+    const done = () => resume(Effect.void)
+    source.once("end", done)
+    source.once("close", done)
+    return Effect.sync(() => {
+      source.off("end", done)
+      source.off("close", done)
+    })
+  })
+}
 
 const hasBoundary = (contentType: string) => /;\s*boundary=("[^"]+"|[^;\s]+)/i.test(contentType)
 
@@ -82,7 +109,11 @@ export const readMultipart = <E, R>(
     const fields = new Map<string, string>()
     const handled = new Set<string>()
     let parts = 0
-    yield* request.multipartStream.pipe(
+    const unterminated = rawBodyEnded(request).pipe(
+      Effect.zipRight(Effect.sleep(AFTER_BODY_END)),
+      Effect.zipRight(Effect.fail(new InvalidRequest({ message: "The multipart/form-data body ends before its closing boundary" })))
+    )
+    const readParts = request.multipartStream.pipe(
       Stream.mapError((error) => multipartFailure(error, limits)),
       Stream.runForEach((part): Effect.Effect<void, E | InvalidRequest | PayloadTooLarge, R> => {
         if (++parts > limits.maxParts) {
@@ -110,5 +141,6 @@ export const readMultipart = <E, R>(
         fieldMimeTypes: []
       })
     )
+    yield* Effect.raceFirst(readParts, unterminated)
     return { fields, handled } as const
   })
