@@ -18,6 +18,8 @@ export interface ScannedProduct {
 export interface JsonScanOptions {
   /** Largest accepted single element (a product, or a value skipped beside `products`), in bytes. */
   readonly maxElementBytes?: number
+  /** Deepest nesting of arrays/objects within one element (default MAX_JSON_DEPTH); deeper is a "structure" error. */
+  readonly maxDepth?: number
 }
 
 export const DEFAULT_MAX_ELEMENT_BYTES = 16 * 1024 * 1024
@@ -57,6 +59,7 @@ const isWs = (b: number): boolean => b === 0x20 || b === 0x0a || b === 0x0d || b
  */
 export class JsonProductScanner {
   private readonly maxElementBytes: number
+  private readonly maxDepth: number
   private readonly utf8 = new Utf8StreamValidator()
   private error: JsonSyntaxError | undefined = undefined
   private base = 0
@@ -84,6 +87,7 @@ export class JsonProductScanner {
 
   constructor(options: JsonScanOptions = {}) {
     this.maxElementBytes = options.maxElementBytes ?? DEFAULT_MAX_ELEMENT_BYTES
+    this.maxDepth = options.maxDepth ?? MAX_JSON_DEPTH
   }
 
   /** Number of products handed out so far. */
@@ -304,7 +308,7 @@ export class JsonProductScanner {
         continue
       }
       if (c === 0x7b || c === 0x5b) {
-        if (++depth > MAX_JSON_DEPTH) return this.tooDeepAt(buf, i)
+        if (++depth > this.maxDepth) return this.tooDeepAt(buf, i)
       } else if ((c === 0x7d || c === 0x5d) && --depth === 0) return this.endElement(buf, i + 1, emit)
       i++
     }
@@ -388,7 +392,7 @@ export class JsonProductScanner {
 
   private tooDeepAt(buf: Buffer, i: number): number {
     const what = this.purpose === PRODUCT ? `product ${this.index}` : "a value"
-    this.fail("structure", `${what} is nested deeper than ${MAX_JSON_DEPTH} levels`, this.base + i, buf, i)
+    this.fail("structure", `${what} is nested deeper than ${this.maxDepth} levels`, this.base + i, buf, i)
     return -1
   }
 
