@@ -1,4 +1,5 @@
 import { Either, Schema } from "effect"
+import { storableText } from "./Fields.ts"
 import { type FieldProblem, fieldProblems, formatProblems } from "./IssueFormat.ts"
 import { Product } from "./Product.ts"
 
@@ -13,8 +14,9 @@ const decodeProduct = Schema.decodeUnknownEither(Product, { errors: "all", onExc
 const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
+/** The SKU a failure is reported under, as it can be stored (NUL and lone surrogates as U+FFFD). */
 const skuOf = (raw: unknown): string =>
-  isRecord(raw) && typeof raw["skuCode"] === "string" ? raw["skuCode"] : ""
+  isRecord(raw) && typeof raw["skuCode"] === "string" ? storableText(raw["skuCode"]) : ""
 
 const childCodeProblems = (product: Product): ReadonlyArray<FieldProblem> => {
   const problems: Array<FieldProblem> = []

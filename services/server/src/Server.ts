@@ -1,9 +1,17 @@
-import { HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpServer } from "@effect/platform"
+import {
+  HttpApiBuilder,
+  HttpApiScalar,
+  HttpIncomingMessage,
+  HttpMiddleware,
+  HttpServer,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Api } from "@retail/api"
+import { Api, PayloadTooLarge } from "@retail/api"
 import { CapacityFastLane, CapacityService } from "@retail/service-capacity"
 import { UploadService } from "@retail/service-upload"
-import { Duration, Effect, Layer } from "effect"
+import { Duration, Effect, Layer, Option } from "effect"
 import { AuthenticationLive } from "./Authentication.ts"
 import { createFastLaneServer } from "./FastLaneServer.ts"
 import { HealthHttp } from "./HealthHttp.ts"
@@ -17,6 +25,26 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide([AuthenticationLive, CapacityService.authentication])
 )
 
+/** Endpoints that bound their bodies themselves (LOAD_PRODUCTS_MAX_BYTES, FILE_MAX_BYTES). */
+const OWN_BODY_LIMIT = /^\/v1\/(load-products|handle-[a-z-]+)\/?(\?|$)/
+
+/**
+ * REQUEST_MAX_BYTES for every other body: a declared Content-Length beyond it is 413 before
+ * reading (past the limit mid-read, node's reader drops the connection instead of answering).
+ */
+const BodyLimit = HttpApiBuilder.middleware(
+  Effect.map(ServerConfig, ({ requestMaxBytes }) => (app) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      if (!OWN_BODY_LIMIT.test(request.url) && Number(request.headers["content-length"] ?? "0") > requestMaxBytes) {
+        return Effect.succeed(HttpServerResponse.unsafeJson(
+          new PayloadTooLarge({ message: `The request body is larger than the limit of ${requestMaxBytes} bytes (REQUEST_MAX_BYTES)` }),
+          { status: 413 }
+        ))
+      }
+      return OWN_BODY_LIMIT.test(request.url) ? app : HttpIncomingMessage.withMaxBodySize(app, Option.some(requestMaxBytes))
+    }))
+)
+
 const Background = Layer.unwrapEffect(
   Effect.map(ServerConfig, ({ runWorkers }) => (runWorkers ? UploadService.background : Layer.empty))
 )
@@ -28,6 +56,7 @@ const PublicAppLive = HttpApiBuilder.serve(trackInFlight).pipe(
   Layer.provide(HttpApiScalar.layer({ path: "/v1/docs" })),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v1/openapi.json" })),
   Layer.provide(ApiLive),
+  Layer.provide(BodyLimit),
   Layer.provide(Background)
 )
 

@@ -21,5 +21,9 @@ export const ServerConfig = Config.all({
   shutdownGraceMs: Config.integer("SHUTDOWN_GRACE_MS").pipe(
     Config.validate({ message: "SHUTDOWN_GRACE_MS must be 0 or more", validation: (ms) => ms >= 0 }),
     Config.withDefault(20_000)
+  ),
+  requestMaxBytes: Config.integer("REQUEST_MAX_BYTES").pipe(
+    Config.validate({ message: "REQUEST_MAX_BYTES must be a positive integer", validation: (n) => n > 0 }),
+    Config.withDefault(16 * 1024 * 1024)
   )
 })
