@@ -62,6 +62,15 @@ export const pendingEntries = (url: string, stream: string, group: string) =>
 
 export const streamLength = (url: string, stream: string) => Effect.map(redisCommand(url, ["XLEN", stream]), Number)
 
+/** How many entries were ever appended to a stream (XINFO STREAM entries-added), deleted ones included. */
+export const entriesAdded = (url: string, stream: string) =>
+  Effect.map(redisCommand(url, ["XINFO", "STREAM", stream]), (reply) => {
+    // A flat [field, value, ...] list under RESP2, a map under RESP3.
+    if (Array.isArray(reply)) return Number(reply[reply.indexOf("entries-added") + 1])
+    if (reply instanceof Map) return Number(reply.get("entries-added"))
+    return typeof reply === "object" && reply !== null ? Number(Object.entries(reply).find(([key]) => key === "entries-added")?.[1]) : Number.NaN
+  })
+
 /** The payloads of every entry of a stream. */
 export const streamPayloads = (url: string, stream: string) =>
   Effect.map(redisCommand(url, ["XRANGE", stream, "-", "+"]), (reply) =>
