@@ -90,36 +90,40 @@ describe("POST /v1/handle-csv", () => {
         })
       }))
 
-    it.effect("bad rows, orphan child rows and a product without hierarchies fail with reasons naming file and line; the rest loads", () =>
+    it.effect("bad rows (a cell of the wrong type, a ragged row), orphan child rows and a product without hierarchies fail with reasons naming file and line; the rest loads", () =>
       Effect.gen(function*() {
         const prefix = `CSE${run}-`
         const token = yield* mintToken({ scope: "products:write products:read", company: "ACME" })
         const products = sampleProducts(10, { prefix })
         const files = csvFilesOf(products)
         const code = (i: number) => products[i]!.productCode
-        // products[2]: weight is text (products.csv line 4); products[3]: no hierarchy rows; an orphan barcode row at the end.
+        // products[2]: weight is text (products.csv line 4); products[3]: no hierarchy rows; products[4]: a ragged row,
+        // its last cell missing (line 6); an orphan barcode row at the end.
         const productLines = files.productsCsv.split("\n")
         productLines[3] = productLines[3]!.replace(",1.8,", ",heavy,")
+        productLines[5] = productLines[5]!.slice(0, productLines[5]!.lastIndexOf(","))
         const hierarchiesCsv = files.hierarchiesCsv.split("\n").filter((line) => !line.startsWith(`${code(3)},`)).join("\n")
         const orphan = `${prefix}ORPHAN`
         const barcodesCsv = `${files.barcodesCsv}${orphan},7750000000999,MAIN\n`
         const response = yield* postCsv({ ...files, productsCsv: productLines.join("\n"), hierarchiesCsv, barcodesCsv }, token)
         expect(response.status).toBe(200)
         const body = response.json() as LoadBody
-        expect(body).toMatchObject({ total: 11, processing: 8, failed: 3 })
+        expect(body).toMatchObject({ total: 11, processing: 7, failed: 4 })
+        const ragged = body.errors?.find((error) => error.sku === products[4]!.skuCode)
+        expect(ragged?.error).toMatch(/^productsCsv line 6: the row has (\d+) fields, the header has (\d+)/)
         const expected = [
           { sku: products[2]!.skuCode, error: "productsCsv line 4: weight: \"heavy\" is not a number" },
           { sku: products[3]!.skuCode, error: "hierarchies: must contain at least one item (productsCsv line 5)" },
           { sku: orphan, error: `productCode: ${orphan} has child rows but no row in productsCsv (barcodesCsv line 22)` }
         ]
-        expect(body.errors).toHaveLength(3)
+        expect(body.errors).toHaveLength(4)
         for (const error of expected) expect(body.errors).toContainEqual(error)
         const done = yield* eventually(loadView(body.processCode, token), (v) => v.status === "COMPLETED_WITH_ERRORS")
-        expect(done.totals).toEqual({ received: 11, accepted: 8, persisted: 8, failed: 3 })
+        expect(done.totals).toEqual({ received: 11, accepted: 7, persisted: 7, failed: 4 })
         const errors = yield* request(`/v1/loads/${body.processCode}/errors`, { token })
         const listed = (errors.json() as { errors: ReadonlyArray<unknown> }).errors
         for (const error of expected) expect(listed).toContainEqual(error)
-        expect(yield* productCounts(prefix)).toMatchObject({ products: "8" })
+        expect(yield* productCounts(prefix)).toMatchObject({ products: "7" })
       }))
 
     it.effect("each missing part is 400 naming it, and publishes nothing", () =>

@@ -53,7 +53,7 @@ export const csvFileLoad = (request: HttpServerRequest.HttpServerRequest, compan
       hierarchiesCsv: part("hierarchiesCsv"),
       barcodesCsv: part("barcodesCsv"),
       attributesCsv: part("attributesCsv")
-    })
+    }, { fields: [] })
 
     const products = headers.get("productsCsv")
     const hierarchies = headers.get("hierarchiesCsv")
