@@ -192,7 +192,7 @@ export const capacity: Benchmark = {
   name: "capacity",
   description: `POST /v1/delivery/capacity on the demo network (variant A; variant B home delivery from fixed origins; variant B all dispatch modes with origins searched by coordinates) at ${CONNECTIONS} connections (autocannon), beside a bare node:http server (own process) answering the same JSON bytes to the same request in the same run.`,
   sizeUnit: "seconds of load per case",
-  defaultSize: 5,
+  defaultSize: 2,
   smokeSize: 1,
   open: async (setup) => {
     const cases: Array<Case> = capacityRequests().flatMap((kind) =>
