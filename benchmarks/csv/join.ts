@@ -1,9 +1,10 @@
 // One measured run of the /handle-csv pipeline without HTTP: the four files are streamed from disk through
 // the same code as the endpoint (partition split, per-partition join, validation, spool), publish excluded.
-// Usage (from run.ts, in its own process so peak RSS is its own): node --import tsx benchmarks/csv/join.ts <inputs.json>
+// Usage (in its own process so peak RSS is its own; run.ts and the suite's handle-csv do this):
+//   node --import tsx benchmarks/csv/join.ts <productsCsv> <hierarchiesCsv> <barcodesCsv> <attributesCsv>
 import { CsvLayouts } from "@retail/ingest"
 import { Effect, Stream } from "effect"
-import { createReadStream, readFileSync, statSync } from "node:fs"
+import { createReadStream, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import v8 from "node:v8"
 import { type CsvFileHeaders, joinedItems } from "../../services/upload/src/files/CsvJoin.ts"
@@ -11,9 +12,13 @@ import { makeCsvPartitions, partitionCountFor } from "../../services/upload/src/
 import { partitionCsvFile } from "../../services/upload/src/files/CsvPartSplitter.ts"
 import { makeLoadSpool } from "../../services/upload/src/files/LoadSpool.ts"
 import { spoolItems } from "../../services/upload/src/files/SpoolItems.ts"
-import type { CsvInputs } from "./generate.ts"
 
-const inputs = JSON.parse(readFileSync(process.argv[2] ?? "", "utf8")) as CsvInputs
+const [productsPath, hierarchiesPath, barcodesPath, attributesPath] = process.argv.slice(2)
+if (productsPath === undefined || hierarchiesPath === undefined || barcodesPath === undefined || attributesPath === undefined) {
+  console.error("usage: join.ts <productsCsv> <hierarchiesCsv> <barcodesCsv> <attributesCsv>")
+  process.exit(2)
+}
+const inputs = { productsCsv: productsPath, hierarchiesCsv: hierarchiesPath, barcodesCsv: barcodesPath, attributesCsv: attributesPath }
 const bytes = Object.values(inputs).reduce((sum, path) => sum + statSync(path).size, 0)
 const startRssMb = process.memoryUsage.rss() / 1048576
 

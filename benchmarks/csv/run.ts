@@ -1,11 +1,12 @@
 // /handle-csv benchmark: npx tsx benchmarks/csv/run.ts [--products N] [--seed S] [--runs R]
-// Generates seeded inputs (if missing), runs the pipeline R times, each in its own process, writes results.md.
+// Generates seeded inputs (if missing; the suite's generator, benchmarks/parsers/generate.ts), runs the pipeline R times,
+// each in its own process, writes results.md. `npm run bench -- handle-csv` measures the same pipeline beside HTTP.
 import { execFileSync } from "node:child_process"
 import { writeFileSync } from "node:fs"
-import { cpus, loadavg, tmpdir, totalmem } from "node:os"
+import { cpus, loadavg, totalmem } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { generate } from "./generate.ts"
+import { ensureInputs } from "../parsers/generate.ts"
 
 interface Result {
   readonly bytes: number
@@ -37,13 +38,12 @@ const runs = Number(arg("--runs") ?? 3)
 /** Caps the V8 heap of each run (MiB): completing under a small cap shows that memory does not grow with the input. */
 const heap = arg("--heap")
 
-const inputs = await generate(products, seed)
-const inputsJson = join(tmpdir(), `csv-bench-inputs-${process.pid}.json`)
-writeFileSync(inputsJson, JSON.stringify(inputs))
+const inputs = await ensureInputs(products, seed)
+const files = [inputs.productsCsv, inputs.hierarchiesCsv, inputs.barcodesCsv, inputs.attributesCsv]
 const loadBefore = loadavg().map((l) => l.toFixed(1)).join(", ")
 const results: Array<Result> = []
 for (let i = 0; i < runs; i++) {
-  const out = execFileSync(process.execPath, [...(heap === undefined ? [] : [`--max-old-space-size=${heap}`]), "--import", "tsx", join(here, "join.ts"), inputsJson], { encoding: "utf8", maxBuffer: 1 << 20 })
+  const out = execFileSync(process.execPath, [...(heap === undefined ? [] : [`--max-old-space-size=${heap}`]), "--import", "tsx", join(here, "join.ts"), ...files], { encoding: "utf8", maxBuffer: 1 << 20 })
   const result = JSON.parse(out.trim().split("\n").pop() ?? "") as Result
   results.push(result)
   console.log(JSON.stringify(result))
@@ -55,7 +55,7 @@ const rows = results.map((r, i) =>
 )
 const report = `# /handle-csv pipeline
 
-Command: \`npx tsx benchmarks/csv/run.ts --products ${products} --seed ${seed} --runs ${runs}\` (inputs by \`benchmarks/csv/generate.ts\`).
+Command: \`npx tsx benchmarks/csv/run.ts --products ${products} --seed ${seed} --runs ${runs}\` (inputs by \`benchmarks/parsers/generate.ts\`).
 Machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}. Run: ${new Date().toISOString()}.
 Load average before / after: ${loadBefore} / ${loadAfter} (the machine is shared: figures are pessimistic).
 

@@ -1,5 +1,6 @@
 import { cpus, loadavg, totalmem } from "node:os"
 import type { Infrastructure } from "./Report.ts"
+import { serverRuntime } from "./support/ServerProcess.ts"
 
 export const machine = (loadAverageAtStart: ReadonlyArray<number>) => ({
   cores: cpus().length,
@@ -22,5 +23,6 @@ export const redisUrl = (): string | undefined => setting("REDIS_URL")
 /** The same choice the server makes (services/server Infrastructure.ts). */
 export const infrastructure = (): Infrastructure => ({
   database: databaseUrl() === undefined ? "embedded PGlite" : "PostgreSQL (DATABASE_URL)",
-  queue: redisUrl() === undefined ? "in-process" : "Redis (REDIS_URL)"
+  queue: redisUrl() === undefined ? "in-process" : "Redis (REDIS_URL)",
+  server: serverRuntime() === "tsx" ? "tsx on the sources (BENCH_SERVER_RUNTIME=tsx)" : "esbuild bundle, as npm start"
 })

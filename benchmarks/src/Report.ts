@@ -59,7 +59,9 @@ export const Machine = Schema.Struct({
 
 export const Infrastructure = Schema.Struct({
   database: Schema.Literal("PostgreSQL (DATABASE_URL)", "embedded PGlite"),
-  queue: Schema.Literal("Redis (REDIS_URL)", "in-process")
+  queue: Schema.Literal("Redis (REDIS_URL)", "in-process"),
+  /** What the servers under test ran (absent in reports from before the bundle). */
+  server: Schema.optional(Schema.Literal("esbuild bundle, as npm start", "tsx on the sources (BENCH_SERVER_RUNTIME=tsx)"))
 })
 export type Infrastructure = typeof Infrastructure.Type
 

@@ -60,8 +60,18 @@ describe("benchmark suite, smoke size, one run each", () => {
     expect(figures.find((f) => f.name === "MB/s, first byte to last batch published")?.limit).toBeDefined()
   }, SMOKE_TIMEOUT)
 
-  it("handle-csv: csv-parse and uDSV alone on the four generated files", async () => {
-    expectWellFormed(await smoke([byName("handle-csv")]), ["in-process: csv-parse alone (arrays)", "in-process: uDSV alone (stringArrs)"])
+  it("handle-csv: MB/s over HTTP beside csv-parse alone, the endpoint's pipeline and the project's reader on the same files", async () => {
+    const figures = expectWellFormed(await smoke([byName("handle-csv")]), [
+      "MB/s over HTTP, first byte to last batch published",
+      "products/s over HTTP",
+      "server peak RSS during the upload",
+      "in-process: the endpoint's pipeline without HTTP (split, join, validate, spool)",
+      "in-process: csv-parse alone (arrays)",
+      "in-process: uDSV alone (stringArrs)",
+      "in-process: project CsvRecordReader (typed records, header check)"
+    ])
+    expect(figures.find((f) => f.name === "MB/s over HTTP, first byte to last batch published")?.limit?.name).toContain("csv-parse")
+    expect(figures.find((f) => f.name === "server peak RSS during the upload")?.median).toBeGreaterThan(10)
   }, SMOKE_TIMEOUT)
 
   it("end-to-end: products/s to COMPLETED beside persistBatch straight", async () => {
@@ -72,12 +82,16 @@ describe("benchmark suite, smoke size, one run each", () => {
     expect(figures.find((f) => f.name.endsWith("WORKERS=2"))?.limit?.name).toContain("persistBatch")
   }, SMOKE_TIMEOUT)
 
-  it("capacity: variant A at 1, 5 and 20 items beside a bare node:http server, and the engine's own time", async () => {
+  it("capacity: variants A and B at 1, 5 and 20 items beside a bare node:http server, and the engine's own time", async () => {
     const figures = expectWellFormed(await smoke([byName("capacity")]), [
       "variant A, 1 item(s): requests/s",
       "variant A, 5 item(s): p99 latency",
       "variant A, 20 item(s): p99.9 latency",
-      "variant A, 5 item(s): engine time per request in-process (decode, evaluate, encode)"
+      "variant A, 5 item(s): engine time per request in-process (decode, evaluate, encode)",
+      "variant B home delivery, fixed origins, 1 item(s): requests/s",
+      "variant B home delivery, fixed origins, 20 item(s): engine time per request in-process (decode, evaluate, encode)",
+      "variant B all modes, origins searched, 5 item(s): requests/s",
+      "variant B all modes, origins searched, 20 item(s): engine time per request in-process (decode, evaluate, encode)"
     ])
     expect(figures.find((f) => f.name === "variant A, 20 item(s): requests/s")?.limit?.name).toContain("bare node:http")
   }, SMOKE_TIMEOUT)

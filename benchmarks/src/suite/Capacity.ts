@@ -1,5 +1,17 @@
-import { buildSnapshot, decodeDeliveryRequestA, decodeNetwork, defaultEngineOptions, demoNetwork, evaluateVariantA, ledgerFromUses } from "@retail/capacity"
-import { Either } from "effect"
+import {
+  buildSnapshot,
+  decodeDeliveryRequestA,
+  decodeDeliveryRequestB,
+  decodeNetwork,
+  defaultEngineOptions,
+  DeliveryResponseA,
+  DeliveryResponseB,
+  demoNetwork,
+  evaluateVariantA,
+  evaluateVariantB,
+  ledgerFromUses
+} from "@retail/capacity"
+import { Either, Schema } from "effect"
 import { writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -15,16 +27,26 @@ const ITEM_COUNTS = [1, 5, 20] as const
 const CONNECTIONS = 64
 
 /**
- * One kind of request to POST /v1/delivery/capacity. Add a variant by appending to `capacityRequests`:
- * its bodies of 1, 5 and 20 items and the in-process path it takes (JSON text in, JSON text out).
+ * One kind of request to POST /v1/delivery/capacity. Add one by appending to `capacityRequests`:
+ * its bodies of 1, 5 and 20 items, the in-process path it takes (JSON text in, JSON text out) and
+ * what a right answer looks like (checked on the server's answer and the in-process one before
+ * anything is measured: a body the server refuses must fail the benchmark, not measure fast 400s).
  */
 export interface CapacityRequestKind {
-  readonly variant: string
+  /** In figure names: "variant A", "variant B home delivery, fixed origins", ... */
+  readonly label: string
+  /** In file and URL paths. */
+  readonly id: string
   readonly path: string
   readonly body: (items: number) => unknown
   /** The engine's own work for one request body, as the endpoint does it, without HTTP. */
   readonly inProcess: (body: string) => string
+  /** Why a 200 answer's JSON text is not the expected answer to a body of `items` items, or undefined when it is. */
+  readonly wrongAnswer: (answer: string, items: number) => string | undefined
 }
+
+const decodedOr = <A, I>(schema: Schema.Schema<A, I>, text: string): Either.Either<A, string> =>
+  Either.mapLeft(Schema.decodeUnknownEither(Schema.parseJson(schema))(text), (error) => `not the response schema: ${error.message.slice(0, 300)}`)
 
 const demoSnapshot = () =>
   Either.match(decodeNetwork(demoNetwork), {
@@ -34,11 +56,14 @@ const demoSnapshot = () =>
     onRight: (document) => buildSnapshot(document, ledgerFromUses([]))
   })
 
-/** Home deliveries from CD Lurín to three Lima Moderna districts, one SKU per item (three dispatches from 3 items on). */
+/** SKUs both CDs of the demo network stock by the hundred: every item is routed, none refused for stock. */
+const CD_SKUS = ["SKU-TV-55-4K", "SKU-LAPTOP-14", "SKU-CELULAR-A54", "SKU-AUDIFONOS-BT", "SKU-SILLA-OFICINA"] as const
+
+/** Home deliveries from CD Lurín to three Lima Moderna districts, SKUs the CD holds (three dispatches from 3 items on). */
 const variantAItem = (i: number) => ({
   origin: "CD-LURIN",
   entityType: "CD",
-  skuCode: `SKU-BENCH-${i}`,
+  skuCode: CD_SKUS[i % CD_SKUS.length],
   zone: "",
   dispatchType: "NORMAL",
   quantity: 1 + (i % 3),
@@ -55,7 +80,8 @@ const variantAItem = (i: number) => ({
 export const variantA = (): CapacityRequestKind => {
   const snapshot = demoSnapshot()
   return {
-    variant: "A",
+    label: "variant A",
+    id: "A",
     path: "/v1/delivery/capacity",
     body: (items) => ({ purchaseDate: "2027-03-01", items: Array.from({ length: items }, (_, i) => variantAItem(i)) }),
     inProcess: (body) => {
@@ -64,12 +90,94 @@ export const variantA = (): CapacityRequestKind => {
       const results = evaluateVariantA(snapshot, decoded.right, Date.now(), defaultEngineOptions)
       if (Either.isLeft(results)) throw new BenchmarkFailure(`variant A body not routed: ${results.left.message}`)
       return JSON.stringify(results.right)
-    }
+    },
+    wrongAnswer: (answer, items) =>
+      Either.match(decodedOr(DeliveryResponseA, answer), {
+        onLeft: (problem) => problem,
+        onRight: (results) =>
+          results.length !== items
+            ? `${results.length} results for ${items} items`
+            : results.some((r) => r.route === "" || r.deliveryDates.length === 0 || r.detailedCapacityError.length > 0)
+            ? "an item without a route, delivery dates, or with a capacity error"
+            : undefined
+      })
   }
 }
 
-/** The request kinds measured; variant B joins here once its endpoint is merged. */
-export const capacityRequests = (): ReadonlyArray<CapacityRequestKind> => [variantA()]
+/** Held by stores and CD Lurín (docs/capacity.md, the demo network), so origin search picks among several nodes. */
+const SEARCHED_SKUS = ["SKU-CELULAR-A54", "SKU-AUDIFONOS-BT", "SKU-SMARTWATCH-GT", "SKU-LAPTOP-14"] as const
+const MIRAFLORES = { latitude: -12.1219, longitude: -77.0297, ubigeoCode: "150122", destination: "Av. Larco 345" }
+
+interface VariantBShape {
+  readonly id: string
+  readonly label: string
+  readonly request: (items: number) => Readonly<Record<string, unknown>>
+  readonly item: (i: number) => Readonly<Record<string, unknown>>
+  readonly modes: ReadonlyArray<"HOME_DELIVERY" | "STORE_WITHDRAWAL">
+}
+
+const variantB = (shape: VariantBShape): CapacityRequestKind => {
+  const snapshot = demoSnapshot()
+  return {
+    label: shape.label,
+    id: shape.id,
+    path: "/v1/delivery/capacity",
+    body: (items) => ({ ...shape.request(items), items: Array.from({ length: items }, (_, i) => shape.item(i)) }),
+    inProcess: (body) => {
+      const decoded = decodeDeliveryRequestB(JSON.parse(body))
+      if (Either.isLeft(decoded)) throw new BenchmarkFailure(`${shape.label} body refused: ${decoded.left.message}`)
+      const response = evaluateVariantB(snapshot, decoded.right, Date.now(), defaultEngineOptions)
+      if (Either.isLeft(response)) throw new BenchmarkFailure(`${shape.label} body not routed: ${response.left.message}`)
+      return JSON.stringify(response.right)
+    },
+    wrongAnswer: (answer, items) =>
+      Either.match(decodedOr(DeliveryResponseB, answer), {
+        onLeft: (problem) => problem,
+        onRight: ({ logisticsCapacity: entries, request }) => {
+          if (request.items.length !== items) return `the echoed request has ${request.items.length} items, not ${items}`
+          const unplaced = entries.filter((e) => e.origin === "" || (e.route === "" && e.origin !== e.destination) || e.deliveryDates.length === 0)
+          if (unplaced.length > 0) return `${unplaced.length} entries without an origin, a route or delivery dates: ${unplaced[0]?.message ?? ""}`
+          const refused = entries.filter((e) => e.detailedCapacityError.length > 0)
+          if (refused.length > 0) return `${refused.length} entries with a capacity or stock error: ${JSON.stringify(refused[0]?.detailedCapacityError).slice(0, 200)}`
+          for (const mode of shape.modes) {
+            const shipped = entries.filter((e) => e.dispatchMode === mode).reduce((sum, e) => sum + e.dispatchItems.length, 0)
+            if (shipped === 0) return `no ${mode} entry`
+            if (mode === "HOME_DELIVERY" && shipped !== items) return `home delivery ships ${shipped} of ${items} items`
+          }
+          return entries.some((e) => !shape.modes.includes(e.dispatchMode)) ? "an entry of a mode not asked for" : undefined
+        }
+      })
+  }
+}
+
+/** Variant B, home delivery to Miraflores from both CDs (origins sent): the engine alone, as variant A. */
+export const variantBHomeFixed = (): CapacityRequestKind =>
+  variantB({
+    id: "B-home-fixed",
+    label: "variant B home delivery, fixed origins",
+    request: () => ({ purchaseDate: "2027-03-01", saleChannel: "WEB", dispatchMode: "HOME_DELIVERY", deliveryData: MIRAFLORES }),
+    item: (i) => ({ skuCode: CD_SKUS[i % CD_SKUS.length], origin: i % 2 === 0 ? "CD-LURIN" : "CD-CALLAO", quantity: 1, weight: 1 + (i % 5) }),
+    modes: ["HOME_DELIVERY"]
+  })
+
+/** Variant B, every dispatch mode with origins searched by distance and stock: home delivery plus two pickup stores. */
+export const variantBAllModesSearch = (): CapacityRequestKind =>
+  variantB({
+    id: "B-all-search",
+    label: "variant B all modes, origins searched",
+    request: () => ({
+      purchaseDate: "2027-03-01",
+      saleChannel: "WEB",
+      dispatchMode: "ALL_DISPATCH_MODES",
+      calculationOptions: { calculate: "SEARCH_ORIGINS_BY_COORDINATES", optimization: "PROXIMITY_STORE", maxDistancePickingStore: 30, maxPickupPoint: 2 },
+      deliveryData: MIRAFLORES
+    }),
+    item: (i) => ({ skuCode: SEARCHED_SKUS[i % SEARCHED_SKUS.length], quantity: 1, weight: 0.2 + (i % 3) }),
+    modes: ["HOME_DELIVERY", "STORE_WITHDRAWAL"]
+  })
+
+/** The request kinds measured, each at 1, 5 and 20 items. */
+export const capacityRequests = (): ReadonlyArray<CapacityRequestKind> => [variantA(), variantBHomeFixed(), variantBAllModesSearch()]
 
 interface Case {
   readonly label: string
@@ -82,17 +190,17 @@ interface Case {
 
 export const capacity: Benchmark = {
   name: "capacity",
-  description: `POST /v1/delivery/capacity on the demo network at ${CONNECTIONS} connections (autocannon), beside a bare node:http server (own process) answering the same JSON bytes to the same request in the same run.`,
+  description: `POST /v1/delivery/capacity on the demo network (variant A; variant B home delivery from fixed origins; variant B all dispatch modes with origins searched by coordinates) at ${CONNECTIONS} connections (autocannon), beside a bare node:http server (own process) answering the same JSON bytes to the same request in the same run.`,
   sizeUnit: "seconds of load per case",
-  defaultSize: 5,
+  defaultSize: 2,
   smokeSize: 1,
   open: async (setup) => {
     const cases: Array<Case> = capacityRequests().flatMap((kind) =>
       ITEM_COUNTS.map((items) => {
         const bodyText = JSON.stringify(kind.body(items))
-        const bodyFile = join(tmpdir(), `retail-bench-capacity-${kind.variant}-${items}.json`)
+        const bodyFile = join(tmpdir(), `retail-bench-capacity-${kind.id}-${items}.json`)
         writeFileSync(bodyFile, bodyText)
-        return { label: `variant ${kind.variant}, ${items} item(s)`, items, kind, bodyText, bodyFile, barePath: `/${kind.variant}-${items}` }
+        return { label: `${kind.label}, ${items} item(s)`, items, kind, bodyText, bodyFile, barePath: `/${kind.id}-${items}` }
       })
     )
     let server: ServerHandle | undefined
@@ -108,6 +216,8 @@ export const capacity: Benchmark = {
       for (const c of cases) {
         const answer = await post(`${server.url}${c.kind.path}`, c.bodyText, headers)
         if (answer.status !== 200) throw new BenchmarkFailure(`${c.label}: answered ${answer.status} ${answer.text.slice(0, 300)}`)
+        const wrong = c.kind.wrongAnswer(answer.text, c.items) ?? c.kind.wrongAnswer(c.kind.inProcess(c.bodyText), c.items)
+        if (wrong !== undefined) throw new BenchmarkFailure(`${c.label}: not the expected answer (server or in-process): ${wrong}`)
         answers[c.barePath] = answer.text
       }
       bare = await startBareServer(answers)

@@ -20,7 +20,7 @@ export const endToEnd: Benchmark = {
   name: "end-to-end",
   description: "A /v1/handle-json load (the handle-json file, seed 42) from its first byte to COMPLETED (every row committed), polling GET /v1/loads/{code} every 50 ms, on servers started with WORKERS 1, 2 and 4.",
   sizeUnit: "products in the load",
-  defaultSize: 20_000,
+  defaultSize: 10_000,
   smokeSize: 200,
   open: async (setup) => {
     const workerCounts = setup.scale === "smoke" ? [2] : [1, 2, 4]

@@ -64,7 +64,7 @@ export const loadProducts: Benchmark = {
     writeFileSync(bodyFile, body)
     const company = `BENCH-${runTag()}`
     const token = await mintToken(company)
-    const requestsPerConnection = setup.scale === "smoke" ? 2 : 6
+    const requestsPerConnection = 2
     const budgetMs = setup.scale === "smoke" ? 0 : 2000
     const redis = redisUrl()
     setup.note(`${(body.length / 1e6).toFixed(2)} MB per body; ${requestsPerConnection} requests per connection at each client count; a fresh server per run (the in-process queue keeps every published batch).`)

@@ -1,8 +1,10 @@
 import { spawn } from "node:child_process"
 import { once } from "node:events"
+import { rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { buildServer } from "../../../scripts/buildServer.ts"
 import { BenchmarkFailure } from "../Benchmark.ts"
 import { databaseUrl, redisUrl } from "../Machine.ts"
 import { deleteKeys } from "./Redis.ts"
@@ -13,6 +15,30 @@ const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url))
 const SERVER_MAIN = join(repositoryRoot, "services", "server", "src", "main.ts")
 const LISTENING = /Listening on http:\/\/([^\s/]+):(\d+)/
 const START_TIMEOUT_MS = 180_000
+
+/**
+ * What a server under test runs: the production bundle (`npm start`'s esbuild build, so peak RSS is
+ * production memory) unless BENCH_SERVER_RUNTIME=tsx asks for the TypeScript sources under tsx
+ * (about 100 MB more RSS: tsx's loader thread). The bundle is built once per process into its own
+ * file under dist/ (concurrent runs never overwrite each other's), removed when the process exits.
+ */
+export const serverRuntime = (): "bundle" | "tsx" => (process.env["BENCH_SERVER_RUNTIME"] === "tsx" ? "tsx" : "bundle")
+
+let bundle: Promise<string> | undefined
+const serverArgs = async (): Promise<ReadonlyArray<string>> => {
+  if (serverRuntime() === "tsx") return ["--import", "tsx", SERVER_MAIN]
+  bundle ??= buildServer(join("dist", "bench", `server-${process.pid}.mjs`)).then((file) => {
+    process.on("exit", () => {
+      rmSync(file, { force: true })
+      rmSync(`${file}.map`, { force: true })
+    })
+    return file
+  }, (error: unknown) => {
+    bundle = undefined
+    throw new BenchmarkFailure(`the server bundle could not be built: ${error instanceof Error ? error.message : String(error)}`)
+  })
+  return ["--enable-source-maps", await bundle]
+}
 
 const started = new Set<{ readonly kill: (signal: NodeJS.Signals) => boolean }>()
 
@@ -32,11 +58,6 @@ export interface ServerHandle {
   readonly stop: () => Promise<void>
 }
 
-/**
- * `node --import tsx services/server/src/main.ts` in its own process (own event loop, own RSS) on a
- * free port, with the run's own streams and the same infrastructure as the runner (DATABASE_URL and
- * REDIS_URL when set, embedded in memory otherwise). Resolves once it logs its address.
- */
 /** Adds the server's last log lines to a failure while it was under load. */
 export const withServerLog = async <A>(server: ServerHandle, measure: () => Promise<A>): Promise<A> => {
   try {
@@ -47,6 +68,11 @@ export const withServerLog = async <A>(server: ServerHandle, measure: () => Prom
   }
 }
 
+/**
+ * The server (the bundle or tsx, see `serverRuntime`) in its own process (own event loop, own RSS) on a free
+ * port, with the run's own streams and the same infrastructure as the runner (DATABASE_URL and
+ * REDIS_URL when set, embedded in memory otherwise). Resolves once it logs its address.
+ */
 export const startServer = async (settings: Readonly<Record<string, string>>, progress: (m: string) => void): Promise<ServerHandle> => {
   const tag = runTag()
   const streams = {
@@ -68,7 +94,8 @@ export const startServer = async (settings: Readonly<Record<string, string>>, pr
     ...streams,
     ...settings
   }
-  const child = spawn(process.execPath, ["--import", "tsx", SERVER_MAIN], { cwd: repositoryRoot, env, stdio: ["ignore", "pipe", "pipe"] })
+  const args = await serverArgs()
+  const child = spawn(process.execPath, args, { cwd: repositoryRoot, env, stdio: ["ignore", "pipe", "pipe"] })
   let tail = ""
   const keep = (chunk: string) => {
     tail = (tail + chunk).slice(-3000)
@@ -77,7 +104,7 @@ export const startServer = async (settings: Readonly<Record<string, string>>, pr
   started.add(child)
   child.on("exit", () => started.delete(child))
   const pid = child.pid
-  if (pid === undefined) throw new BenchmarkFailure(`the server could not be started (${SERVER_MAIN})`)
+  if (pid === undefined) throw new BenchmarkFailure(`the server could not be started (${args.join(" ")})`)
   const exited = once(child, "exit")
 
   let listening = false
