@@ -99,6 +99,8 @@ interface Property {
 
 const compileStruct = (ast: SchemaAST.TypeLiteral): Step => {
   if (ast.indexSignatures.length > 0) throw new UnsupportedSchemaError("TypeLiteral with index signatures")
+  // Schema decodes an empty struct as "anything but null and undefined", not as a record.
+  if (ast.propertySignatures.length === 0) throw new UnsupportedSchemaError("empty TypeLiteral")
   const properties: ReadonlyArray<Property> = ast.propertySignatures.map((ps) => {
     if (typeof ps.name !== "string") throw new UnsupportedSchemaError("TypeLiteral with symbol keys")
     return { name: ps.name, optional: ps.isOptional, step: compile(ps.type) }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
 import fc from "fast-check"
 import { sampleProduct } from "@retail/testkit"
-import { makeFastDecoder, Product, validateProduct, validateProductWithSchema } from "@retail/domain"
+import { makeFastDecoder, Product, UnsupportedSchemaError, validateProduct, validateProductWithSchema } from "@retail/domain"
 
 /**
  * `validateProduct` takes a compiled fast path for valid products; Schema alone (`validateProductWithSchema`) is the
@@ -176,6 +176,14 @@ const expectSameAnswer = (actual: Either.Either<unknown, unknown>, expected: Eit
 describe("validateProduct (fast path) against validateProductWithSchema (reference)", () => {
   it("compiles the Product schema", () => {
     expect(fastDecode(sampleProduct(7))).toStrictEqual(Either.getOrThrow(decodeWithSchema(sampleProduct(7))))
+  })
+
+  it("refuses to compile schemas whose decoded value could differ from the input", () => {
+    const compile = <A, I>(schema: Schema.Schema<A, I>) => () => makeFastDecoder(schema)
+    expect(compile(Schema.Struct({ n: Schema.NumberFromString }))).toThrow(UnsupportedSchemaError)
+    expect(compile(Schema.Struct({ u: Schema.Union(Schema.Struct({ a: Schema.String }), Schema.Null) }))).toThrow(UnsupportedSchemaError)
+    expect(compile(Schema.Struct({ e: Schema.Struct({}) }))).toThrow(UnsupportedSchemaError)
+    expect(compile(Schema.Record({ key: Schema.String, value: Schema.String }))).toThrow(UnsupportedSchemaError)
   })
 
   it("gives the same answer for valid products, varied in every field", () => {
