@@ -62,12 +62,15 @@ describe("POST /v1/handle-json", () => {
         expect(yield* productCounts(broken)).toMatchObject({ products: "0" })
       }))
 
-    it.effect("a request without the productsJson part is 400 naming it", () =>
+    it.effect("a request without the productsJson part is 400 naming it; a part of another name is 400 naming both", () =>
       Effect.gen(function*() {
         const token = yield* mintToken({ scope: "products:write", company: "ACME" })
-        const response = yield* request("/v1/handle-json", { token, body: formData([["other", fileOf("[]")]]) })
-        expect(response.status).toBe(400)
-        expect(response.json()).toMatchObject({ message: "The multipart part productsJson (a file) is required" })
+        const missing = yield* request("/v1/handle-json", { token, body: formData([]) })
+        expect(missing.status).toBe(400)
+        expect(missing.json()).toMatchObject({ message: "The multipart part productsJson (a file) is required" })
+        const other = yield* request("/v1/handle-json", { token, body: formData([["other", fileOf("[]")]]) })
+        expect(other.status).toBe(400)
+        expect(other.json()).toMatchObject({ message: "The file part other is not taken by this endpoint (it takes file parts: productsJson)" })
       }))
 
     it.effect("no token is 401; a token without products:write is 403", () =>

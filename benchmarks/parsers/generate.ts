@@ -1,12 +1,14 @@
-import { createWriteStream, mkdirSync, type WriteStream } from "node:fs"
+import { createWriteStream, existsSync, mkdirSync, writeFileSync, type WriteStream } from "node:fs"
 import { once } from "node:events"
+import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
-export const inputsDir = join(dirname(fileURLToPath(import.meta.url)), "..", ".inputs")
+/** Generated inputs live outside the repository (hundreds of MB); BENCH_INPUTS_DIR moves them. */
+export const inputsDir = process.env["BENCH_INPUTS_DIR"] ?? join(tmpdir(), "retail-logistics-bench")
 
 /** mulberry32: small, seeded, deterministic. */
-const rng = (seed: number) => {
+export const rng = (seed: number) => {
   let a = seed >>> 0
   return (): number => {
     a = (a + 0x6d2b79f5) >>> 0
@@ -77,7 +79,8 @@ export const makeProduct = (r: () => number, i: number): GenProduct => {
     unitMeasurement: pick(["UN", "KG", "LT", "ML"]),
     unitedNationsCode: pad(Math.floor(r() * 1e4), 4),
     hierarchyCode: hierarchies[2]!.hierarchyCode,
-    companyCode: r() < 0.5 ? null : "C001",
+    // No company of its own: the load's company (the caller's token) applies, so one file serves any company.
+    companyCode: null,
     taxSale: pick(["T", "F"]),
     taxSelective: r() < 0.5 ? null : 0.1,
     salesTax: 0.19,
@@ -122,17 +125,23 @@ export interface InputFiles {
   readonly attributesCsv: string
 }
 
-export const inputFiles = (n: number): InputFiles => ({
-  json: join(inputsDir, `products-${n}.json`),
-  productsCsv: join(inputsDir, `products-${n}.csv`),
-  hierarchiesCsv: join(inputsDir, `hierarchies-${n}.csv`),
-  barcodesCsv: join(inputsDir, `barcodes-${n}.csv`),
-  attributesCsv: join(inputsDir, `attributes-${n}.csv`)
+export const inputFiles = (n: number, seed = 42): InputFiles => ({
+  json: join(inputsDir, `products-${n}-s${seed}.json`),
+  productsCsv: join(inputsDir, `products-${n}-s${seed}.csv`),
+  hierarchiesCsv: join(inputsDir, `hierarchies-${n}-s${seed}.csv`),
+  barcodesCsv: join(inputsDir, `barcodes-${n}-s${seed}.csv`),
+  attributesCsv: join(inputsDir, `attributes-${n}-s${seed}.csv`)
 })
 
-/** Writes products-N.json ({"products":[...]}, one product per line) and the four CSV files, seed 42. */
+const doneMarker = (n: number, seed: number): string => join(inputsDir, `.done-${n}-s${seed}`)
+
+/** The files of `n` products with this seed, generated once (a marker written last tells complete files from interrupted ones). */
+export const ensureInputs = async (n: number, seed = 42): Promise<InputFiles> =>
+  existsSync(doneMarker(n, seed)) ? inputFiles(n, seed) : generate(n, seed)
+
+/** Writes products-N.json ({"products":[...]}, one product per line) and the four CSV files in the layout of packages/ingest (CsvLayout.ts). */
 export const generate = async (n: number, seed = 42): Promise<InputFiles> => {
-  const files = inputFiles(n)
+  const files = inputFiles(n, seed)
   mkdirSync(dirname(files.json), { recursive: true })
   const json = createWriteStream(files.json)
   const csv = {
@@ -157,6 +166,7 @@ export const generate = async (n: number, seed = 42): Promise<InputFiles> => {
   }
   await write(json, "\n],\"generatedBy\":\"benchmarks/parsers/generate.ts\"}\n")
   await Promise.all([close(json), close(csv.p), close(csv.h), close(csv.b), close(csv.a)])
+  writeFileSync(doneMarker(n, seed), new Date().toISOString())
   return files
 }
 

@@ -1,21 +1,13 @@
-// Parser comparison: npx tsx benchmarks/parsers/run.ts [--products N] [--only substring]
-// Generates seeded inputs into benchmarks/.inputs (if missing), runs every candidate in its own
+// Parser comparison: npx tsx benchmarks/parsers/run.ts [--products N] [--only substring] [--runs N]
+// Generates seeded inputs into the OS temp dir (if missing), runs every candidate in its own
 // child process (so peak RSS is not shared) and writes benchmarks/parsers/results.md.
-import { execFileSync } from "node:child_process"
-import { existsSync, statSync, writeFileSync } from "node:fs"
+// The suite (npm run bench: handle-json, handle-csv) runs the chosen candidates from the same file.
+import { statSync, writeFileSync } from "node:fs"
 import { cpus, loadavg, totalmem } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { generate, inputFiles } from "./generate.ts"
-
-interface Measure {
-  readonly name: string
-  readonly bytes: number
-  readonly items: number
-  readonly ms: number
-  readonly startRssMb: number
-  readonly peakRssMb: number
-}
+import { type Measure, measureCandidate } from "../src/support/Candidates.ts"
+import { ensureInputs, inputsDir } from "./generate.ts"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const arg = (flag: string): string | undefined => {
@@ -44,19 +36,8 @@ const CSV_CANDIDATES = [
   "csv:csv-parse-columns"
 ]
 
-const measure = (name: string, files: ReadonlyArray<string>): Measure | string => {
-  try {
-    const out = execFileSync(process.execPath, ["--import", "tsx", join(here, "candidates.ts"), name, ...files], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-      maxBuffer: 1 << 20
-    })
-    const line = out.trim().split("\n").pop() ?? ""
-    return JSON.parse(line) as Measure
-  } catch (e) {
-    return e instanceof Error ? e.message.split("\n")[0] ?? "failed" : "failed"
-  }
-}
+const measure = (name: string, files: ReadonlyArray<string>): Promise<Measure | string> =>
+  measureCandidate(name, files).catch((e: unknown) => (e instanceof Error ? e.message.split("\n")[0] ?? "failed" : "failed"))
 
 const mb = (bytes: number): string => (bytes / 1e6).toFixed(1)
 const rate = (m: Measure): number => m.bytes / 1e6 / (m.ms / 1000)
@@ -72,21 +53,19 @@ const row = (ms: ReadonlyArray<Measure | string>, name: string): string => {
 }
 
 const main = async (): Promise<void> => {
-  const files = inputFiles(products)
-  if (!existsSync(files.json) || !existsSync(files.attributesCsv)) {
-    console.log(`generating ${products} products into benchmarks/.inputs ...`)
-    await generate(products)
-  }
+  console.log(`inputs: ${products} products in ${inputsDir} (generated once)`)
+  const files = await ensureInputs(products)
   const csvFiles = [files.productsCsv, files.hierarchiesCsv, files.barcodesCsv, files.attributesCsv]
   const jsonBytes = statSync(files.json).size
   const csvBytes = csvFiles.reduce((s, f) => s + statSync(f).size, 0)
   const lines: Array<string> = []
   const header = `| candidate | MB/s best of ${runs} | MB/s median | seconds (best) | items | peak RSS (MiB) | peak RSS - RSS after imports (MiB) |\n|---|---:|---:|---:|---:|---:|---:|`
-  const section = (title: string, names: ReadonlyArray<string>, inputs: ReadonlyArray<string>): void => {
+  const section = async (title: string, names: ReadonlyArray<string>, inputs: ReadonlyArray<string>): Promise<void> => {
     lines.push(`## ${title}`, "", header)
     for (const name of names) {
       if (only !== undefined && !name.includes(only)) continue
-      const ms = Array.from({ length: runs }, () => measure(name, inputs))
+      const ms: Array<Measure | string> = []
+      for (let i = 0; i < runs; i++) ms.push(await measure(name, inputs))
       const text = row(ms, name)
       console.log(text)
       lines.push(text)
@@ -94,9 +73,9 @@ const main = async (): Promise<void> => {
     lines.push("")
   }
   const startLoad = loadavg().map((l) => l.toFixed(1)).join(", ")
-  const baseline = measure("read-only", [files.json])
-  section(`JSON: ${products} products, ${mb(jsonBytes)} MB (${(jsonBytes / products).toFixed(0)} bytes/product)`, JSON_CANDIDATES, [files.json])
-  section(`CSV: the four files of ${products} products, ${mb(csvBytes)} MB in all, read one after the other`, CSV_CANDIDATES, csvFiles)
+  const baseline = await measure("read-only", [files.json])
+  await section(`JSON: ${products} products, ${mb(jsonBytes)} MB (${(jsonBytes / products).toFixed(0)} bytes/product)`, JSON_CANDIDATES, [files.json])
+  await section(`CSV: the four files of ${products} products, ${mb(csvBytes)} MB in all, read one after the other`, CSV_CANDIDATES, csvFiles)
   const cpu = cpus()
   const report = [
     "# Parser comparison",

@@ -20,7 +20,7 @@ import {
   NodeNotFound,
   OrderNotFound
 } from "./CapacityErrors.ts"
-import { InvalidRequest, StorageFailed } from "./Errors.ts"
+import { InvalidRequest, PayloadTooLarge, StorageFailed } from "./Errors.ts"
 import { CapacityApiKey } from "./Security.ts"
 
 /** Variant B's error body, per status (docs/capacity.md lists the codes). */
@@ -92,6 +92,7 @@ export class CapacityAdminApi extends HttpApiGroup.make("capacityAdmin")
       .setPayload(NetworkDocument)
       .addSuccess(NetworkVersion)
       .addError(InvalidRequest)
+      .addError(PayloadTooLarge)
       .addError(StorageFailed)
       .annotate(OpenApi.Summary, "Replace the capacity network (400 names the JSON path of every problem)")
   )

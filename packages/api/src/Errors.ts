@@ -42,3 +42,12 @@ export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaTyp
   { message: Schema.String },
   HttpApiSchema.annotations({ status: 415, description: "The request's Content-Type is not the one this endpoint takes" })
 ) {}
+
+export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()(
+  "TooManyRequests",
+  { message: Schema.String },
+  HttpApiSchema.annotations({
+    status: 429,
+    description: "The caller is over one of its limits (docs/limits.md); the Retry-After header says when to try again"
+  })
+) {}

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiError, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { InvalidRequest, PayloadTooLarge, PublishFailed, StorageFailed, UnsupportedMediaType } from "./Errors.ts"
+import { InvalidRequest, PayloadTooLarge, PublishFailed, StorageFailed, TooManyRequests, UnsupportedMediaType } from "./Errors.ts"
 import { LoadResult } from "./ProductsApi.ts"
 import { Authentication } from "./Security.ts"
 
@@ -24,6 +24,7 @@ const fileEndpoint = <Name extends string, Path extends HttpApiEndpoint.PathSegm
     .addError(InvalidRequest)
     .addError(PayloadTooLarge)
     .addError(UnsupportedMediaType)
+    .addError(TooManyRequests)
     .addError(PublishFailed)
     .addError(StorageFailed)
 

@@ -1,5 +1,6 @@
 import { HttpApiError, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
-import { Context } from "effect"
+import { Context, Schema } from "effect"
+import { TooManyRequests } from "./Errors.ts"
 
 /** Who is calling, from a verified bearer JWT. */
 export interface Principal {
@@ -15,9 +16,12 @@ export const Scopes = {
   productsRead: "products:read"
 } as const
 
-/** Verifies `Authorization: Bearer <JWT>`; a missing or rejected token is 401 with an empty body. */
+/**
+ * Verifies `Authorization: Bearer <JWT>`; a missing or rejected token is 401 with an empty body,
+ * a company over its request rate 429 (docs/limits.md).
+ */
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@retail/api/Authentication", {
-  failure: HttpApiError.Unauthorized,
+  failure: Schema.Union(HttpApiError.Unauthorized, TooManyRequests),
   provides: CurrentPrincipal,
   security: {
     bearer: HttpApiSecurity.bearer.pipe(
@@ -27,9 +31,9 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@re
   }
 }) {}
 
-/** `Authorization: Bearer <api-key>` for the capacity administration endpoints; 401 with an empty body otherwise. */
+/** `Authorization: Bearer <api-key>` for the capacity administration endpoints; 401 with an empty body otherwise, 429 over the key's rate. */
 export class CapacityApiKey extends HttpApiMiddleware.Tag<CapacityApiKey>()("@retail/api/CapacityApiKey", {
-  failure: HttpApiError.Unauthorized,
+  failure: Schema.Union(HttpApiError.Unauthorized, TooManyRequests),
   security: {
     apiKey: HttpApiSecurity.bearer.pipe(
       HttpApiSecurity.annotate(OpenApi.Description, "An API key from CAPACITY_API_KEYS")

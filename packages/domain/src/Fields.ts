@@ -7,8 +7,21 @@ export const RECOMMENDED_DESCRIPTION_LENGTH = 255
 export const MAX_DESCRIPTION_LENGTH = 4000
 export const MAX_TEXT_LENGTH = 1000
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/** PostgreSQL text and jsonb cannot hold U+0000 nor half a surrogate pair, so such text is refused, not mangled. */
+const storable = <A extends string, I, R>(schema: Schema.Schema<A, I, R>) =>
+  schema.pipe(
+    Schema.filter((value) => !value.includes("\u0000"), { message: () => "must not contain the NUL character (U+0000)" }),
+    Schema.filter((value) => !LONE_SURROGATE.test(value), { message: () => "must be well-formed Unicode (no lone surrogate)" })
+  )
+
+/** Text as it can be stored and reported: NUL and lone surrogates become U+FFFD. */
+export const storableText = (value: string): string =>
+  value.replace(/\u0000/g, "\uFFFD").replace(new RegExp(LONE_SURROGATE.source, "g"), "\uFFFD")
+
 const text = (maxLength: number) =>
-  Schema.String.annotations({ message: () => "must be a string" }).pipe(
+  storable(Schema.String.annotations({ message: () => "must be a string" })).pipe(
     Schema.maxLength(maxLength, { message: () => `must be at most ${maxLength} characters` })
   )
 
@@ -59,7 +72,8 @@ const isRealDateTime = (value: string): boolean => {
   const match = DATE_TIME.exec(value)
   if (match === null) return false
   const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [number, number, number, number, number, number]
-  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return false
+  // There is no year 0 (PostgreSQL's timestamp refuses it), so 0001 is the first.
+  if (year < 1 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return false
   return day <= new Date(Date.UTC(year, month, 0)).getUTCDate()
 }
 

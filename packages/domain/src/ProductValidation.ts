@@ -1,5 +1,6 @@
 import { Either, Schema } from "effect"
 import { makeFastDecoder } from "./FastDecode.ts"
+import { storableText } from "./Fields.ts"
 import { type FieldProblem, fieldProblems, formatProblems } from "./IssueFormat.ts"
 import { Product } from "./Product.ts"
 
@@ -16,8 +17,9 @@ const decodeValidProduct = makeFastDecoder(Product)
 const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
+/** The SKU a failure is reported under, as it can be stored (NUL and lone surrogates as U+FFFD). */
 const skuOf = (raw: unknown): string =>
-  isRecord(raw) && typeof raw["skuCode"] === "string" ? raw["skuCode"] : ""
+  isRecord(raw) && typeof raw["skuCode"] === "string" ? storableText(raw["skuCode"]) : ""
 
 const childCodeProblems = (product: Product): ReadonlyArray<FieldProblem> => {
   const problems: Array<FieldProblem> = []

@@ -159,3 +159,18 @@ describe("makeLoadValidator", () => {
     )
   })
 })
+
+describe("text PostgreSQL cannot store", () => {
+  it("U+0000, a lone surrogate and the year 0000 fail with a reason; such a SKU is reported with U+FFFD", () => {
+    const failed = (overrides: Record<string, unknown>) =>
+      Either.match(validateProduct({ ...sampleProduct(1), ...overrides }), { onLeft: (failure) => failure, onRight: () => undefined })
+    expect(failed({ description: "a\u0000b" })?.error).toBe("description: must not contain the NUL character (U+0000)")
+    expect(failed({ productType: "x\ud800" })?.error).toBe("productType: must be well-formed Unicode (no lone surrogate)")
+    expect(failed({ dateUpdate: "0000-01-01 00:00:00" })?.error).toBe("dateUpdate: must be a real date and time")
+    expect(failed({ skuCode: "S\u0000\udc00" })).toEqual({
+      sku: "S\ufffd\ufffd",
+      error: "skuCode: must not contain the NUL character (U+0000)"
+    })
+    expect(failed({ description: "emoji 🚚 and ñ are fine", dateUpdate: "0001-01-01 00:00:00" })).toBeUndefined()
+  })
+})

@@ -105,7 +105,8 @@ const badValues: ReadonlyArray<unknown> = [
   undefined, null, true, 0, -0, -1, 1.5, NaN, Infinity, -Infinity, 2 ** 31, 2 ** 53, Number.MAX_SAFE_INTEGER + 2,
   "", " ", "X", "x".repeat(101), "x".repeat(1001), "x".repeat(4001), "😀".repeat(51), "😀".repeat(50), "12",
   "NORMAL", "UN", "T", "t", "2026-02-30 10:00:00", "2026-13-01 00:00:00", "2026-11-20T10:15:00", "2026-1-1 00:00:00",
-  "2024-02-29 23:59:59", "2026-11-20 24:00:00", [], [null], [{}], [1], {}, { productCode: "X" }
+  "2024-02-29 23:59:59", "2026-11-20 24:00:00", "0000-01-01 00:00:00", "0001-01-01 00:00:00", "a\u0000b", "\uD800x",
+  "x\uDC00", "\uD83D\uDE00", [], [null], [{}], [1], {}, { productCode: "X" }
 ]
 
 /** One place in a product: a top-level key, or a key of one child (the path is created when it does not exist). */

@@ -1,6 +1,7 @@
 import { Buffer } from "node:buffer"
 import { locateJsonFault } from "./JsonLocate.ts"
 import { describeChar, type JsonErrorKind, JsonSyntaxError } from "./JsonSyntaxError.ts"
+import { MAX_JSON_DEPTH } from "./JsonDepth.ts"
 import { Utf8StreamValidator } from "./Utf8.ts"
 
 /** One element of the products array, parsed. */
@@ -17,6 +18,8 @@ export interface ScannedProduct {
 export interface JsonScanOptions {
   /** Largest accepted single element (a product, or a value skipped beside `products`), in bytes. */
   readonly maxElementBytes?: number
+  /** Deepest nesting of arrays/objects within one element (default MAX_JSON_DEPTH); deeper is a "structure" error. */
+  readonly maxDepth?: number
 }
 
 export const DEFAULT_MAX_ELEMENT_BYTES = 16 * 1024 * 1024
@@ -56,6 +59,7 @@ const isWs = (b: number): boolean => b === 0x20 || b === 0x0a || b === 0x0d || b
  */
 export class JsonProductScanner {
   private readonly maxElementBytes: number
+  private readonly maxDepth: number
   private readonly utf8 = new Utf8StreamValidator()
   private error: JsonSyntaxError | undefined = undefined
   private base = 0
@@ -83,6 +87,7 @@ export class JsonProductScanner {
 
   constructor(options: JsonScanOptions = {}) {
     this.maxElementBytes = options.maxElementBytes ?? DEFAULT_MAX_ELEMENT_BYTES
+    this.maxDepth = options.maxDepth ?? MAX_JSON_DEPTH
   }
 
   /** Number of products handed out so far. */
@@ -302,8 +307,9 @@ export class JsonProductScanner {
         if (depth === 0) return this.endElement(buf, i, emit)
         continue
       }
-      if (c === 0x7b || c === 0x5b) depth++
-      else if ((c === 0x7d || c === 0x5d) && --depth === 0) return this.endElement(buf, i + 1, emit)
+      if (c === 0x7b || c === 0x5b) {
+        if (++depth > this.maxDepth) return this.tooDeepAt(buf, i)
+      } else if ((c === 0x7d || c === 0x5d) && --depth === 0) return this.endElement(buf, i + 1, emit)
       i++
     }
     this.depth = depth
@@ -382,6 +388,12 @@ export class JsonProductScanner {
 
   private failHere(kind: JsonErrorKind, reason: string, buf: Buffer, i: number, n: number): JsonSyntaxError {
     return this.fail(kind, reason, this.base + i, buf, Math.min(i, n))
+  }
+
+  private tooDeepAt(buf: Buffer, i: number): number {
+    const what = this.purpose === PRODUCT ? `product ${this.index}` : "a value"
+    this.fail("structure", `${what} is nested deeper than ${this.maxDepth} levels`, this.base + i, buf, i)
+    return -1
   }
 
   private tooLargeAt(): number {

@@ -1,3 +1,4 @@
+export * from "./JsonDepth.ts"
 export * from "./JsonSyntaxError.ts"
 export * from "./JsonProductScanner.ts"
 export * from "./JsonProductStream.ts"

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest"
+import { MAX_JSON_DEPTH } from "../src/index.ts"
 import { bytes, scan, scanCut, values } from "./jsonHelpers.ts"
 
 const products = [
@@ -174,7 +175,7 @@ describe("JsonProductScanner deep nesting and size limit", () => {
   const depth = 100_000
   it("parses a product nested 100,000 deep without overflowing the stack", () => {
     const text = `{"products":[${"[".repeat(depth)}${"]".repeat(depth)},{"ok":1}]}`
-    const r = scan(text, 4096)
+    const r = scan(text, 4096, { maxDepth: Infinity })
     expect(r.error).toBeUndefined()
     expect(r.products).toHaveLength(2)
     expect(r.products[1]?.value).toEqual({ ok: 1 })
@@ -182,14 +183,31 @@ describe("JsonProductScanner deep nesting and size limit", () => {
 
   it("locates a fault at the bottom of 100,000 levels", () => {
     const text = `[${'{"a":'.repeat(depth)}]${"}".repeat(depth)}]`
-    const r = scan(text, 65536)
+    const r = scan(text, 65536, { maxDepth: Infinity })
     expect(r.error).toMatchObject({ kind: "syntax", offset: 1 + 5 * depth })
     expect(r.error?.reason).toMatch(/unexpected character '\]': expected a value/)
   })
 
   it("reports a 100,000-deep unclosed nesting as truncated", () => {
-    const r = scan(`{"products":[${"[".repeat(depth)}`, 1000)
+    const r = scan(`{"products":[${"[".repeat(depth)}`, 1000, { maxDepth: Infinity })
     expect(r.error).toMatchObject({ kind: "truncated" })
+  })
+
+  it("by default refuses an element nested deeper than MAX_JSON_DEPTH, in a product or a skipped value, at the offending bracket", () => {
+    const fits = `{"products":[${"[".repeat(MAX_JSON_DEPTH)}${"]".repeat(MAX_JSON_DEPTH)}]}`
+    expect(scan(fits, 7).error).toBeUndefined()
+    const deep = `{"products":[${"[".repeat(depth)}${"]".repeat(depth)}]}`
+    for (const size of [deep.length, 7]) {
+      expect(scan(deep, size).error).toMatchObject({
+        kind: "structure",
+        offset: 13 + MAX_JSON_DEPTH,
+        reason: `product 0 is nested deeper than ${MAX_JSON_DEPTH} levels`
+      })
+    }
+    expect(scan(`{"meta":${"{\"a\":".repeat(100)}1${"}".repeat(100)},"products":[]}`).error).toMatchObject({
+      kind: "structure",
+      reason: `a value is nested deeper than ${MAX_JSON_DEPTH} levels`
+    })
   })
 
   it("rejects an element larger than maxElementBytes, in one chunk or across chunks", () => {

@@ -97,6 +97,12 @@ const ackIn = (group: Group, ids: ReadonlyArray<StreamId.StreamId>): Group => {
   return { ...group, pending }
 }
 
+const withoutEntries = (stream: Stream, ids: ReadonlyArray<StreamId.StreamId>): Stream => {
+  let entries = stream.entries
+  for (const id of ids) entries = RedBlackTree.removeFirst(entries, id)
+  return { ...stream, entries }
+}
+
 const withGroup = (state: State, name: string, stream: Stream, groupName: string, group: Group): State =>
   HashMap.set(state, name, { ...stream, groups: HashMap.set(stream.groups, groupName, group) })
 
@@ -188,14 +194,15 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
       awaitNonEmpty(stream, options.blockMs, readNew(stream, group, consumer, options.count))
     )
 
-  const ack: StreamQueueShape["ack"] = (stream, group, ids) =>
+  const ack: StreamQueueShape["ack"] = (stream, group, ids, options) =>
     transition((current) =>
       Either.map(parseIds("ack", ids), (parsed) => {
         const s = HashMap.get(current, stream)
         const g = Option.flatMap(s, (s) => HashMap.get(s.groups, group))
         // Like XACK: acking in a missing stream or group is a no-op.
         if (Option.isNone(s) || Option.isNone(g)) return [undefined, current] as const
-        return [undefined, withGroup(current, stream, s.value, group, ackIn(g.value, parsed))] as const
+        const entries = options?.deleteEntries === true ? withoutEntries(s.value, parsed) : s.value
+        return [undefined, withGroup(current, stream, entries, group, ackIn(g.value, parsed))] as const
       })
     )
 
@@ -227,7 +234,7 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
       )
     )
 
-  const deadLetter: StreamQueueShape["deadLetter"] = (stream, group, delivery, reason) =>
+  const deadLetter: StreamQueueShape["deadLetter"] = (stream, group, delivery, reason, options) =>
     transition((current, now) =>
       Either.map(parseId("deadLetter", delivery.id), (id) => {
         const dead = deadStream(stream)
@@ -241,7 +248,10 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
         let next = HashMap.set(current, dead, appended.stream)
         const s = HashMap.get(next, stream)
         const g = Option.flatMap(s, (s) => HashMap.get(s.groups, group))
-        if (Option.isSome(s) && Option.isSome(g)) next = withGroup(next, stream, s.value, group, ackIn(g.value, [id]))
+        if (Option.isSome(s) && Option.isSome(g)) {
+          const entries = options?.deleteEntries === true ? withoutEntries(s.value, [id]) : s.value
+          next = withGroup(next, stream, entries, group, ackIn(g.value, [id]))
+        }
         return [undefined, next] as const
       })
     ).pipe(Effect.zipLeft(notify(deadStream(stream))))

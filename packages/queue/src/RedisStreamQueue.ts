@@ -166,8 +166,12 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
         Effect.map((entries) => entries.map((entry) => toDelivery(entry, 1)))
       )
 
-    const ack: StreamQueueShape["ack"] = (stream, group, ids) =>
-      ids.length === 0 ? Effect.void : Effect.asVoid(command("ack", (client) => client.xAck(stream, group, [...ids])))
+    const ack: StreamQueueShape["ack"] = (stream, group, ids, ackOptions) =>
+      ids.length === 0
+        ? Effect.void
+        : ackOptions?.deleteEntries === true
+        ? Effect.asVoid(command("ack", (client) => client.multi().xAck(stream, group, [...ids]).xDel(stream, [...ids]).exec()))
+        : Effect.asVoid(command("ack", (client) => client.xAck(stream, group, [...ids])))
 
     // EVALSHA, loading the script on first use and again after a server restart.
     const evaluate = (operation: string, script: Script, keys: ReadonlyArray<string>, args: ReadonlyArray<string>) => {
@@ -194,7 +198,7 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
         return entries.map((entry) => toDelivery(entry, entry.deliveries))
       })
 
-    const deadLetter: StreamQueueShape["deadLetter"] = (stream, group, delivery, reason) =>
+    const deadLetter: StreamQueueShape["deadLetter"] = (stream, group, delivery, reason, ackOptions) =>
       // A malformed id would fail the script after the XADD: refuse it before anything is written.
       Option.isNone(StreamId.parse(delivery.id))
         ? Effect.fail(new QueueError({ operation: "deadLetter", message: `Invalid stream ID specified: ${delivery.id}` }))
@@ -203,7 +207,8 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
           delivery.id,
           delivery.payload,
           reason,
-          String(delivery.deliveries)
+          String(delivery.deliveries),
+          ackOptions?.deleteEntries === true ? "1" : "0"
         ]).pipe(Effect.asVoid)
 
     const readAfter: StreamQueueShape["readAfter"] = (stream, afterId, readOptions) =>
@@ -219,10 +224,11 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
         Effect.map((entries) => entries.map((entry) => ({ id: entry.id, payload: entry.fields["payload"] ?? "" })))
       )
 
+    // The last id generated, even when that entry has been deleted since; a missing stream has none yet.
     const lastId: StreamQueueShape["lastId"] = (stream) =>
-      command("lastId", (client) => client.xRevRange(stream, "+", "-", { COUNT: 1 })).pipe(
-        Effect.flatMap((reply) => decode("lastId", replies.entries(reply))),
-        Effect.map((entries) => entries[0]?.id ?? "0-0")
+      command("lastId", (client) => client.xInfoStream(stream)).pipe(
+        Effect.map((info) => String(info["last-generated-id"])),
+        Effect.catchIf((error) => error.message.includes("no such key"), () => Effect.succeed("0-0"))
       )
 
     const readDead: StreamQueueShape["readDead"] = (stream, readOptions) =>

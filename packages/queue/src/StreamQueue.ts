@@ -31,6 +31,14 @@ export interface PublishOptions {
   readonly maxLen?: number
 }
 
+export interface AckOptions {
+  /**
+   * Also deletes the entries from the stream, in the same atomic step: for a work queue whose one
+   * group is its only reader, so that the stream holds the backlog, not the history.
+   */
+  readonly deleteEntries?: boolean
+}
+
 export interface ReadOptions {
   readonly count: number
   /** Waits up to this long when nothing is available; `<= 0` returns at once (never "forever"). */
@@ -58,7 +66,12 @@ export interface StreamQueueShape {
     consumer: string,
     options: ReadOptions
   ) => Effect.Effect<ReadonlyArray<Delivery>, QueueError>
-  readonly ack: (stream: string, group: string, ids: ReadonlyArray<string>) => Effect.Effect<void, QueueError>
+  readonly ack: (
+    stream: string,
+    group: string,
+    ids: ReadonlyArray<string>,
+    options?: AckOptions
+  ) => Effect.Effect<void, QueueError>
   /** Takes over entries pending longer than `minIdleMs` from any consumer; counts this delivery. */
   readonly claimStale: (
     stream: string,
@@ -66,12 +79,13 @@ export interface StreamQueueShape {
     consumer: string,
     options: ClaimOptions
   ) => Effect.Effect<ReadonlyArray<Delivery>, QueueError>
-  /** Appends the entry to `${stream}:dead` and acks it in the group, atomically. */
+  /** Appends the entry to `${stream}:dead` and acks it in the group (see AckOptions), atomically. */
   readonly deadLetter: (
     stream: string,
     group: string,
     delivery: Delivery,
-    reason: string
+    reason: string,
+    options?: AckOptions
   ) => Effect.Effect<void, QueueError>
   /** Entries with an id greater than `afterId` ("0" = from the start, "$" = only new ones). */
   readonly readAfter: (

@@ -164,6 +164,22 @@ export const streamQueueContract = (options: ContractOptions): void => {
         expect(yield* queue.read(stream, "g", "c1", { count: 10, blockMs: 0 })).toEqual([])
       }))
 
+    test("ack with deleteEntries removes the entries; lastId still names the newest id ever published", () =>
+      Effect.gen(function*() {
+        const queue = yield* StreamQueue
+        const stream = yield* freshStream
+        yield* queue.ensureGroup(stream, "g")
+        const ids = yield* queue.publish(stream, ["a", "b", "c"])
+        const read = yield* queue.read(stream, "g", "c1", { count: 10, blockMs: 0 })
+        yield* queue.ack(stream, "g", read.filter((d) => d.payload !== "b").map((d) => d.id), { deleteEntries: true })
+        expect(yield* queue.readAfter(stream, "0", { count: 10, blockMs: 0 })).toEqual([{ id: ids[1], payload: "b" }])
+        yield* queue.ack(stream, "g", [ids[1]!], { deleteEntries: true })
+        expect(yield* queue.readAfter(stream, "0", { count: 10, blockMs: 0 })).toEqual([])
+        expect(yield* queue.lastId(stream)).toBe(ids[2])
+        const [next] = yield* queue.publish(stream, ["d"])
+        expect(yield* queue.read(stream, "g", "c1", { count: 10, blockMs: 0 })).toEqual([{ id: next, payload: "d", deliveries: 1 }])
+      }))
+
     test("two consumers of one group split the entries without duplicates", () =>
       Effect.gen(function*() {
         const queue = yield* StreamQueue
@@ -268,12 +284,13 @@ export const streamQueueContract = (options: ContractOptions): void => {
         const [claimed] = yield* queue.claimStale(stream, "g", "c2", { minIdleMs: 0, count: 10 })
         expect(claimed).toEqual({ id, payload: "poison", deliveries: 2 })
         if (claimed === undefined) return
-        yield* queue.deadLetter(stream, "g", claimed, "upsert failed: boom")
+        yield* queue.deadLetter(stream, "g", claimed, "upsert failed: boom", { deleteEntries: true })
 
         const dead = yield* queue.readDead(stream, { count: 10 })
         expect(dead).toHaveLength(1)
         expect(dead[0]).toMatchObject({ payload: "poison", reason: "upsert failed: boom", deliveries: 2, sourceId: id })
         expect(yield* queue.claimStale(stream, "g", "c3", { minIdleMs: 0, count: 10 })).toEqual([])
+        expect((yield* queue.readAfter(stream, "0", { count: 10, blockMs: 0 })).map((e) => e.payload)).toEqual(["fine"])
         // The rest of the stream is untouched.
         const next = yield* queue.read(stream, "g", "c1", { count: 10, blockMs: 0 })
         expect(next.map((d) => d.payload)).toEqual(["fine"])

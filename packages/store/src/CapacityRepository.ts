@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { type CapacityUse, resourceKey } from "@retail/capacity"
 import { Effect, Option, Schema } from "effect"
 import { columnsOf, LedgerRow, UsageRow, type UsageState, statesOfRows } from "./CapacityRows.ts"
-import { storeOperation } from "./StoreError.ts"
+import { sqlDefectsAsFailures, storeOperation } from "./StoreError.ts"
 
 /** A use of an order with the capacity its resource has now (from the current network). */
 export interface LimitedUse {
@@ -119,7 +119,7 @@ export class CapacityRepository extends Effect.Service<CapacityRepository>()("@r
           }
           return { _tag: "Applied", usage } as ConsumeOutcome
         })
-      ).pipe(Effect.catchIf((e) => e._tag !== "CapacityExhausted", storeOperation("consumeCapacity")))
+      ).pipe(sqlDefectsAsFailures, Effect.catchIf((e) => e._tag !== "CapacityExhausted", storeOperation("consumeCapacity")))
 
     /** Gives back what an order took; none when the order is unknown (already released). */
     const release = (orderId: string) =>

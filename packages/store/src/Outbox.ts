@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { storeOperation, type StoreError, toStoreError } from "./StoreError.ts"
+import { sqlDefectsAsFailures, storeOperation, type StoreError, toStoreError } from "./StoreError.ts"
 
 /** One LoadStatusChanged waiting in the outbox; `payload` is its JSON text. */
 export interface OutboxEvent {
@@ -61,7 +61,10 @@ export class Outbox extends Effect.Service<Outbox>()("@retail/store/Outbox", {
             return events.length
           })
         )
-        .pipe(Effect.mapError((error) => (error instanceof PublishFailed ? error.error : toStoreError("publishPending")(error))))
+        .pipe(
+          sqlDefectsAsFailures,
+          Effect.mapError((error) => (error instanceof PublishFailed ? error.error : toStoreError("publishPending")(error)))
+        )
 
     return { claimUnpublished, markPublished, publishPending } as const
   })

@@ -1,4 +1,5 @@
-import { Effect, Schema } from "effect"
+import { SqlError } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
 
 /** Every failure of the database or of a stored value, named by the repository operation that met it. */
 export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
@@ -23,7 +24,16 @@ const describe = (error: unknown): string => {
 export const toStoreError = (operation: string) => (error: unknown): StoreError =>
   error instanceof StoreError ? error : new StoreError({ operation, message: describe(error) })
 
-/** Maps every failure of `effect` to a StoreError named `operation`. */
+/**
+ * @effect/sql's withTransaction turns a failed COMMIT or ROLLBACK into a defect (`orDie`): the
+ * connection died mid-transaction, which is a database fault like any other, so it becomes a
+ * failure again. Other defects stay defects.
+ */
+export const sqlDefectsAsFailures = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
+  Effect.catchSomeDefect(effect, (defect) =>
+    defect instanceof SqlError.SqlError ? Option.some(Effect.fail(defect)) : Option.none())
+
+/** Maps every failure of `effect`, and a transaction's lost connection, to a StoreError named `operation`. */
 export const storeOperation = (operation: string) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, StoreError, R> =>
-    Effect.mapError(effect, toStoreError(operation))
+    Effect.mapError(sqlDefectsAsFailures(effect), toStoreError(operation))

@@ -6,6 +6,8 @@ export interface CapacitySettings {
   readonly deliveryDatesCount: number
   /** The Redis Stream of capacity events shared by server processes; none without REDIS_URL. */
   readonly eventsStream: Option.Option<string>
+  /** Largest body of POST /v1/delivery/capacity (413 beyond). */
+  readonly maxBodyBytes: number
 }
 
 /** Everything the capacity service reads from the environment, in one place (documented in README.md). */
@@ -37,7 +39,8 @@ export class CapacityConfig extends Context.Tag("@retail/capacity/CapacityConfig
         eventsStream: Option.as(
           yield* Config.option(Config.string("REDIS_URL")),
           yield* Config.string("CAPACITY_EVENTS_STREAM").pipe(Config.withDefault("capacity:events"))
-        )
+        ),
+        maxBodyBytes: yield* positive("CAPACITY_MAX_BODY_BYTES", 1024 * 1024)
       }
     })
   )

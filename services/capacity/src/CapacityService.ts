@@ -1,3 +1,4 @@
+import { RateLimiterLive } from "@retail/limits"
 import { Layer } from "effect"
 import { ApiKeyAuthentication } from "./ApiKeyAuthentication.ts"
 import { CapacityConfig } from "./CapacityConfig.ts"
@@ -6,6 +7,7 @@ import { CapacityNetwork } from "./CapacityNetwork.ts"
 import { CapacityAdminHttp } from "./http/CapacityAdminHttp.ts"
 import { DeliveryCapacityHttp } from "./http/DeliveryCapacityHttp.ts"
 import { CapacityFastLane } from "./http/FastLane.ts"
+import { FastLaneLimit } from "./http/FastLaneLimit.ts"
 
 // Layers are shared by reference within one build: one config (one generated key), one network.
 const network = CapacityNetwork.Default.pipe(Layer.provide(CapacityEvents.layer), Layer.provideMerge(CapacityConfig.layer))
@@ -14,7 +16,10 @@ const network = CapacityNetwork.Default.pipe(Layer.provide(CapacityEvents.layer)
 export const http = Layer.mergeAll(DeliveryCapacityHttp, CapacityAdminHttp).pipe(Layer.provide(network))
 
 /** The API-key middleware of the administration endpoints. */
-export const authentication = ApiKeyAuthentication.pipe(Layer.provide(CapacityConfig.layer))
+export const authentication = ApiKeyAuthentication.pipe(Layer.provide([CapacityConfig.layer, RateLimiterLive]))
 
 /** The node:http fast lane of POST /v1/delivery/capacity; needs CapacityRepository and StreamQueue. */
-export const fastLane = CapacityFastLane.Default.pipe(Layer.provide(network))
+export const fastLane = CapacityFastLane.Default.pipe(
+  Layer.provide(network),
+  Layer.provide(FastLaneLimit.Default.pipe(Layer.provide(RateLimiterLive)))
+)

@@ -2,10 +2,30 @@ import { IncomingMessage, Server, ServerResponse } from "node:http"
 
 export type Lane = (request: IncomingMessage, response: ServerResponse) => boolean
 
-/** A node:http server that offers each request to `lane` before the Effect HTTP stack sees it. */
-class FastLaneServer extends Server {
-  constructor(private readonly lane: Lane) {
+/**
+ * A node:http server whose close() waits for requests in flight at most `shutdownGraceMs`, then
+ * cuts their connections (their handlers are interrupted): shutdown ends in bounded time even
+ * with a slow upload.
+ */
+export class GracefulServer extends Server {
+  constructor(private readonly shutdownGraceMs: number) {
     super()
+  }
+
+  override close(callback?: (error?: Error) => void): this {
+    const cut = setTimeout(() => this.closeAllConnections(), this.shutdownGraceMs)
+    cut.unref()
+    return super.close((error) => {
+      clearTimeout(cut)
+      callback?.(error)
+    })
+  }
+}
+
+/** A GracefulServer that offers each request to `lane` before the Effect HTTP stack sees it. */
+class FastLaneServer extends GracefulServer {
+  constructor(private readonly lane: Lane, shutdownGraceMs: number) {
+    super(shutdownGraceMs)
   }
 
   override emit(event: string, ...args: Array<unknown>): boolean {
@@ -17,4 +37,6 @@ class FastLaneServer extends Server {
   }
 }
 
-export const createFastLaneServer = (lane: Lane) => () => new FastLaneServer(lane)
+export const createFastLaneServer = (lane: Lane, shutdownGraceMs: number) => () => new FastLaneServer(lane, shutdownGraceMs)
+
+export const createGracefulServer = (shutdownGraceMs: number) => () => new GracefulServer(shutdownGraceMs)

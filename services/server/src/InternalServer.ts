@@ -1,17 +1,18 @@
-import { createServer } from "node:http"
 import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { InternalApi } from "@retail/api"
 import { UploadService } from "@retail/service-upload"
 import { Context, Effect, Layer } from "effect"
+import { createGracefulServer } from "./FastLaneServer.ts"
+import { trackInFlight } from "./InFlightRequests.ts"
 import { ServerConfig } from "./ServerConfig.ts"
 
 /** Where the internal listener is bound (INTERNAL_HOST:INTERNAL_PORT; a port of 0 is resolved here). */
 export class InternalAddress extends Context.Tag("@retail/server/InternalAddress")<InternalAddress, HttpServer.Address>() {}
 
 const InternalListener = Layer.unwrapEffect(
-  Effect.map(ServerConfig, ({ internalHost, internalPort }) =>
-    NodeHttpServer.layer(createServer, { port: internalPort, host: internalHost }))
+  Effect.map(ServerConfig, ({ internalHost, internalPort, shutdownGraceMs }) =>
+    NodeHttpServer.layer(createGracefulServer(shutdownGraceMs), { port: internalPort, host: internalHost }))
 )
 
 const InternalApiLive = HttpApiBuilder.api(InternalApi).pipe(Layer.provide(UploadService.internalHttp))
@@ -32,7 +33,7 @@ const address = Layer.effect(
  * public API's, its routes would be served on the public port too. Infrastructure comes from outside.
  */
 export const InternalServerLive = Layer.fresh(
-  HttpApiBuilder.serve().pipe(
+  HttpApiBuilder.serve(trackInFlight).pipe(
     HttpMiddleware.withTracerDisabledWhen(() => true),
     Layer.provide(InternalApiLive),
     Layer.merge(address),

@@ -17,5 +17,13 @@ export const ServerConfig = Config.all({
   databasePoolSize: Config.integer("DATABASE_POOL_SIZE").pipe(Config.withDefault(10)),
   redisUrl: Config.option(Config.string("REDIS_URL")),
   redisPublishTimeoutMs: Config.integer("REDIS_PUBLISH_TIMEOUT_MS").pipe(Config.withDefault(5000)),
-  runWorkers: Config.boolean("RUN_WORKERS").pipe(Config.withDefault(true))
+  runWorkers: Config.boolean("RUN_WORKERS").pipe(Config.withDefault(true)),
+  shutdownGraceMs: Config.integer("SHUTDOWN_GRACE_MS").pipe(
+    Config.validate({ message: "SHUTDOWN_GRACE_MS must be 0 or more", validation: (ms) => ms >= 0 }),
+    Config.withDefault(20_000)
+  ),
+  requestMaxBytes: Config.integer("REQUEST_MAX_BYTES").pipe(
+    Config.validate({ message: "REQUEST_MAX_BYTES must be a positive integer", validation: (n) => n > 0 }),
+    Config.withDefault(16 * 1024 * 1024)
+  )
 })

@@ -12,6 +12,9 @@ const restartAfterFailure = <A, E, R>(name: string, loop: Effect.Effect<A, E, R>
     Effect.repeat(Schedule.spaced("1 second"))
   )
 
+/** A persisted (or dead-lettered) batch leaves the stream: Redis holds the backlog, not every batch ever loaded. */
+const WORK_DONE = { deleteEntries: true } as const
+
 /**
  * Consumers of the product batches stream: persist a batch in one transaction, then ack.
  * A batch that fails stays pending and is claimed again after CLAIM_IDLE_MS; after
@@ -27,9 +30,12 @@ export const BatchWorkers = Layer.scopedDiscard(
     const config = yield* UploadConfig
     const { batchesStream: stream, consumerGroup: group } = config
 
+    // Interruptible although handling is not: shutdown must not wait for the database to come back.
+    // The batch is not acked, so it is redelivered.
     const waitForDatabase = Database.ready.pipe(
       Effect.retry(Schedule.exponential("100 millis").pipe(Schedule.union(Schedule.spaced("5 seconds")))),
-      Effect.orDie
+      Effect.orDie,
+      Effect.interruptible
     )
 
     const deadLetter = (delivery: Delivery, batch: ProductBatch | null, reason: string) =>
@@ -37,7 +43,7 @@ export const BatchWorkers = Layer.scopedDiscard(
         if (batch !== null) {
           yield* loads.recordDeadBatch(batch.processCode, batch.batchNo, batch.products.map((p) => ({ sku: p.skuCode })), reason)
         }
-        yield* queue.deadLetter(stream, group, delivery, reason)
+        yield* queue.deadLetter(stream, group, delivery, reason, WORK_DONE)
         yield* Effect.logWarning(`batch ${delivery.id} dead-lettered after ${delivery.deliveries} deliveries: ${reason}`)
       })
 
@@ -51,7 +57,7 @@ export const BatchWorkers = Layer.scopedDiscard(
               duration: config.persistTimeoutMs,
               onTimeout: () => new StoreError({ operation: "persistBatch", message: `no answer within ${config.persistTimeoutMs} ms` })
             }),
-            Effect.zipRight(queue.ack(stream, group, [delivery.id])),
+            Effect.zipRight(queue.ack(stream, group, [delivery.id], WORK_DONE)),
             Effect.catchTag("StoreError", (error) =>
               Effect.gen(function*() {
                 const databaseUp = Either.isRight(yield* Effect.either(Database.ready))

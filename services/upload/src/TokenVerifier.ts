@@ -13,13 +13,28 @@ export interface AuthSettings {
   readonly production: boolean
 }
 
+/** An empty value is the same as an unset one (`JWT_SECRET=` in an env file must not mean "the empty key"). */
+const nonEmpty = <A>(config: Config.Config<Option.Option<A>>, isEmpty: (a: A) => boolean) =>
+  Config.map(config, Option.filter((a: A) => !isEmpty(a)))
+
+/** RFC 7518 3.2: an HS256 key must be at least as long as the hash, 256 bits. */
+export const MIN_SECRET_BYTES = 32
+
 export const AuthSettingsConfig = Config.all({
-  secret: Config.option(Config.redacted("JWT_SECRET")),
-  publicKey: Config.option(Config.string("JWT_PUBLIC_KEY")),
+  secret: nonEmpty(Config.option(Config.redacted("JWT_SECRET")), (secret) => Redacted.value(secret).trim() === "").pipe(
+    Config.validate({
+      message: `JWT_SECRET must be at least ${MIN_SECRET_BYTES} bytes (RFC 7518: an HS256 key as long as the hash)`,
+      validation: Option.match({
+        onNone: () => true,
+        onSome: (secret) => new TextEncoder().encode(Redacted.value(secret)).length >= MIN_SECRET_BYTES
+      })
+    })
+  ),
+  publicKey: nonEmpty(Config.option(Config.string("JWT_PUBLIC_KEY")), (key) => key.trim() === ""),
   publicKeyAlgorithm: Config.literal("RS256", "ES256", "PS256", "EdDSA")("JWT_ALGORITHM").pipe(Config.withDefault("RS256" as const)),
-  jwksUrl: Config.option(Config.string("JWKS_URL")),
-  issuer: Config.option(Config.string("JWT_ISSUER")),
-  audience: Config.option(Config.string("JWT_AUDIENCE")),
+  jwksUrl: nonEmpty(Config.option(Config.string("JWKS_URL")), (url) => url.trim() === ""),
+  issuer: nonEmpty(Config.option(Config.string("JWT_ISSUER")), (issuer) => issuer === ""),
+  audience: nonEmpty(Config.option(Config.string("JWT_AUDIENCE")), (audience) => audience === ""),
   production: Config.string("NODE_ENV").pipe(Config.map((env) => env === "production"), Config.withDefault(false))
 })
 

@@ -12,6 +12,9 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
   readonly responseErrorsCap: number
   /** Largest file part accepted by the file endpoints (each CSV file counts on its own). */
   readonly fileMaxBytes: number
+  /** Most parts (files and fields) in one multipart body, and the largest text field. */
+  readonly multipartMaxParts: number
+  readonly multipartMaxFieldBytes: number
   /** Where file loads spool their validated batches until the whole file has been read. */
   readonly spoolDir: string
   readonly batchesStream: string
@@ -36,6 +39,8 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
         loadProductsMaxBytes: yield* positive("LOAD_PRODUCTS_MAX_BYTES", 32 * 1024 * 1024),
         responseErrorsCap: yield* positive("RESPONSE_ERRORS_CAP", 1000),
         fileMaxBytes: yield* positive("FILE_MAX_BYTES", 2 * 1024 * 1024 * 1024),
+        multipartMaxParts: yield* positive("MULTIPART_MAX_PARTS", 16),
+        multipartMaxFieldBytes: yield* positive("MULTIPART_MAX_FIELD_BYTES", 64 * 1024),
         spoolDir: yield* Config.string("SPOOL_DIR").pipe(Config.withDefault(tmpdir())),
         batchesStream: yield* Config.string("PRODUCT_BATCHES_STREAM").pipe(Config.withDefault("products:batches")),
         consumerGroup: yield* Config.string("PRODUCT_CONSUMER_GROUP").pipe(Config.withDefault("product-writers")),
@@ -57,6 +62,8 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
       loadProductsMaxBytes: 32 * 1024 * 1024,
       responseErrorsCap: 1000,
       fileMaxBytes: 2 * 1024 * 1024 * 1024,
+      multipartMaxParts: 16,
+      multipartMaxFieldBytes: 64 * 1024,
       spoolDir: tmpdir(),
       batchesStream: `products:batches:${crypto.randomUUID()}`,
       consumerGroup: "product-writers",

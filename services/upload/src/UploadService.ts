@@ -1,3 +1,4 @@
+import { FileLoadSlotsLive } from "@retail/limits"
 import { Layer } from "effect"
 import { BatchWorkers } from "./BatchWorkers.ts"
 import { FileLoadPublisher } from "./files/FileLoadPublisher.ts"
@@ -12,7 +13,7 @@ import { UploadConfig } from "./UploadConfig.ts"
 
 /** The upload endpoints, ready to be added to the HttpApi. */
 export const http = Layer.mergeAll(ProductsHttp, FilesHttp, LoadsHttp).pipe(
-  Layer.provide(Layer.merge(LoadIntake.Default, FileLoadPublisher.Default)),
+  Layer.provide(Layer.mergeAll(LoadIntake.Default, FileLoadPublisher.Default, FileLoadSlotsLive)),
   Layer.provide(ProductPublisher.Default),
   Layer.provide(UploadConfig.layer)
 )

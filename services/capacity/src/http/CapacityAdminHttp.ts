@@ -1,5 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Api, CapacityConflict, InvalidRequest, NodeNotFound, OrderNotFound, StorageFailed } from "@retail/api"
+import { Api, CapacityConflict, InvalidRequest, NodeNotFound, OrderNotFound, PayloadTooLarge, StorageFailed } from "@retail/api"
 import { formatIssues } from "@retail/capacity"
 import type { StoreError } from "@retail/store"
 import { Effect, Option } from "effect"
@@ -22,7 +22,14 @@ export const CapacityAdminHttp = HttpApiBuilder.group(Api, "capacityAdmin", (han
       .handle("getNetwork", () => Effect.map(network.current, (state) => state.document))
       .handleRaw("putNetwork", ({ request }) =>
         Effect.gen(function*() {
-          const input = yield* Effect.flatMap(Effect.orDie(request.text), readJson)
+          const text = yield* request.text.pipe(
+            Effect.mapError((error) =>
+              String(error.cause).includes("maxBytes exceeded")
+                ? new PayloadTooLarge({ message: "The network document is larger than REQUEST_MAX_BYTES allows" })
+                : new InvalidRequest({ message: `The request body could not be read: ${error.message}` })
+            )
+          )
+          const input = yield* readJson(text)
           const version = yield* network.replace(input).pipe(
             Effect.catchTags({
               NetworkInvalid: (error) => Effect.fail(new InvalidRequest({ message: formatIssues(error.issues) })),

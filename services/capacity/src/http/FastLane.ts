@@ -11,9 +11,9 @@ import {
   UNAUTHORIZED,
   UNSUPPORTED_MEDIA_TYPE
 } from "../VariantAAnswer.ts"
+import { FastLaneLimit } from "./FastLaneLimit.ts"
 
 const PATH = "/v1/delivery/capacity"
-const MAX_BODY_BYTES = 1024 * 1024
 
 const send = (response: ServerResponse, answer: Answer) => {
   response.writeHead(answer.status, {
@@ -32,6 +32,8 @@ export class CapacityFastLane extends Effect.Service<CapacityFastLane>()("@retai
   effect: Effect.gen(function*() {
     const config = yield* CapacityConfig
     const network = yield* CapacityNetwork
+    const limit = yield* FastLaneLimit
+    const MAX_BODY_BYTES = config.maxBodyBytes
     /** True when the request was taken (answered or being answered) by the fast lane. */
     const take = (request: IncomingMessage, response: ServerResponse): boolean => {
       if (request.method !== "POST" || (request.url !== PATH && request.url !== `${PATH}/`)) return false
@@ -45,6 +47,7 @@ export class CapacityFastLane extends Effect.Service<CapacityFastLane>()("@retai
         send(response, UNSUPPORTED_MEDIA_TYPE)
         return true
       }
+      if (limit.refused(request, response)) return true
       const chunks: Array<Buffer> = []
       let size = 0
       request.on("data", (chunk: Buffer) => {

@@ -70,6 +70,12 @@ export class FileLoadPublisher extends Effect.Service<FileLoadPublisher>()("@ret
                   })
               ))
             )
+          ),
+          // Cut off (shutdown past its grace, or the client went away): the load must not stay RECEIVED/PROCESSING forever.
+          Effect.onInterrupt(() =>
+            loads.markFailed(processCode, `publishing the file load was interrupted (server shutdown or client gone) after ${batchNo} batches`).pipe(
+              Effect.catchAll((markError) => Effect.logError("could not mark an interrupted file load FAILED", markError))
+            )
           )
         )
 

@@ -1,21 +1,32 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Api, CurrentPrincipal, Scopes } from "@retail/api"
+import { Api, CurrentPrincipal, Scopes, tooManyRequests } from "@retail/api"
+import { FileLoadSlots, TooManyFileLoads } from "@retail/limits"
 import { Effect } from "effect"
 import { csvFileLoad } from "./CsvFileLoad.ts"
 import { jsonFileLoad } from "./JsonFileLoad.ts"
 import { companyWithScope } from "./ProductsHttp.ts"
 
 export const FilesHttp = HttpApiBuilder.group(Api, "files", (handlers) =>
-  Effect.succeed(
-    handlers
+  Effect.map(FileLoadSlots, (slots) => {
+    /** At most FILE_LOADS_PER_COMPANY file loads of one company at a time; one more is 429. */
+    const inSlotOf = (company: string) => <A, E, R>(load: Effect.Effect<A, E, R>) =>
+      load.pipe(
+        slots.withSlot(company),
+        Effect.catchIf((error): error is TooManyFileLoads => error instanceof TooManyFileLoads, (busy) =>
+          tooManyRequests(
+            busy.retryAfterSeconds,
+            `Company ${busy.company} already has ${busy.limit} file loads in progress (FILE_LOADS_PER_COMPANY); retry after ${busy.retryAfterSeconds} s`
+          ))
+      )
+    return handlers
       .handleRaw("handleJson", ({ request }) =>
         Effect.gen(function*() {
           const company = yield* companyWithScope(yield* CurrentPrincipal, Scopes.productsWrite)
-          return yield* jsonFileLoad(request, "HANDLE_JSON", () => Effect.succeed(company))
+          return yield* jsonFileLoad(request, "HANDLE_JSON", () => Effect.succeed(company), { fields: [] }).pipe(inSlotOf(company))
         }))
       .handleRaw("handleCsv", ({ request }) =>
         Effect.gen(function*() {
           const company = yield* companyWithScope(yield* CurrentPrincipal, Scopes.productsWrite)
-          return yield* csvFileLoad(request, company)
+          return yield* csvFileLoad(request, company).pipe(inSlotOf(company))
         }))
-  ))
+  }))

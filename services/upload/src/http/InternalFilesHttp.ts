@@ -23,5 +23,5 @@ export const companyField = (fields: ReadonlyMap<string, string>) => {
 /** Served on the internal listener only: no token, the company is named by the caller. */
 export const InternalFilesHttp = HttpApiBuilder.group(InternalApi, "internalFiles", (handlers) =>
   Effect.succeed(
-    handlers.handleRaw("handleJsonInt", ({ request }) => jsonFileLoad(request, "HANDLE_JSON_INT", companyField))
+    handlers.handleRaw("handleJsonInt", ({ request }) => jsonFileLoad(request, "HANDLE_JSON_INT", companyField, { fields: [COMPANY] }))
   ))

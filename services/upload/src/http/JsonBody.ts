@@ -1,6 +1,7 @@
 import type { HttpServerRequest } from "@effect/platform"
 import { HttpIncomingMessage } from "@effect/platform"
 import { InvalidRequest, PayloadTooLarge, UnsupportedMediaType } from "@retail/api"
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from "@retail/ingest"
 import { Effect, Option } from "effect"
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
@@ -42,9 +43,13 @@ export const readJsonBody = (request: HttpServerRequest.HttpServerRequest, maxBy
       try: () => utf8.decode(bytes),
       catch: () => new InvalidRequest({ message: "The request body is not valid UTF-8" })
     })
-    return yield* Effect.try({
+    const parsed = yield* Effect.try({
       try: (): unknown => JSON.parse(text),
       catch: (error) =>
         new InvalidRequest({ message: `The request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}` })
     })
+    if (exceedsJsonDepth(parsed)) {
+      return yield* Effect.fail(new InvalidRequest({ message: `The request body is nested deeper than ${MAX_JSON_DEPTH} levels` }))
+    }
+    return parsed
   })

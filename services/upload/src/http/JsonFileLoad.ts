@@ -8,7 +8,7 @@ import { productItem } from "../files/LoadItem.ts"
 import { makeLoadSpool } from "../files/LoadSpool.ts"
 import { type SpoolTotals, spoolItems } from "../files/SpoolItems.ts"
 import { UploadConfig } from "../UploadConfig.ts"
-import { readMultipart } from "./MultipartUpload.ts"
+import { type MultipartOptions, readMultipart } from "./MultipartUpload.ts"
 
 export const PRODUCTS_JSON = "productsJson"
 
@@ -23,7 +23,8 @@ export const missingPart = (name: string, kind: "file" | "text") =>
 export const jsonFileLoad = (
   request: HttpServerRequest.HttpServerRequest,
   source: LoadSource,
-  companyOf: (fields: ReadonlyMap<string, string>) => Effect.Effect<string, InvalidRequest>
+  companyOf: (fields: ReadonlyMap<string, string>) => Effect.Effect<string, InvalidRequest>,
+  options: MultipartOptions = {}
 ) =>
   Effect.scoped(Effect.gen(function*() {
     const config = yield* UploadConfig
@@ -43,7 +44,7 @@ export const jsonFileLoad = (
           )
           scanned = Option.some({ company, totals })
         })
-    })
+    }, options)
 
     if (Option.isNone(scanned)) return yield* Effect.fail(missingPart(PRODUCTS_JSON, "file"))
     return yield* publisher.publish({ company: scanned.value.company, source, spool, totals: scanned.value.totals })

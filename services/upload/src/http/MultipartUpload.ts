@@ -1,69 +1,146 @@
 import { type HttpServerRequest, Multipart } from "@effect/platform"
 import { InvalidRequest, PayloadTooLarge, UnsupportedMediaType } from "@retail/api"
-import { Effect, Option, Stream } from "effect"
+import { Duration, Effect, Option, Stream } from "effect"
+import { Readable } from "node:stream"
+import { UploadConfig } from "../UploadConfig.ts"
 
 export type FileContent = Stream.Stream<Uint8Array, InvalidRequest | PayloadTooLarge>
 
 /** Handles one named file part; it must consume the content before the next part can be read. */
 export type FilePartHandler<E, R> = (content: FileContent, fields: ReadonlyMap<string, string>) => Effect.Effect<void, E, R>
 
-const multipartFailure = (error: Multipart.MultipartError, fileMaxBytes: number) =>
-  error.reason === "FileTooLarge" || error.reason === "BodyTooLarge"
-    ? new PayloadTooLarge({ message: `A file is larger than the limit of ${fileMaxBytes} bytes` })
-    : new InvalidRequest({ message: `The multipart/form-data body could not be read (${error.reason})` })
+export interface MultipartOptions {
+  /** The text fields the endpoint takes; any other is refused. Absent: any field is collected. */
+  readonly fields?: ReadonlyArray<string>
+}
 
-const limited = (key: string, content: Stream.Stream<Uint8Array, Multipart.MultipartError>, maxBytes: number): FileContent =>
+interface PartLimits {
+  readonly fileMaxBytes: number
+  readonly maxParts: number
+  readonly maxFieldBytes: number
+}
+
+const multipartFailure = (error: Multipart.MultipartError, limits: PartLimits) => {
+  switch (error.reason) {
+    case "FileTooLarge":
+    case "BodyTooLarge":
+      return new PayloadTooLarge({ message: `A file is larger than the limit of ${limits.fileMaxBytes} bytes` })
+    case "FieldTooLarge":
+      return new PayloadTooLarge({ message: `A text field is larger than the limit of ${limits.maxFieldBytes} bytes (MULTIPART_MAX_FIELD_BYTES)` })
+    default:
+      return new InvalidRequest({ message: `The multipart/form-data body could not be read (${error.reason}: ${describeCause(error.cause)})` })
+  }
+}
+
+const describeCause = (cause: unknown): string =>
+  typeof cause === "object" && cause !== null && "_tag" in cause && typeof cause._tag === "string" ? cause._tag : String(cause)
+
+const limited = (key: string, content: Stream.Stream<Uint8Array, Multipart.MultipartError>, limits: PartLimits): FileContent =>
   Stream.suspend(() => {
     let seen = 0
     return content.pipe(
-      Stream.mapError((error) => multipartFailure(error, maxBytes)),
+      Stream.mapError((error) => multipartFailure(error, limits)),
       Stream.mapChunksEffect((chunks) => {
         for (const chunk of chunks) seen += chunk.length
-        return seen > maxBytes
-          ? Effect.fail(new PayloadTooLarge({ message: `The part ${key} is larger than the limit of ${maxBytes} bytes` }))
+        return seen > limits.fileMaxBytes
+          ? Effect.fail(new PayloadTooLarge({ message: `The part ${key} is larger than the limit of ${limits.fileMaxBytes} bytes` }))
           : Effect.succeed(chunks)
       })
     )
   })
 
+/** How long the part stream may go on after the raw body has ended; it only has buffered bytes left by then. */
+const AFTER_BODY_END = Duration.seconds(10)
+
+/**
+ * Completes once the raw request body has been received (never on servers that are not node:http).
+ * The multipart parser (multipasta) neither ends nor fails on a body that stops before its closing
+ * boundary (`--b\r\n`, an empty body, a cut file part): without this the request would hang.
+ */
+const rawBodyEnded = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<void> => {
+  const source = request.source
+  if (!(source instanceof Readable)) return Effect.never
+  return Effect.async<void>((resume) => {
+    if (source.readableEnded || source.destroyed) return resume(Effect.void)
+    const done = () => resume(Effect.void)
+    source.once("end", done)
+    source.once("close", done)
+    return Effect.sync(() => {
+      source.off("end", done)
+      source.off("close", done)
+    })
+  })
+}
+
+const hasBoundary = (contentType: string) => /;\s*boundary=("[^"]+"|[^;\s]+)/i.test(contentType)
+
+const names = (list: ReadonlyArray<string>) => (list.length === 0 ? "none" : list.join(", "))
+
 /**
  * Reads a multipart/form-data body as a stream of parts: fields are collected, each file part
- * named in `files` is given to its handler (each at most `fileMaxBytes`), other files are
- * drained. Returns the fields and the names of the file parts that were handled.
+ * named in `files` is given to its handler (each at most `fileMaxBytes`); a file part of another
+ * name, a field not in `options.fields`, or a part beyond MULTIPART_MAX_PARTS is refused with 400.
+ * Returns the fields and the names of the file parts that were handled.
  */
 export const readMultipart = <E, R>(
   request: HttpServerRequest.HttpServerRequest,
   fileMaxBytes: number,
-  files: Readonly<Record<string, FilePartHandler<E, R>>>
+  files: Readonly<Record<string, FilePartHandler<E, R>>>,
+  options: MultipartOptions = {}
 ) =>
   Effect.gen(function*() {
+    const config = yield* UploadConfig
+    const limits: PartLimits = { fileMaxBytes, maxParts: config.multipartMaxParts, maxFieldBytes: config.multipartMaxFieldBytes }
     const contentType = request.headers["content-type"] ?? ""
     if (!contentType.toLowerCase().startsWith("multipart/form-data")) {
       return yield* Effect.fail(new UnsupportedMediaType({ message: `Content-Type must be multipart/form-data (got ${contentType || "none"})` }))
     }
-    const expectedFiles = Object.keys(files).length
+    if (!hasBoundary(contentType)) {
+      return yield* Effect.fail(new InvalidRequest({ message: "Content-Type multipart/form-data must name its boundary (; boundary=...)" }))
+    }
+    const expectedFiles = Object.keys(files)
     const declared = Number(request.headers["content-length"] ?? "0")
     // Room for the parts' headers and boundaries on top of the files themselves.
-    if (declared > expectedFiles * fileMaxBytes + 1024 * 1024) {
-      return yield* Effect.fail(new PayloadTooLarge({ message: `The request body is larger than ${expectedFiles} file(s) of at most ${fileMaxBytes} bytes` }))
+    if (declared > expectedFiles.length * fileMaxBytes + 1024 * 1024) {
+      return yield* Effect.fail(new PayloadTooLarge({ message: `The request body is larger than ${expectedFiles.length} file(s) of at most ${fileMaxBytes} bytes` }))
     }
+    const unexpected = (kind: string, key: string, expected: ReadonlyArray<string>) =>
+      Effect.fail(new InvalidRequest({ message: `The ${kind} ${key} is not taken by this endpoint (it takes ${kind}s: ${names(expected)})` }))
     const fields = new Map<string, string>()
     const handled = new Set<string>()
-    yield* request.multipartStream.pipe(
-      Stream.mapError((error) => multipartFailure(error, fileMaxBytes)),
+    let parts = 0
+    const unterminated = rawBodyEnded(request).pipe(
+      Effect.zipRight(Effect.sleep(AFTER_BODY_END)),
+      Effect.zipRight(Effect.fail(new InvalidRequest({ message: "The multipart/form-data body ends before its closing boundary" })))
+    )
+    const readParts = request.multipartStream.pipe(
+      Stream.mapError((error) => multipartFailure(error, limits)),
       Stream.runForEach((part): Effect.Effect<void, E | InvalidRequest | PayloadTooLarge, R> => {
+        if (++parts > limits.maxParts) {
+          return Effect.fail(new InvalidRequest({ message: `The multipart body has more than ${limits.maxParts} parts (MULTIPART_MAX_PARTS)` }))
+        }
         if (part._tag === "Field") {
+          if (options.fields !== undefined && !options.fields.includes(part.key)) return unexpected("field", part.key, options.fields)
           fields.set(part.key, part.value)
           return Effect.void
         }
         const handler = Option.fromNullable(Object.hasOwn(files, part.key) ? files[part.key] : undefined)
-        if (Option.isNone(handler)) return Stream.runDrain(limited(part.key, part.content, fileMaxBytes))
+        if (Option.isNone(handler)) return unexpected("file part", part.key, expectedFiles)
         if (handled.has(part.key)) return Effect.fail(new InvalidRequest({ message: `The part ${part.key} is given more than once` }))
         handled.add(part.key)
-        return handler.value(limited(part.key, part.content, fileMaxBytes), fields)
+        return handler.value(limited(part.key, part.content, limits), fields)
       }),
       // Each file part is limited above, so no platform total; a part with a filename is a file even when its type is JSON.
-      Multipart.withLimits({ maxFileSize: Option.none(), maxTotalSize: Option.none(), maxFieldSize: 64 * 1024, fieldMimeTypes: [] })
+      // Parts are counted above: with node:http, a platform limit ends the part stream without an error
+      // (@effect/platform-node-shared fromReadable lets 'end' overwrite the parser's error), dropping the rest.
+      Multipart.withLimits({
+        maxParts: Option.none(),
+        maxFileSize: Option.none(),
+        maxTotalSize: Option.none(),
+        maxFieldSize: limits.maxFieldBytes,
+        fieldMimeTypes: []
+      })
     )
+    yield* Effect.raceFirst(readParts, unterminated)
     return { fields, handled } as const
   })

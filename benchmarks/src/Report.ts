@@ -1,0 +1,77 @@
+import { Schema } from "effect"
+
+const Measured = Schema.Number.pipe(Schema.finite(), Schema.nonNegative())
+
+export const Spread = Schema.Struct({
+  median: Measured,
+  min: Measured,
+  max: Measured,
+  q1: Measured,
+  q3: Measured
+})
+
+export const FigureReport = Schema.Struct({
+  name: Schema.NonEmptyString,
+  unit: Schema.NonEmptyString,
+  better: Schema.Literal("higher", "lower"),
+  samples: Schema.NonEmptyArray(Measured),
+  ...Spread.fields,
+  limit: Schema.optional(Schema.Struct({
+    name: Schema.NonEmptyString,
+    samples: Schema.NonEmptyArray(Measured),
+    ...Spread.fields
+  })),
+  /** Median of the figure over median of its limit. */
+  ratio: Schema.optional(Measured),
+  goal: Schema.optional(Schema.Struct({
+    on: Schema.Literal("median", "ratio"),
+    atLeast: Schema.optional(Schema.Number),
+    atMost: Schema.optional(Schema.Number),
+    source: Schema.String,
+    met: Schema.Boolean
+  }))
+})
+export type FigureReport = typeof FigureReport.Type
+
+export const BenchmarkReport = Schema.Struct({
+  name: Schema.NonEmptyString,
+  description: Schema.String,
+  size: Schema.Number.pipe(Schema.positive()),
+  sizeUnit: Schema.String,
+  runs: Schema.Int.pipe(Schema.nonNegative()),
+  seconds: Measured,
+  notes: Schema.Array(Schema.String),
+  figures: Schema.Array(FigureReport),
+  /** Set when the benchmark failed; its figures are whatever runs finished before. */
+  failure: Schema.optional(Schema.String)
+})
+export type BenchmarkReport = typeof BenchmarkReport.Type
+
+export const Machine = Schema.Struct({
+  cores: Schema.Int.pipe(Schema.positive()),
+  cpuModel: Schema.String,
+  totalMemoryGiB: Measured,
+  node: Schema.String,
+  platform: Schema.String,
+  loadAverageAtStart: Schema.Array(Schema.Number),
+  loadAverageAtEnd: Schema.Array(Schema.Number)
+})
+
+export const Infrastructure = Schema.Struct({
+  database: Schema.Literal("PostgreSQL (DATABASE_URL)", "embedded PGlite"),
+  queue: Schema.Literal("Redis (REDIS_URL)", "in-process")
+})
+export type Infrastructure = typeof Infrastructure.Type
+
+export const Report = Schema.Struct({
+  label: Schema.String,
+  command: Schema.String,
+  startedAt: Schema.String,
+  finishedAt: Schema.String,
+  machine: Machine,
+  infrastructure: Infrastructure,
+  benchmarks: Schema.Array(BenchmarkReport)
+})
+export type Report = typeof Report.Type
+
+export const decodeReport = Schema.decodeUnknownEither(Report)

@@ -1,0 +1,9 @@
+import type { Benchmark } from "../Benchmark.ts"
+import { capacity } from "./Capacity.ts"
+import { endToEnd } from "./EndToEnd.ts"
+import { handleCsv } from "./HandleCsv.ts"
+import { handleJson } from "./HandleJson.ts"
+import { loadProducts } from "./LoadProducts.ts"
+
+/** Every benchmark of `npm run bench`, in the order they run. */
+export const benchmarks: ReadonlyArray<Benchmark> = [loadProducts, handleJson, handleCsv, endToEnd, capacity]

@@ -1,0 +1,70 @@
+import { createRequire } from "node:module"
+import { Either, Schema } from "effect"
+import { BenchmarkFailure } from "../Benchmark.ts"
+import { runToEnd } from "./ChildProcess.ts"
+
+const AUTOCANNON = createRequire(import.meta.url).resolve("autocannon")
+
+const Latency = Schema.Struct({ p50: Schema.Number, p99: Schema.Number, p99_9: Schema.Number })
+const Result = Schema.Struct({
+  duration: Schema.Number,
+  errors: Schema.Number,
+  timeouts: Schema.Number,
+  non2xx: Schema.Number,
+  "2xx": Schema.Number,
+  statusCodeStats: Schema.Record({ key: Schema.String, value: Schema.Struct({ count: Schema.Number }) }),
+  latency: Latency
+})
+const decodeResult = Schema.decodeUnknownEither(Schema.parseJson(Result))
+
+export interface LoadOptions {
+  readonly url: string
+  readonly connections: number
+  /** How long to keep the connections busy; or, with `amount`, stop after that many requests instead. */
+  readonly seconds: number
+  readonly amount?: number
+  readonly method?: "GET" | "POST"
+  readonly headers?: Readonly<Record<string, string>>
+  readonly bodyFile?: string
+}
+
+export interface LoadResult {
+  readonly requestsPerSecond: number
+  readonly requests: number
+  readonly p50: number
+  readonly p99: number
+  readonly p999: number
+}
+
+/**
+ * autocannon in its own process (its event loop is not the runner's), JSON output decoded. Any
+ * non-2xx answer, connection error or timeout fails the benchmark: a fast error is no figure.
+ */
+export const autocannon = async (options: LoadOptions): Promise<LoadResult> => {
+  const args = [
+    AUTOCANNON, "--json", "--connections", String(options.connections),
+    ...(options.amount === undefined ? ["--duration", String(options.seconds)] : ["--amount", String(options.amount)]),
+    "--method", options.method ?? "GET", "--timeout", "180",
+    ...Object.entries(options.headers ?? {}).flatMap(([k, v]) => ["--headers", `${k}=${v}`]),
+    ...(options.bodyFile === undefined ? [] : ["--input", options.bodyFile]),
+    options.url
+  ]
+  const { stdout } = await runToEnd(process.execPath, args, "autocannon")
+  const result = Either.getOrElse(decodeResult(stdout.trim()), (error) => {
+    throw new BenchmarkFailure(`autocannon printed no result: ${error.message.slice(0, 300)}`)
+  })
+  if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
+    throw new BenchmarkFailure(
+      `${options.method ?? "GET"} ${options.url}: ${result.non2xx} non-2xx answers (${JSON.stringify(result.statusCodeStats)}), ` +
+        `${result.errors} errors, ${result.timeouts} timeouts out of ${result["2xx"] + result.non2xx}`
+    )
+  }
+  if (result["2xx"] === 0) throw new BenchmarkFailure(`${options.method ?? "GET"} ${options.url}: no request completed in ${options.seconds} s (a request takes longer: give it more time)`)
+  return {
+    requestsPerSecond: result["2xx"] / result.duration,
+    requests: result["2xx"],
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    p999: result.latency.p99_9
+  }
+}

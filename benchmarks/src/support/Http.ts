@@ -1,0 +1,56 @@
+import { Either, Schema } from "effect"
+import { BenchmarkFailure } from "../Benchmark.ts"
+
+export interface Answer {
+  readonly status: number
+  readonly text: string
+}
+
+export const post = async (url: string, body: string, headers: Readonly<Record<string, string>>): Promise<Answer> => {
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body })
+  return { status: response.status, text: await response.text() }
+}
+
+export const get = async (url: string, token: string): Promise<Answer> => {
+  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } })
+  return { status: response.status, text: await response.text() }
+}
+
+/** The parts of a load endpoint's 200 answer (LoadAccepted or LoadSummary) a benchmark checks. */
+const LoadAnswer = Schema.Struct({ processCode: Schema.String, failed: Schema.optional(Schema.Number) })
+const LoadState = Schema.Struct({
+  status: Schema.String,
+  totals: Schema.Struct({ received: Schema.Number, accepted: Schema.Number, persisted: Schema.Number, failed: Schema.Number })
+})
+
+const decodeOrFail = <A, I>(schema: Schema.Schema<A, I>, what: string, answer: Answer): A =>
+  Either.getOrElse(Schema.decodeUnknownEither(Schema.parseJson(schema))(answer.text), () => {
+    throw new BenchmarkFailure(`${what}: unexpected answer ${answer.status} ${answer.text.slice(0, 300)}`)
+  })
+
+/** A 200 where every product was accepted; anything else means the benchmark measured the wrong thing. */
+export const acceptedLoad = (answer: Answer, what: string): string => {
+  if (answer.status !== 200) throw new BenchmarkFailure(`${what} answered ${answer.status}: ${answer.text.slice(0, 300)}`)
+  const load = decodeOrFail(LoadAnswer, what, answer)
+  if ((load.failed ?? 0) > 0) throw new BenchmarkFailure(`${what}: ${load.failed} products failed validation: ${answer.text.slice(0, 300)}`)
+  return load.processCode
+}
+
+export const loadState = async (baseUrl: string, processCode: string, token: string) =>
+  decodeOrFail(LoadState, `GET /v1/loads/${processCode}`, await get(`${baseUrl}/v1/loads/${processCode}`, token))
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Polls the load until it is COMPLETED; resolves with performance.now() of the first poll that saw it. */
+export const waitCompleted = async (baseUrl: string, processCode: string, token: string, timeoutMs: number): Promise<number> => {
+  const deadline = performance.now() + timeoutMs
+  for (;;) {
+    const state = await loadState(baseUrl, processCode, token)
+    if (state.status === "COMPLETED") return performance.now()
+    if (state.status === "FAILED" || state.status === "COMPLETED_WITH_ERRORS") {
+      throw new BenchmarkFailure(`load ${processCode} ended ${state.status}: ${JSON.stringify(state.totals)}`)
+    }
+    if (performance.now() > deadline) throw new BenchmarkFailure(`load ${processCode} not COMPLETED within ${timeoutMs / 1000} s: ${state.status} ${JSON.stringify(state.totals)}`)
+    await sleep(50)
+  }
+}

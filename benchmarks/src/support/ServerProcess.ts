@@ -1,0 +1,127 @@
+import { spawn } from "node:child_process"
+import { once } from "node:events"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { BenchmarkFailure } from "../Benchmark.ts"
+import { databaseUrl, redisUrl } from "../Machine.ts"
+import { deleteKeys } from "./Redis.ts"
+import { watchRss } from "./Rss.ts"
+import { BENCH_CAPACITY_KEY, BENCH_JWT_SECRET, runTag } from "./Tokens.ts"
+
+const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url))
+const SERVER_MAIN = join(repositoryRoot, "services", "server", "src", "main.ts")
+const LISTENING = /Listening on http:\/\/([^\s/]+):(\d+)/
+const START_TIMEOUT_MS = 180_000
+
+const started = new Set<{ readonly kill: (signal: NodeJS.Signals) => boolean }>()
+
+/** Stops every server this process started and has not stopped yet (on Ctrl-C, for instance). */
+export const killStartedServers = (): void => {
+  for (const child of started) child.kill("SIGKILL")
+}
+
+export interface ServerHandle {
+  readonly url: string
+  readonly pid: number
+  readonly rss: ReturnType<typeof watchRss>
+  /** The end of what the server logged, for failure messages. */
+  readonly logTail: () => string
+  /** With Redis, deletes the batches published so far (nobody consumes them when RUN_WORKERS=false). */
+  readonly dropPublished: () => Promise<void>
+  readonly stop: () => Promise<void>
+}
+
+/**
+ * `node --import tsx services/server/src/main.ts` in its own process (own event loop, own RSS) on a
+ * free port, with the run's own streams and the same infrastructure as the runner (DATABASE_URL and
+ * REDIS_URL when set, embedded in memory otherwise). Resolves once it logs its address.
+ */
+/** Adds the server's last log lines to a failure while it was under load. */
+export const withServerLog = async <A>(server: ServerHandle, measure: () => Promise<A>): Promise<A> => {
+  try {
+    return await measure()
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    throw new BenchmarkFailure(`${message}; the server's last log lines: ${server.logTail()}`)
+  }
+}
+
+export const startServer = async (settings: Readonly<Record<string, string>>, progress: (m: string) => void): Promise<ServerHandle> => {
+  const tag = runTag()
+  const streams = {
+    PRODUCT_BATCHES_STREAM: `bench:${tag}:products:batches`,
+    LOAD_EVENTS_STREAM: `bench:${tag}:product-loads:events`,
+    CAPACITY_EVENTS_STREAM: `bench:${tag}:capacity:events`
+  }
+  const database = databaseUrl()
+  const env: Record<string, string> = {
+    ...Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
+    HOST: "127.0.0.1",
+    PORT: "0",
+    INTERNAL_PORT: "0",
+    JWT_SECRET: BENCH_JWT_SECRET,
+    CAPACITY_API_KEYS: BENCH_CAPACITY_KEY,
+    CONSUMER_NAME: `bench-${tag}`,
+    SPOOL_DIR: tmpdir(),
+    ...(database === undefined ? { DATA_DIR: "memory://" } : {}),
+    ...streams,
+    ...settings
+  }
+  const child = spawn(process.execPath, ["--import", "tsx", SERVER_MAIN], { cwd: repositoryRoot, env, stdio: ["ignore", "pipe", "pipe"] })
+  let tail = ""
+  const keep = (chunk: string) => {
+    tail = (tail + chunk).slice(-3000)
+  }
+  child.stderr.setEncoding("utf8").on("data", keep)
+  started.add(child)
+  child.on("exit", () => started.delete(child))
+  const pid = child.pid
+  if (pid === undefined) throw new BenchmarkFailure(`the server could not be started (${SERVER_MAIN})`)
+  const exited = once(child, "exit")
+
+  let listening = false
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new BenchmarkFailure(`the server did not log its address within ${START_TIMEOUT_MS / 1000} s: ${tail}`)), START_TIMEOUT_MS)
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      keep(chunk)
+      const match = LISTENING.exec(tail)
+      if (match !== null && !listening) {
+        listening = true
+        clearTimeout(timer)
+        resolve(`http://${match[1] ?? "127.0.0.1"}:${match[2] ?? "0"}`)
+      }
+    })
+    child.on("exit", (code, signal) => {
+      clearTimeout(timer)
+      reject(new BenchmarkFailure(`the server exited with ${signal ?? `code ${String(code)}`} before listening: ${tail.trim().split("\n").slice(-6).join(" / ")}`))
+    })
+  })
+  progress(`server pid ${pid} listening on ${url}`)
+  const rss = watchRss(pid)
+
+  const stop = async () => {
+    rss.stop()
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGTERM")
+      const killer = setTimeout(() => child.kill("SIGKILL"), 20_000)
+      await exited
+      clearTimeout(killer)
+    }
+    const redis = redisUrl()
+    if (redis !== undefined) {
+      const batches = streams.PRODUCT_BATCHES_STREAM
+      await deleteKeys(redis, [batches, `${batches}:dead`, streams.LOAD_EVENTS_STREAM]).catch(() => undefined)
+    }
+  }
+  const dropPublished = async () => {
+    const redis = redisUrl()
+    if (redis !== undefined) await deleteKeys(redis, [streams.PRODUCT_BATCHES_STREAM])
+  }
+  const logTail = () => {
+    const lines = tail.trim().split("\n")
+    const telling = lines.filter((line) => /ERROR|WARN|message:/.test(line))
+    return (telling.length > 0 ? telling : lines).slice(-6).map((line) => line.trim().slice(0, 400)).join(" / ")
+  }
+  return { url, pid, rss, logTail, dropPublished, stop }
+}

@@ -1,0 +1,133 @@
+import { Either } from "effect"
+import { describe, expect, it } from "vitest"
+import type { Benchmark } from "../src/Benchmark.ts"
+import { figure } from "../src/Benchmark.ts"
+import { toMarkdown } from "../src/Markdown.ts"
+import { decodeReport, type Report } from "../src/Report.ts"
+import { failures, runSuite } from "../src/Runner.ts"
+import { benchmarks } from "../src/suite/index.ts"
+
+const smoke = (selected: ReadonlyArray<Benchmark>): Promise<Report> =>
+  runSuite(selected, { scale: "smoke", runs: 1, label: "smoke", command: "vitest", log: () => undefined })
+
+const byName = (name: string): Benchmark => {
+  const found = benchmarks.find((b) => b.name === name)
+  if (found === undefined) throw new Error(`no benchmark ${name}`)
+  return found
+}
+
+/** Well-formed, not fast: every figure a finite number, throughputs and their limits above zero, the report valid against its schema. */
+const expectWellFormed = (report: Report, expectedFigures: ReadonlyArray<string>) => {
+  expect(failures(report)).toEqual([])
+  expect(Either.isRight(decodeReport(report))).toBe(true)
+  const [only] = report.benchmarks
+  expect(only?.runs).toBe(1)
+  const figures = only?.figures ?? []
+  expect(figures.map((f) => f.name)).toEqual(expect.arrayContaining([...expectedFigures]))
+  for (const f of figures) {
+    expect(f.samples).toHaveLength(1)
+    for (const value of [f.median, ...f.samples, ...(f.limit?.samples ?? [])]) expect(Number.isFinite(value)).toBe(true)
+    if (f.better === "higher") {
+      expect(f.median, f.name).toBeGreaterThan(0)
+      if (f.limit !== undefined) expect(f.limit.median, `${f.name}: limit`).toBeGreaterThan(0)
+    }
+    if (f.limit !== undefined && f.limit.median > 0) expect(f.ratio, f.name).toBeCloseTo(f.median / f.limit.median, 2)
+  }
+  expect(toMarkdown(report)).toContain(`## ${only?.name ?? ""}`)
+  return figures
+}
+
+const SMOKE_TIMEOUT = 240_000
+
+describe("benchmark suite, smoke size, one run each", () => {
+  it("load-products: requests/s and products/s at 1, 4 and 16 clients beside in-process parse + validation", async () => {
+    const figures = expectWellFormed(await smoke([byName("load-products")]), [
+      "requests/s, 1 client(s)",
+      "requests/s, 16 client(s)",
+      "products/s, 4 client(s)",
+      "p99 latency, 16 client(s)"
+    ])
+    expect(figures.find((f) => f.name === "requests/s, 16 client(s)")?.limit?.name).toContain("JSON.parse")
+  }, SMOKE_TIMEOUT)
+
+  it("handle-json: MB/s to the last batch published beside the fastest in-process parse, and the server's peak RSS", async () => {
+    const figures = expectWellFormed(await smoke([byName("handle-json")]), [
+      "MB/s, first byte to last batch published",
+      "server peak RSS during the upload",
+      "in-process: stream-json streamArray"
+    ])
+    expect(figures.find((f) => f.name === "server peak RSS during the upload")?.median).toBeGreaterThan(10)
+    expect(figures.find((f) => f.name === "MB/s, first byte to last batch published")?.limit).toBeDefined()
+  }, SMOKE_TIMEOUT)
+
+  it("handle-csv: csv-parse and uDSV alone on the four generated files", async () => {
+    expectWellFormed(await smoke([byName("handle-csv")]), ["in-process: csv-parse alone (arrays)", "in-process: uDSV alone (stringArrs)"])
+  }, SMOKE_TIMEOUT)
+
+  it("end-to-end: products/s to COMPLETED beside persistBatch straight", async () => {
+    const figures = expectWellFormed(await smoke([byName("end-to-end")]), [
+      "products/s first byte to COMPLETED, best WORKERS of the run",
+      "products/s first byte to COMPLETED, WORKERS=2"
+    ])
+    expect(figures.find((f) => f.name.endsWith("WORKERS=2"))?.limit?.name).toContain("persistBatch")
+  }, SMOKE_TIMEOUT)
+
+  it("capacity: variant A at 1, 5 and 20 items beside a bare node:http server, and the engine's own time", async () => {
+    const figures = expectWellFormed(await smoke([byName("capacity")]), [
+      "variant A, 1 item(s): requests/s",
+      "variant A, 5 item(s): p99 latency",
+      "variant A, 20 item(s): p99.9 latency",
+      "variant A, 5 item(s): engine time per request in-process (decode, evaluate, encode)"
+    ])
+    expect(figures.find((f) => f.name === "variant A, 20 item(s): requests/s")?.limit?.name).toContain("bare node:http")
+  }, SMOKE_TIMEOUT)
+})
+
+describe("benchmark runner", () => {
+  const fake = (run: () => Promise<ReturnType<typeof figure>[]>): Benchmark => ({
+    name: "fake",
+    description: "a benchmark measuring nothing",
+    sizeUnit: "things",
+    defaultSize: 10,
+    smokeSize: 1,
+    open: async () => ({ run, close: async () => undefined })
+  })
+
+  it("collects samples of each figure over runs: median, spread and the ratio to the limit measured beside it", async () => {
+    let call = 0
+    const values = [10, 30, 20, 40]
+    const report = await runSuite([fake(async () => {
+      const value = values[call++] ?? 0
+      return [figure("throughput", "ops/s", value, { limit: { name: "ceiling", sample: 100 }, goal: { on: "ratio", atLeast: 0.3, source: "test" } })]
+    })], { scale: "full", runs: 4, label: "", command: "test", log: () => undefined })
+    const [f] = report.benchmarks[0]?.figures ?? []
+    expect(f?.samples).toEqual([10, 30, 20, 40])
+    expect(f?.median).toBe(25)
+    expect([f?.min, f?.max, f?.q1, f?.q3]).toEqual([10, 40, 17.5, 32.5])
+    expect(f?.ratio).toBe(0.25)
+    expect(f?.goal?.met).toBe(false)
+    expect(Either.isRight(decodeReport(report))).toBe(true)
+  })
+
+  it("a benchmark that throws, or measures a non-finite number, is a failure the command reports", async () => {
+    const thrown = await runSuite([fake(async () => {
+      throw new Error("server exited")
+    })], { scale: "smoke", runs: 2, label: "", command: "test", log: () => undefined })
+    expect(failures(thrown)).toEqual(["fake: server exited"])
+    const infinite = await runSuite([fake(async () => [figure("rate", "ops/s", Number.POSITIVE_INFINITY)])], {
+      scale: "smoke",
+      runs: 1,
+      label: "",
+      command: "test",
+      log: () => undefined
+    })
+    expect(failures(infinite)[0]).toContain("not a finite non-negative number")
+    expect(toMarkdown(infinite)).toContain("**FAILED**")
+  })
+
+  it("the report schema refuses a figure without samples", async () => {
+    const report = await runSuite([fake(async () => [figure("rate", "ops/s", 5)])], { scale: "smoke", runs: 1, label: "", command: "test", log: () => undefined })
+    const broken = { ...report, benchmarks: report.benchmarks.map((b) => ({ ...b, figures: b.figures.map((f) => ({ ...f, samples: [] })) })) }
+    expect(Either.isLeft(decodeReport(broken))).toBe(true)
+  })
+})

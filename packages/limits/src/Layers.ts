@@ -1,0 +1,9 @@
+import { Layer } from "effect"
+import { CredentialRateLimiter } from "./CredentialRateLimiter.ts"
+import { FileLoadSlots } from "./FileLoadSlots.ts"
+import { LimitsConfig } from "./LimitsConfig.ts"
+
+// Module constants, so that every layer providing them shares one instance per build: the fast
+// lane and the administration endpoints draw from the same bucket of an API key.
+export const RateLimiterLive = CredentialRateLimiter.Default.pipe(Layer.provide(LimitsConfig.layer))
+export const FileLoadSlotsLive = FileLoadSlots.Default.pipe(Layer.provide(LimitsConfig.layer))

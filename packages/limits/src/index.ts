@@ -1,0 +1,5 @@
+export * from "./CredentialRateLimiter.ts"
+export * from "./FileLoadSlots.ts"
+export * from "./LimitsConfig.ts"
+export * from "./TokenBuckets.ts"
+export * from "./Layers.ts"

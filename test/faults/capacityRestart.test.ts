@@ -1,0 +1,106 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Ref, Schema } from "effect"
+import { CAPACITY_KEY, call, postJson, startApp } from "./support/App.ts"
+import { lab, streams } from "./support/Lab.ts"
+import { withSql } from "./support/Postgres.ts"
+import { freePort } from "./support/Processes.ts"
+
+// The demo network's stores pick 120 units a day (one pool); 150 pickup orders of 1 unit ask for more.
+const STORE = "TD-MIRAFLORES"
+const PURCHASE_DATE = "2027-03-01"
+const CAPACITY = 120
+const AMOUNT = 1
+const ORDERS = 150
+
+const pickupRequest = {
+  purchaseDate: PURCHASE_DATE,
+  items: [{
+    origin: STORE, entityType: "TD", skuCode: "SKU-CELULAR-A54", zone: "", dispatchType: "NORMAL", quantity: 1,
+    destination: STORE, latitude: -12.12, longitude: -77.03, deliveryMode: "STORE_WITHDRAWAL", weight: 1
+  }]
+}
+
+const Offer = Schema.Tuple(Schema.Struct({
+  dispatchCode: Schema.String,
+  route: Schema.String,
+  pickingDate: Schema.String,
+  deliveryTrace: Schema.NonEmptyArray(Schema.Struct({ deliveryDate: Schema.String, details: Schema.Array(Schema.Unknown) }))
+}))
+
+const Usage = Schema.Array(Schema.Struct({ used: Schema.Number, ledger: Schema.Number, orders: Schema.Number }))
+
+describe("a capacity server restarted mid-traffic", () => {
+  it.scopedLive("rebuilds its state from PostgreSQL and never oversells: every APPLIED order is held, the total never exceeds the capacity", () =>
+    Effect.gen(function*() {
+      const { dir, postgres, redis } = yield* lab("capacity-restart")
+      const port = String(yield* freePort)
+      const settings = { DATABASE_URL: postgres.url, REDIS_URL: redis.url, PORT: port, ...streams() }
+      const first = yield* startApp("app-1", dir, settings)
+      const base = first.base
+      // Orders are placed as a client would: from the dispatch of an answer (docs/capacity.md, consumptions).
+      const offered = yield* postJson(base, "/v1/delivery/capacity", pickupRequest, CAPACITY_KEY)
+      expect(offered.status).toBe(200)
+      const [offer] = yield* Schema.decodeUnknown(Offer)(offered.json())
+      const DATE = offer.pickingDate
+      const orderOf = (orderId: string) => ({
+        orderId,
+        dispatchCode: offer.dispatchCode,
+        route: offer.route,
+        pickingDate: offer.pickingDate,
+        details: offer.deliveryTrace[0].details,
+        deliveryDate: offer.deliveryTrace[0].deliveryDate,
+        units: AMOUNT
+      })
+      const answers = yield* Ref.make(new Map<string, number>())
+      const finished = yield* Ref.make(0)
+
+      // Each order is sent until it gets a definite answer: a cut connection is retried with the same orderId (idempotent).
+      const order = (i: number) =>
+        Effect.gen(function*() {
+          const orderId = `FAULT-ORDER-${i}`
+          for (;;) {
+            const response = yield* Effect.either(postJson(base, "/v1/delivery/capacity/consumptions", orderOf(orderId), CAPACITY_KEY))
+            if (response._tag === "Right" && (response.right.status === 200 || response.right.status === 409)) {
+              yield* Ref.update(answers, (map) => new Map(map).set(orderId, response.right.status))
+              yield* Ref.update(finished, (n) => n + 1)
+              return
+            }
+            yield* Effect.sleep("200 millis")
+          }
+        })
+
+      const restart = Effect.gen(function*() {
+        while ((yield* Ref.get(finished)) < 30) yield* Effect.sleep("20 millis")
+        yield* first.child.kill("SIGKILL")
+        yield* first.child.exited
+        yield* startApp("app-2", dir, settings)
+      })
+      const traffic = Effect.forEach(Array.from({ length: ORDERS }, (_, i) => i), order, { concurrency: 8, discard: true })
+      yield* Effect.all([traffic, restart], { concurrency: 2 }).pipe(Effect.timeout("180 seconds"))
+
+      const applied = [...(yield* Ref.get(answers)).entries()].filter(([, status]) => status === 200).map(([id]) => id)
+      const [usage] = yield* withSql(postgres.url, (sql) =>
+        sql`SELECT
+              (SELECT coalesce(sum(used), 0) FROM capacity_usage WHERE kind = 'PICKING' AND code = ${STORE} AND slot = 'ALL' AND day = ${DATE}::date)::int AS used,
+              (SELECT coalesce(sum(units), 0) FROM capacity_ledger WHERE kind = 'PICKING' AND code = ${STORE} AND slot = 'ALL' AND day = ${DATE}::date)::int AS ledger,
+              (SELECT count(*) FROM capacity_orders WHERE order_id LIKE 'FAULT-ORDER-%')::int AS orders`.pipe(
+          Effect.flatMap(Schema.decodeUnknown(Usage))
+        ))
+      expect(usage!.used).toBeLessThanOrEqual(CAPACITY)
+      expect(usage!.used).toBe(usage!.ledger)
+      expect(usage!.orders).toBe(applied.length)
+      expect(usage!.used).toBe(applied.length * AMOUNT)
+      // The day was filled: less than one more order fits.
+      expect(CAPACITY - usage!.used).toBeLessThan(AMOUNT)
+
+      // The restarted server's own state agrees: it reports the same usage and refuses what no longer fits.
+      const ledger = yield* call(base, `/v1/delivery/capacity/nodes/${STORE}?from=${DATE}&to=${DATE}`, { headers: { authorization: `Bearer ${CAPACITY_KEY}` } })
+      expect(ledger.status).toBe(200)
+      expect((ledger.json() as { usage: ReadonlyArray<{ kind: string; pool: string; used: number }> }).usage)
+        .toContainEqual({ kind: "PICKING", pool: "ALL", date: DATE, used: usage!.used })
+      const more = yield* postJson(base, "/v1/delivery/capacity/consumptions", orderOf("FAULT-LATE"), CAPACITY_KEY)
+      expect(more.status).toBe(409)
+      const again = yield* postJson(base, "/v1/delivery/capacity/consumptions", orderOf(applied[0]!), CAPACITY_KEY)
+      expect(again.json()).toMatchObject({ status: "ALREADY_APPLIED" })
+    }))
+})

@@ -1,0 +1,38 @@
+import { execFileSync } from "node:child_process"
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import type { TestProject } from "vitest/node"
+import { asPostgres, initTemplate, postgresBin } from "./support/Postgres.ts"
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** Folder of this run: every cluster, Redis and server log of the fault suite lives under it. */
+    faultsRoot: string
+    /** A PostgreSQL data folder made once by initdb; each test file starts a copy. */
+    pgTemplate: string
+  }
+}
+
+/** initdb once for the whole fault suite (it takes seconds); every cluster left running is stopped at the end. */
+export default function setup(project: TestProject) {
+  const root = mkdtempSync(join(tmpdir(), "faults-"))
+  execFileSync("chmod", ["755", root])
+  project.provide("faultsRoot", root)
+  project.provide("pgTemplate", initTemplate(root))
+  return () => {
+    for (const entry of readdirSync(root)) {
+      const data = join(root, entry, "data")
+      if (existsSync(join(data, "postmaster.pid"))) {
+        const [command, args] = asPostgres(join(postgresBin(), "pg_ctl"), ["stop", "-m", "immediate", "-D", data])
+        try {
+          execFileSync(command, [...args], { stdio: "pipe" })
+        } catch {
+          // already stopped
+        }
+      }
+    }
+    if (process.env["KEEP_FAULT_LOGS"] === undefined) rmSync(root, { recursive: true, force: true })
+    else console.log(`fault suite: servers' logs kept in ${root}`)
+  }
+}

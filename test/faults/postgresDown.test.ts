@@ -1,0 +1,77 @@
+import { describe, expect, it } from "@effect/vitest"
+import { sampleProducts } from "@retail/testkit"
+import { Effect } from "effect"
+import { readFileSync } from "node:fs"
+import { call, postJson, startApp, token } from "./support/App.ts"
+import { lab, streams } from "./support/Lab.ts"
+import { acceptedLoad, expectStoredExactly, finalViews } from "./support/Loads.ts"
+import { waitUntil } from "./support/Processes.ts"
+import { pendingEntries, streamLength } from "./support/Redis.ts"
+import { holdLoadLocks, loadTotals } from "./support/Store.ts"
+
+const LOADS = 3
+const PER_LOAD = 600
+const CLAIM_IDLE_MS = 1500
+
+describe("PostgreSQL stopped while workers run", () => {
+  it.scopedLive("workers keep their entries pending (no ack, no dead letter), /ready says not ready, and everything is persisted once it is back", () =>
+    Effect.gen(function*() {
+      const { dir, postgres, redis } = yield* lab("postgres-down")
+      const names = streams()
+      const app = yield* startApp("app", dir, {
+        DATABASE_URL: postgres.url,
+        REDIS_URL: redis.url,
+        PRODUCT_BATCH_SIZE: "10",
+        CLAIM_IDLE_MS: String(CLAIM_IDLE_MS),
+        // Few deliveries: an outage must not use them up.
+        MAX_DELIVERIES: "2",
+        WORKERS: "2",
+        ...names
+      })
+      const bearer = yield* token("ACME")
+      const pending = pendingEntries(redis.url, names.PRODUCT_BATCHES_STREAM, names.PRODUCT_CONSUMER_GROUP)
+
+      const sent = Array.from({ length: LOADS }, (_, i) => sampleProducts(PER_LOAD, { prefix: `PD${i}-` }))
+      const codes: Array<string> = []
+      for (const products of sent) codes.push(yield* acceptedLoad(app.base, products, bearer))
+      yield* waitUntil("first batches persisted", Effect.flatMap(loadTotals(postgres.url, codes), (t) =>
+        t.persisted > 0 ? Effect.void : Effect.fail(new Error("none yet"))))
+      // Workers wait inside their transactions, so the database goes away with batches in flight.
+      yield* holdLoadLocks(postgres.url, codes)
+      yield* waitUntil("entries in flight", Effect.flatMap(pending, (p) => p.length >= 2 ? Effect.void : Effect.fail(new Error(`${p.length}`))))
+      const beforeStop = yield* loadTotals(postgres.url, codes)
+      expect(beforeStop.persisted).toBeLessThan(LOADS * PER_LOAD)
+
+      yield* postgres.stop
+      const inOutage = yield* pending
+      expect(inOutage.length).toBeGreaterThan(0)
+
+      const ready = yield* waitUntil("not ready", Effect.flatMap(call(app.base, "/ready"), (r) =>
+        r.status === 503 ? Effect.succeed(r) : Effect.fail(new Error(`${r.status}`))))
+      expect(ready.json()).toMatchObject({ status: "not ready", checks: { database: "down", queue: "up" } })
+      const refused = yield* postJson(app.base, "/v1/load-products", { products: sampleProducts(5, { prefix: "PD-REFUSED-" }) }, bearer)
+      expect(refused.status).toBe(500)
+      expect(refused.json()).toMatchObject({ _tag: "StorageFailed" })
+
+      // Several claim periods go by: entries are retried (claimed again) but never acked nor dead-lettered.
+      yield* Effect.sleep(CLAIM_IDLE_MS * 4)
+      const later = yield* pending
+      const stillPending = new Set(later.map((entry) => entry.id))
+      for (const entry of inOutage) expect(stillPending.has(entry.id), `entry ${entry.id} left the pending list during the outage`).toBe(true)
+      expect(yield* streamLength(redis.url, `${names.PRODUCT_BATCHES_STREAM}:dead`)).toBe(0)
+      expect((yield* call(app.base, "/ready")).status).toBe(503)
+
+      yield* postgres.start
+      yield* waitUntil("ready again", Effect.flatMap(call(app.base, "/ready"), (r) => r.status === 200 ? Effect.void : Effect.fail(new Error(r.text))))
+      const views = yield* finalViews(app.base, codes, bearer)
+      for (const view of views) {
+        expect(view.status, JSON.stringify(view)).toBe("COMPLETED")
+        expect(view.totals.persisted).toBe(PER_LOAD)
+      }
+      yield* expectStoredExactly(postgres.url, "ACME", "PD", sent.flat())
+      expect(yield* pending).toEqual([])
+      expect(yield* streamLength(redis.url, `${names.PRODUCT_BATCHES_STREAM}:dead`)).toBe(0)
+      // The outage was handled as one (StoreError, wait for the database), not as a crash of the consumer fibers.
+      expect(readFileSync(app.logFile, "utf8")).not.toMatch(/consumer \S+ failed; restarting/)
+    }))
+})

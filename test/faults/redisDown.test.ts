@@ -1,0 +1,71 @@
+import { describe, expect, it } from "@effect/vitest"
+import { sampleProducts } from "@retail/testkit"
+import { Effect } from "effect"
+import { call, loadStatus, postJson, startApp, token } from "./support/App.ts"
+import { lab, streams } from "./support/Lab.ts"
+import { waitUntil } from "./support/Processes.ts"
+import { streamPayloads } from "./support/Redis.ts"
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/
+
+describe("Redis stopped while loads arrive", () => {
+  it.scopedLive("each load gets a 500 ErrorMessage and is FAILED with nothing published; once Redis is back, loads succeed without a restart", () =>
+    Effect.gen(function*() {
+      const { dir, postgres, redis } = yield* lab("redis-down")
+      const names = streams()
+      const app = yield* startApp("api", dir, {
+        DATABASE_URL: postgres.url,
+        REDIS_URL: redis.url,
+        REDIS_PUBLISH_TIMEOUT_MS: "2000",
+        PRODUCT_BATCH_SIZE: "50",
+        CLAIM_IDLE_MS: "1000",
+        ...names
+      })
+      const bearer = yield* token("ACME")
+      const completes = (processCode: string) =>
+        waitUntil(`load ${processCode} COMPLETED`, Effect.flatMap(loadStatus(app.base, processCode, bearer), (view) =>
+          view.status === "COMPLETED" ? Effect.succeed(view) : Effect.fail(new Error(view.status))), "90 seconds")
+
+      const before = yield* postJson(app.base, "/v1/load-products", { products: sampleProducts(120, { prefix: "RD-BEFORE" }) }, bearer)
+      expect(before.status).toBe(200)
+      yield* completes((before.json() as { processCode: string }).processCode)
+
+      yield* redis.stop
+      const ready = yield* call(app.base, "/ready")
+      expect(ready.status).toBe(503)
+      expect(ready.json()).toMatchObject({ checks: { database: "up", queue: "down" } })
+
+      const refused = yield* Effect.forEach([0, 1, 2, 3], (i) =>
+        postJson(app.base, "/v1/load-products", { products: sampleProducts(120, { prefix: `RD-DOWN${i}-` }) }, bearer), { concurrency: 4 })
+      const failedCodes: Array<string> = []
+      for (const response of refused) {
+        expect(response.status, response.text).toBe(500)
+        const body = response.json() as { _tag: string; message: string }
+        expect(body._tag).toBe("PublishFailed")
+        expect(body).not.toHaveProperty("processing")
+        const code = UUID.exec(body.message)?.[0]
+        expect(code, body.message).toBeDefined()
+        failedCodes.push(code!)
+      }
+      for (const code of failedCodes) {
+        const view = yield* loadStatus(app.base, code, bearer)
+        expect(view.status).toBe("FAILED")
+        expect(view.totals.persisted).toBe(0)
+        expect(view.failureReason).toMatch(/messaging system/)
+      }
+
+      yield* redis.start
+      yield* waitUntil("ready again", Effect.flatMap(call(app.base, "/ready"), (r) => r.status === 200 ? Effect.void : Effect.fail(new Error(r.text))))
+      const after = yield* postJson(app.base, "/v1/load-products", { products: sampleProducts(120, { prefix: "RD-AFTER" }) }, bearer)
+      expect(after.status, after.text).toBe(200)
+      const afterCode = (after.json() as { processCode: string }).processCode
+      const done = yield* completes(afterCode)
+      expect(done.totals).toEqual({ received: 120, accepted: 120, persisted: 120, failed: 0 })
+
+      // Nothing of a refused load reached the (restarted, hence emptied) stream, nor is reported as processing.
+      const published = yield* streamPayloads(redis.url, names.PRODUCT_BATCHES_STREAM)
+      const publishedCodes = new Set(published.map((entry) => (JSON.parse(entry.payload) as { processCode: string }).processCode))
+      expect([...publishedCodes]).toEqual([afterCode])
+      for (const code of failedCodes) expect((yield* loadStatus(app.base, code, bearer)).status).toBe("FAILED")
+    }))
+})

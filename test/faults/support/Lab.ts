@@ -1,0 +1,32 @@
+import { inject } from "vitest"
+import { Effect } from "effect"
+import { mkdtempSync } from "node:fs"
+import { join } from "node:path"
+import { startPostgres } from "./Postgres.ts"
+import { startRedis } from "./Redis.ts"
+
+/** A folder of this test's own under the suite's root (logs of its servers end up there). */
+export const testDir = (name: string) => {
+  const dir = mkdtempSync(join(inject("faultsRoot"), `${name}-`))
+  return dir
+}
+
+/** A private PostgreSQL and Redis for one test, stopped when its scope closes. */
+export const lab = (name: string) =>
+  Effect.gen(function*() {
+    const dir = testDir(name)
+    const [postgres, redis] = yield* Effect.all([startPostgres(inject("pgTemplate"), inject("faultsRoot")), startRedis(dir)], {
+      concurrency: 2
+    })
+    return { dir, postgres, redis } as const
+  })
+
+/** Stream names of one test, so nothing is shared even by accident. */
+export const streams = () => {
+  const run = crypto.randomUUID().slice(0, 8)
+  return {
+    PRODUCT_BATCHES_STREAM: `faults:${run}:products:batches`,
+    LOAD_EVENTS_STREAM: `faults:${run}:product-loads:events`,
+    PRODUCT_CONSUMER_GROUP: "product-writers"
+  } as const
+}

@@ -1,0 +1,102 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process"
+import { createWriteStream } from "node:fs"
+import { createServer } from "node:net"
+import { Deferred, Duration, Effect, type Scope } from "effect"
+
+/** A port nobody listens on right now (the OS picks it). */
+export const freePort = Effect.async<number>((resume) => {
+  const server = createServer()
+  server.listen(0, "127.0.0.1", () => {
+    const address = server.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    server.close(() => resume(Effect.succeed(port)))
+  })
+})
+
+export interface Exit {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+}
+
+/** A child process of the test, its output appended to `logFile`. */
+export interface Child {
+  readonly pid: number
+  readonly exited: Effect.Effect<Exit>
+  readonly isRunning: Effect.Effect<boolean>
+  readonly kill: (signal: NodeJS.Signals) => Effect.Effect<void>
+}
+
+const watch = (child: ChildProcess) =>
+  Effect.gen(function*() {
+    const exited = yield* Deferred.make<Exit>()
+    child.once("exit", (code, signal) => Deferred.unsafeDone(exited, Effect.succeed({ code, signal })))
+    return exited
+  })
+
+/** Spawns a process for the test's scope: SIGKILLed (and awaited) when the scope closes, unless it exited already. */
+export const spawnChild = (
+  command: string,
+  args: ReadonlyArray<string>,
+  options: { readonly env?: Record<string, string>; readonly cwd?: string; readonly logFile: string }
+): Effect.Effect<Child, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.gen(function*() {
+      const log = createWriteStream(options.logFile, { flags: "a" })
+      const child = spawn(command, [...args], {
+        cwd: options.cwd ?? process.cwd(),
+        env: { ...process.env, ...options.env },
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      child.stdout?.pipe(log, { end: false })
+      child.stderr?.pipe(log, { end: false })
+      const exited = yield* watch(child)
+      const pid = child.pid
+      if (pid === undefined) return yield* Effect.dieMessage(`${command} did not start`)
+      return {
+        pid,
+        exited: Deferred.await(exited),
+        isRunning: Effect.map(Deferred.isDone(exited), (done) => !done),
+        kill: (signal: NodeJS.Signals) => Effect.sync(() => void child.kill(signal))
+      } satisfies Child
+    }),
+    (child) =>
+      Effect.gen(function*() {
+        if (yield* child.isRunning) {
+          yield* child.kill("SIGKILL")
+          yield* child.exited
+        }
+      })
+  )
+
+/** Sends `signal` and measures how long the process takes to exit; after `patience` it is SIGKILLed and `millis` is Infinity. */
+export const stopTimed = (child: Child, signal: NodeJS.Signals, patience: Duration.DurationInput = "90 seconds") =>
+  Effect.gen(function*() {
+    const started = Date.now()
+    yield* child.kill(signal)
+    const exit = yield* Effect.timeout(child.exited, patience).pipe(Effect.option)
+    if (exit._tag === "Some") return { ...exit.value, millis: Date.now() - started }
+    yield* child.kill("SIGKILL")
+    return { ...(yield* child.exited), millis: Number.POSITIVE_INFINITY }
+  })
+
+/** Runs a command to its end; fails with its output when it exits non-zero. */
+export const run = (command: string, args: ReadonlyArray<string>, options: { readonly timeout?: Duration.DurationInput } = {}) =>
+  Effect.async<string, Error>((resume) => {
+    execFile(command, [...args], { timeout: Duration.toMillis(options.timeout ?? "60 seconds") }, (error, stdout, stderr) => {
+      resume(error === null ? Effect.succeed(stdout) : Effect.fail(new Error(`${command} ${args.join(" ")}: ${error.message}\n${stdout}\n${stderr}`)))
+    })
+  })
+
+/** Polls `probe` until it succeeds, for at most `timeout`. */
+export const waitUntil = <A, E, R>(what: string, probe: Effect.Effect<A, E, R>, timeout: Duration.DurationInput = "60 seconds") =>
+  Effect.gen(function*() {
+    const deadline = Date.now() + Duration.toMillis(timeout)
+    let last: unknown = undefined
+    while (Date.now() < deadline) {
+      const result = yield* Effect.either(probe)
+      if (result._tag === "Right") return result.right
+      last = result.left
+      yield* Effect.sleep("100 millis")
+    }
+    return yield* Effect.dieMessage(`${what}: not reached within ${Duration.format(timeout)}; last: ${String(last)}`)
+  })

@@ -1,0 +1,73 @@
+import { Effect, Ref, type Scope } from "effect"
+import { join } from "node:path"
+import { createClient } from "redis"
+import { type Child, freePort, spawnChild, waitUntil } from "./Processes.ts"
+
+export interface RedisServer {
+  readonly port: number
+  readonly url: string
+  /** Starts it (again) on the same port; a restarted Redis is empty (no persistence). */
+  readonly start: Effect.Effect<void, never, Scope.Scope>
+  readonly stop: Effect.Effect<void>
+}
+
+/** A private redis-server on its own port, without persistence, as a child of the test. */
+export const startRedis = (dir: string): Effect.Effect<RedisServer, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const port = yield* freePort
+    const url = `redis://127.0.0.1:${port}`
+    const current = yield* Ref.make<Child | null>(null)
+    const start = Effect.gen(function*() {
+      const child = yield* spawnChild("redis-server", [
+        "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", dir
+      ], { logFile: join(dir, "redis.log") })
+      yield* Ref.set(current, child)
+      yield* waitUntil(`redis on ${port}`, redisCommand(url, ["PING"]), "20 seconds")
+    })
+    const stop = Effect.gen(function*() {
+      const child = yield* Ref.get(current)
+      if (child === null) return
+      yield* child.kill("SIGTERM")
+      yield* child.exited
+      yield* Ref.set(current, null)
+    })
+    yield* start
+    return { port, url, start, stop }
+  })
+
+type Reply = string | number | null | ReadonlyArray<Reply>
+
+/** One command on a connection of its own (fails while Redis is down). */
+export const redisCommand = (url: string, args: ReadonlyArray<string>): Effect.Effect<Reply, Error> =>
+  Effect.acquireUseRelease(
+    Effect.tryPromise({
+      try: () => {
+        const client = createClient({ url, socket: { reconnectStrategy: false, connectTimeout: 2000 } })
+        client.on("error", () => undefined)
+        return client.connect()
+      },
+      catch: (cause) => new Error(`redis connect: ${String(cause)}`)
+    }),
+    (client) => Effect.tryPromise({ try: () => client.sendCommand([...args]) as Promise<Reply>, catch: (cause) => new Error(String(cause)) }),
+    (client) => Effect.promise(() => client.close().catch(() => undefined))
+  ).pipe(Effect.scoped)
+
+/** Ids of the entries pending in a group, with their consumer and delivery count. */
+export const pendingEntries = (url: string, stream: string, group: string) =>
+  Effect.map(redisCommand(url, ["XPENDING", stream, group, "-", "+", "100000"]), (reply) =>
+    (Array.isArray(reply) ? reply : []).map((entry) => {
+      const [id, consumer, , deliveries] = Array.isArray(entry) ? entry : []
+      return { id: String(id), consumer: String(consumer), deliveries: Number(deliveries) }
+    }))
+
+export const streamLength = (url: string, stream: string) => Effect.map(redisCommand(url, ["XLEN", stream]), Number)
+
+/** The payloads of every entry of a stream. */
+export const streamPayloads = (url: string, stream: string) =>
+  Effect.map(redisCommand(url, ["XRANGE", stream, "-", "+"]), (reply) =>
+    (Array.isArray(reply) ? reply : []).map((entry) => {
+      const [id, fields] = Array.isArray(entry) ? entry : []
+      const list = Array.isArray(fields) ? fields : []
+      const at = list.indexOf("payload")
+      return { id: String(id), payload: String(at >= 0 ? list[at + 1] : "") }
+    }))

@@ -1,0 +1,58 @@
+import { Deferred, Effect, Schema } from "effect"
+import { withSql } from "./Postgres.ts"
+
+/**
+ * Holds row locks on the given loads in an open transaction until the returned effect is run:
+ * a worker persisting a batch of them then waits inside its transaction, with the entry pending.
+ */
+export const holdLoadLocks = (url: string, processCodes: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const locked = yield* Deferred.make<void>()
+    const release = yield* Deferred.make<void>()
+    yield* withSql(url, (sql) =>
+      sql.withTransaction(
+        sql`SELECT process_code FROM loads WHERE process_code::text IN ${sql.in(processCodes)} FOR UPDATE`.pipe(
+          Effect.zipRight(Deferred.succeed(locked, undefined)),
+          Effect.zipRight(Deferred.await(release))
+        )
+      )).pipe(Effect.ignore, Effect.forkScoped)
+    yield* Deferred.await(locked)
+    return Deferred.succeed(release, undefined)
+  })
+
+const Counts = Schema.Array(Schema.Struct({ accepted: Schema.Number, persisted: Schema.Number }))
+
+/** Accepted and persisted products over the given loads. */
+export const loadTotals = (url: string, processCodes: ReadonlyArray<string>) =>
+  withSql(url, (sql) =>
+    sql`SELECT coalesce(sum(accepted), 0)::int AS accepted, coalesce(sum(persisted), 0)::int AS persisted
+        FROM loads WHERE process_code::text IN ${sql.in(processCodes)}`.pipe(
+      Effect.flatMap(Schema.decodeUnknown(Counts)),
+      Effect.map((rows) => rows[0] ?? { accepted: 0, persisted: 0 })
+    ))
+
+const Stored = Schema.Array(Schema.Struct({
+  product_code: Schema.String,
+  document: Schema.Unknown,
+  barcodes: Schema.Number,
+  hierarchies: Schema.Number,
+  attributes: Schema.Number
+}))
+
+/** Every stored product of a company whose code starts with `prefix`, with its child row counts. */
+export const storedProducts = (url: string, company: string, prefix: string) =>
+  withSql(url, (sql) =>
+    sql`SELECT p.product_code, p.document,
+          (SELECT count(*) FROM product_barcodes b WHERE b.company = p.company AND b.product_code = p.product_code)::int AS barcodes,
+          (SELECT count(*) FROM product_hierarchies h WHERE h.company = p.company AND h.product_code = p.product_code)::int AS hierarchies,
+          (SELECT count(*) FROM product_attributes a WHERE a.company = p.company AND a.product_code = p.product_code)::int AS attributes
+        FROM products p WHERE p.company = ${company} AND p.product_code LIKE ${`${prefix}%`}
+        ORDER BY p.product_code`.pipe(Effect.flatMap(Schema.decodeUnknown(Stored))))
+
+const Batches = Schema.Array(Schema.Struct({ process_code: Schema.String, batch_no: Schema.Number, outcome: Schema.String }))
+
+export const recordedBatches = (url: string) =>
+  withSql(url, (sql) =>
+    sql`SELECT process_code::text AS process_code, batch_no, outcome FROM load_batches ORDER BY process_code, batch_no`.pipe(
+      Effect.flatMap(Schema.decodeUnknown(Batches))
+    ))

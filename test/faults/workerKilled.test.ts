@@ -1,0 +1,84 @@
+import { describe, expect, it } from "@effect/vitest"
+import { sampleProducts } from "@retail/testkit"
+import { Effect } from "effect"
+import { startApp, token } from "./support/App.ts"
+import { lab, streams } from "./support/Lab.ts"
+import { acceptedLoad, expectStoredExactly, finalViews } from "./support/Loads.ts"
+import { waitUntil } from "./support/Processes.ts"
+import { pendingEntries, redisCommand, streamLength, streamPayloads } from "./support/Redis.ts"
+import { holdLoadLocks, loadTotals, recordedBatches } from "./support/Store.ts"
+
+const LOADS = 3
+const PER_LOAD = 600
+
+describe("a worker process killed with SIGKILL in the middle of batches", () => {
+  it.scopedLive("after a restart every accepted product is in PostgreSQL exactly once, pending entries were claimed again, every load completes", () =>
+    Effect.gen(function*() {
+      const { dir, postgres, redis } = yield* lab("worker-killed")
+      const names = streams()
+      const settings = {
+        DATABASE_URL: postgres.url,
+        REDIS_URL: redis.url,
+        PRODUCT_BATCH_SIZE: "10",
+        CLAIM_IDLE_MS: "2000",
+        MAX_DELIVERIES: "5",
+        WORKERS: "2",
+        ...names
+      }
+      const api = yield* startApp("api", dir, { ...settings, RUN_WORKERS: "false" })
+      const worker = yield* startApp("worker-1", dir, { ...settings, RUN_WORKERS: "true" })
+      const bearer = yield* token("ACME")
+
+      const sent = Array.from({ length: LOADS }, (_, i) => sampleProducts(PER_LOAD, { prefix: `WK${i}-` }))
+      const codes: Array<string> = []
+      for (const products of sent) codes.push(yield* acceptedLoad(api.base, products, bearer))
+
+      // Let the worker persist some batches, then make it wait inside its transactions with entries pending.
+      yield* waitUntil("first batches persisted", Effect.flatMap(loadTotals(postgres.url, codes), (t) =>
+        t.persisted > 0 ? Effect.void : Effect.fail(new Error("none yet"))))
+      const releaseLocks = yield* holdLoadLocks(postgres.url, codes)
+      const inFlight = yield* waitUntil("entries pending in the worker", Effect.flatMap(
+        pendingEntries(redis.url, names.PRODUCT_BATCHES_STREAM, names.PRODUCT_CONSUMER_GROUP),
+        (pending) => pending.length >= 2 ? Effect.succeed(pending) : Effect.fail(new Error(`${pending.length} pending`))
+      ))
+      yield* worker.child.kill("SIGKILL")
+      const killed = yield* worker.child.exited
+      expect(killed.signal).toBe("SIGKILL")
+      yield* releaseLocks
+
+      const atKill = yield* loadTotals(postgres.url, codes)
+      expect(atKill.accepted).toBe(LOADS * PER_LOAD)
+      expect(atKill.persisted).toBeLessThan(LOADS * PER_LOAD)
+      const payloads = new Map((yield* streamPayloads(redis.url, names.PRODUCT_BATCHES_STREAM)).map((e) => [e.id, e.payload]))
+      const batchOf = (id: string) => {
+        const batch = JSON.parse(payloads.get(id) ?? "{}") as { processCode: string; batchNo: number }
+        return `${batch.processCode}/${batch.batchNo}`
+      }
+      const recordedAtKill = new Set((yield* recordedBatches(postgres.url)).map((b) => `${b.process_code}/${b.batch_no}`))
+      for (const entry of inFlight) expect(recordedAtKill.has(batchOf(entry.id)), "the killed worker's transaction was rolled back").toBe(false)
+
+      // A load accepted while no worker runs waits in the stream.
+      const late = sampleProducts(200, { prefix: "WK-LATE-" })
+      codes.push(yield* acceptedLoad(api.base, late, bearer))
+
+      yield* startApp("worker-2", dir, { ...settings, RUN_WORKERS: "true" })
+      const views = yield* finalViews(api.base, codes, bearer)
+      for (const view of views) {
+        expect(view.status).toBe("COMPLETED")
+        expect(view.totals.persisted).toBe(view.totals.accepted)
+      }
+
+      yield* expectStoredExactly(postgres.url, "ACME", "WK", [...sent.flat(), ...late])
+      const batches = yield* recordedBatches(postgres.url)
+      expect(batches.length).toBe(LOADS * PER_LOAD / 10 + 20)
+      expect(batches.every((b) => b.outcome === "PERSISTED")).toBe(true)
+      const recorded = new Set(batches.map((b) => `${b.process_code}/${b.batch_no}`))
+      for (const entry of inFlight) expect(recorded.has(batchOf(entry.id))).toBe(true)
+
+      expect(yield* pendingEntries(redis.url, names.PRODUCT_BATCHES_STREAM, names.PRODUCT_CONSUMER_GROUP)).toEqual([])
+      expect(yield* streamLength(redis.url, `${names.PRODUCT_BATCHES_STREAM}:dead`)).toBe(0)
+      // The killed worker's consumers hold nothing any more: their entries were claimed by the new worker.
+      const consumers = yield* redisCommand(redis.url, ["XINFO", "CONSUMERS", names.PRODUCT_BATCHES_STREAM, names.PRODUCT_CONSUMER_GROUP])
+      expect(JSON.stringify(consumers)).toContain("worker-2")
+    }))
+})

@@ -1,0 +1,182 @@
+import { describe, expect, layer } from "@effect/vitest"
+import { sampleProducts } from "@retail/testkit"
+import { Effect } from "effect"
+import * as Http from "node:http"
+import { eventually, postJson, request } from "../support/Http.ts"
+import { type LoadBody, publishedEntries } from "../support/Loads.ts"
+import { fileOf, formData } from "../support/Multipart.ts"
+import { baseUrl, mintToken, TestServer } from "../support/TestServer.ts"
+
+const run = crypto.randomUUID().slice(0, 8).toUpperCase()
+const KEY = "limits-key"
+const OTHER_KEY = "limits-other-key"
+const bearer = (key: string) => ({ authorization: `Bearer ${key}`, "content-type": "application/json" })
+
+const capacity = (key: string, body = "{}") => request("/v1/delivery/capacity", { headers: bearer(key), body })
+
+const tooMany = (response: { readonly status: number; readonly headers: Headers; readonly text: string }) => ({
+  status: response.status,
+  retryAfter: response.headers.get("retry-after"),
+  body: response.headers.get("content-type")?.includes("json") ? JSON.parse(response.text) as unknown : response.text
+})
+
+describe("request rate per credential", () => {
+  layer(
+    TestServer({
+      TOKEN_RATE_LIMIT_PER_SECOND: "0.2",
+      TOKEN_RATE_LIMIT_BURST: "3",
+      API_KEY_RATE_LIMIT_PER_SECOND: "0.2",
+      API_KEY_RATE_LIMIT_BURST: "2",
+      CAPACITY_API_KEYS: `${KEY},${OTHER_KEY}`
+    }),
+    { timeout: 120_000, excludeTestServices: true }
+  )((it) => {
+    it.effect("a company over its rate gets 429 with Retry-After on every JWT endpoint; other companies go on", () =>
+      Effect.gen(function*() {
+        const acme = yield* mintToken({ scope: "products:write products:read", company: `RATE${run}` })
+        const acmeAgain = yield* mintToken({ scope: "products:write", company: `RATE${run}`, sub: "another-user" })
+        const other = yield* mintToken({ scope: "products:write products:read", company: `RATE2${run}` })
+        for (let i = 0; i < 3; i++) expect((yield* request(`/v1/loads/${crypto.randomUUID()}`, { token: acme })).status).toBe(404)
+        const before = yield* publishedEntries
+        const refused = yield* postJson("/v1/load-products", { products: sampleProducts(1, { prefix: `RATE${run}-` }) }, acmeAgain)
+        expect(tooMany(refused)).toEqual({
+          status: 429,
+          retryAfter: "5",
+          body: { _tag: "TooManyRequests", message: "Too many requests for this company; retry after 5 s" }
+        })
+        expect(yield* publishedEntries).toBe(before)
+        expect((yield* request(`/v1/loads/${crypto.randomUUID()}`, { token: acme })).status).toBe(429)
+        expect((yield* request(`/v1/loads/${crypto.randomUUID()}`, { token: other })).status).toBe(404)
+        // A rejected token is 401, never counted nor limited.
+        expect((yield* request(`/v1/loads/${crypto.randomUUID()}`, { token: "forged" })).status).toBe(401)
+      }))
+
+    it.effect("an API key over its rate gets 429 with Retry-After on the fast lane and the administration endpoints alike", () =>
+      Effect.gen(function*() {
+        expect((yield* capacity(KEY)).status).toBe(400)
+        expect((yield* request("/v1/network", { headers: bearer(KEY) })).status).toBe(200)
+        expect(tooMany(yield* capacity(KEY))).toEqual({
+          status: 429,
+          retryAfter: "5",
+          body: "Too many requests for this API key; retry after 5 s"
+        })
+        const admin = yield* request("/v1/network", { headers: bearer(KEY) })
+        expect(admin.status).toBe(429)
+        expect(admin.headers.get("retry-after")).toBe("5")
+        expect((yield* capacity(OTHER_KEY)).status).toBe(400)
+        expect((yield* capacity("unknown-key")).status).toBe(401)
+      }))
+  })
+})
+
+/** A /handle-json request whose file part is left open until `finish` is called (torn down with the scope otherwise). */
+const openFileLoad = (token: string) =>
+  Effect.flatMap(baseUrl, (base) =>
+    Effect.acquireRelease(
+      Effect.sync(() => {
+        const boundary = `held-${run}`
+        const req = Http.request(new URL("/v1/handle-json", base), {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": `multipart/form-data; boundary=${boundary}` }
+        })
+        const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+          req.on("response", (response) => {
+            let body = ""
+            response.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")))
+            response.on("end", () => resolve({ status: response.statusCode ?? 0, body }))
+          })
+          req.on("error", reject)
+        })
+        req.write(`--${boundary}\r\nContent-Disposition: form-data; name="productsJson"; filename="p.json"\r\nContent-Type: application/json\r\n\r\n[`)
+        return { req, answer, finish: () => Effect.promise(() => (req.end(`]\r\n--${boundary}--\r\n`), answer)) }
+      }),
+      ({ req }) => Effect.sync(() => req.destroy())
+    ))
+
+describe("body sizes, multipart parts and file loads in flight", () => {
+  layer(
+    TestServer({
+      REQUEST_MAX_BYTES: "4096",
+      CAPACITY_MAX_BODY_BYTES: "2048",
+      LOAD_PRODUCTS_MAX_BYTES: "8192",
+      MULTIPART_MAX_PARTS: "1",
+      MULTIPART_MAX_FIELD_BYTES: "100",
+      FILE_LOADS_PER_COMPANY: "1",
+      CAPACITY_API_KEYS: KEY
+    }),
+    { timeout: 120_000, excludeTestServices: true }
+  )((it) => {
+    it.effect("each endpoint refuses a body over its own limit with 413", () =>
+      Effect.gen(function*() {
+        const token = yield* mintToken({ scope: "products:write", company: "ACME" })
+        const padding = "x".repeat(5000)
+        const network = yield* request("/v1/network", { method: "PUT", headers: bearer(KEY), body: JSON.stringify({ padding }) })
+        expect({ status: network.status, body: network.json() }).toEqual({
+          status: 413,
+          body: { _tag: "PayloadTooLarge", message: "The request body is larger than the limit of 4096 bytes (REQUEST_MAX_BYTES)" }
+        })
+        const consume = yield* request("/v1/delivery/capacity/consumptions", { headers: bearer(KEY), body: JSON.stringify({ orderId: padding, uses: [] }) })
+        expect(consume.status).toBe(413)
+        const lane = yield* capacity(KEY, JSON.stringify({ padding: "x".repeat(3000) }))
+        expect({ status: lane.status, body: lane.text }).toEqual({ status: 413, body: "Payload too large: at most 2048 bytes" })
+        const before = yield* publishedEntries
+        const products = yield* postJson("/v1/load-products", { products: sampleProducts(8, { prefix: `BIG${run}-` }) }, token)
+        expect(products.status).toBe(413)
+        expect(yield* publishedEntries).toBe(before)
+        // File parts have their own limit (FILE_MAX_BYTES), not REQUEST_MAX_BYTES.
+        const file = yield* request("/v1/handle-json", {
+          token,
+          body: formData([["productsJson", fileOf(JSON.stringify(sampleProducts(8, { prefix: `FILE${run}-` })), "application/json")]])
+        })
+        expect({ status: file.status, body: file.json() }).toMatchObject({ status: 200, body: { message: expect.stringContaining("8 products") } })
+      }))
+
+    it.effect("too many parts, an unknown field or an oversized field is refused and publishes nothing", () =>
+      Effect.gen(function*() {
+        const token = yield* mintToken({ scope: "products:write", company: "ACME" })
+        const before = yield* publishedEntries
+        const post = (parts: ReadonlyArray<readonly [string, string | Blob]>) => request("/v1/handle-json", { token, body: formData(parts) })
+        const file = fileOf("[]", "application/json")
+        const cases = [
+          [yield* post([["productsJson", file], ["productsJson", file]]), 400, "The multipart body has more than 1 parts (MULTIPART_MAX_PARTS)"],
+          [yield* post([["company", "OTHER"], ["productsJson", file]]), 400, "The field company is not taken by this endpoint (it takes fields: none)"],
+        ] as const
+        for (const [response, status, message] of cases) {
+          expect({ status: response.status, body: response.json() }).toMatchObject({ status, body: { message } })
+        }
+        // A field over MULTIPART_MAX_FIELD_BYTES stops the parser; node's part stream then ends without the
+        // parser's error (platform-node-shared), so what the caller learns is that the file never came.
+        const oversized = yield* post([["note", "y".repeat(200)], ["productsJson", file]])
+        expect({ status: oversized.status, body: oversized.json() }).toMatchObject({
+          status: 400,
+          body: { message: "The multipart part productsJson (a file) is required" }
+        })
+        expect(yield* publishedEntries).toBe(before)
+      }))
+
+    it.scoped("a company's file loads beyond FILE_LOADS_PER_COMPANY are 429 with Retry-After until one ends", () =>
+      Effect.gen(function*() {
+        const company = `SLOT${run}`
+        const token = yield* mintToken({ scope: "products:write", company })
+        const other = yield* mintToken({ scope: "products:write", company: `${company}-B` })
+        const small = () => formData([["productsJson", fileOf("[]", "application/json")]])
+        const first = yield* openFileLoad(token)
+        // Let node send the held request before polling.
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+        const refused = yield* eventually(request("/v1/handle-json", { token, body: small() }), (r) => r.status === 429, 10_000)
+        expect(tooMany(refused)).toEqual({
+          status: 429,
+          retryAfter: "5",
+          body: {
+            _tag: "TooManyRequests",
+            message: `Company ${company} already has 1 file loads in progress (FILE_LOADS_PER_COMPANY); retry after 5 s`
+          }
+        })
+        expect((yield* request("/v1/handle-json", { token: other, body: small() })).status).toBe(200)
+        const finished = yield* first.finish()
+        expect(finished.status).toBe(200)
+        expect((JSON.parse(finished.body) as LoadBody).message).toContain("0 products are being processed")
+        expect((yield* request("/v1/handle-json", { token, body: small() })).status).toBe(200)
+      }))
+  })
+})
