@@ -1,4 +1,5 @@
 import { Either, Schema } from "effect"
+import { makeFastDecoder } from "./FastDecode.ts"
 import { storableText } from "./Fields.ts"
 import { type FieldProblem, fieldProblems, formatProblems } from "./IssueFormat.ts"
 import { Product } from "./Product.ts"
@@ -10,6 +11,8 @@ export interface ProductFailure {
 }
 
 const decodeProduct = Schema.decodeUnknownEither(Product, { errors: "all", onExcessProperty: "ignore" })
+/** Same accept decisions and output as `decodeProduct`, several times faster; `undefined` means "ask Schema". */
+const decodeValidProduct = makeFastDecoder(Product)
 
 const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -36,14 +39,25 @@ const failure = (raw: unknown, problems: ReadonlyArray<FieldProblem>): ProductFa
   return { sku, error: sku === "" && !error.includes("skuCode") ? `skuCode: is required; ${error}` : error }
 }
 
-/** Checks one product against every rule of the spec's Product, Barcode, Hierarchy and Attribute tables. */
-export const validateProduct = (raw: unknown): Either.Either<Product, ProductFailure> => {
+const checked = (raw: unknown, product: Product): Either.Either<Product, ProductFailure> => {
+  const problems = childCodeProblems(product)
+  return problems.length === 0 ? Either.right(product) : Either.left(failure(raw, problems))
+}
+
+/**
+ * Checks one product against every rule of the spec's Product, Barcode, Hierarchy and Attribute tables,
+ * with Schema alone. The reference `validateProduct` must agree with (its property test compares them).
+ */
+export const validateProductWithSchema = (raw: unknown): Either.Either<Product, ProductFailure> => {
   if (!isRecord(raw)) return Either.left(failure(raw, [{ path: "", reason: "product must be a JSON object" }]))
   return Either.match(decodeProduct(raw), {
     onLeft: (error) => Either.left(failure(raw, fieldProblems(error))),
-    onRight: (product) => {
-      const problems = childCodeProblems(product)
-      return problems.length === 0 ? Either.right(product) : Either.left(failure(raw, problems))
-    }
+    onRight: (product) => checked(raw, product)
   })
+}
+
+/** Checks one product like `validateProductWithSchema`; valid products skip Schema's parser and its messages. */
+export const validateProduct = (raw: unknown): Either.Either<Product, ProductFailure> => {
+  const product = decodeValidProduct(raw)
+  return product === undefined ? validateProductWithSchema(raw) : checked(raw, product)
 }

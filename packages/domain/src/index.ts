@@ -1,3 +1,4 @@
+export * from "./FastDecode.ts"
 export * from "./Fields.ts"
 export * from "./IssueFormat.ts"
 export * from "./Load.ts"
