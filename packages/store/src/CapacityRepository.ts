@@ -72,9 +72,12 @@ export class CapacityRepository extends Effect.Service<CapacityRepository>()("@r
         storeOperation("saveNetwork")
       )
 
-    /** Usage from a date on (older days no longer matter to evaluation). */
+    /**
+     * Every usage row from a date on (older days no longer matter to evaluation), rows back at zero
+     * included: a release to zero is a change, and its revision says so.
+     */
     const loadUsage = (fromDate: string) =>
-      sql`SELECT ${usageColumns} FROM capacity_usage WHERE day >= ${fromDate}::date AND used > 0`.pipe(
+      sql`SELECT ${usageColumns} FROM capacity_usage WHERE day >= ${fromDate}::date`.pipe(
         Effect.flatMap(decodeUsageRows),
         Effect.map(statesOfRows),
         storeOperation("loadUsage")

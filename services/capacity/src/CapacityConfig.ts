@@ -8,6 +8,8 @@ export interface CapacitySettings {
   readonly eventsStream: Option.Option<string>
   /** Largest body of POST /v1/delivery/capacity (413 beyond). */
   readonly maxBodyBytes: number
+  /** How often usage is re-read from Postgres to catch changes whose event was lost; 0 = never. */
+  readonly reconcileIntervalMs: number
 }
 
 /** Everything the capacity service reads from the environment, in one place (documented in README.md). */
@@ -40,7 +42,11 @@ export class CapacityConfig extends Context.Tag("@retail/capacity/CapacityConfig
           yield* Config.option(Config.string("REDIS_URL")),
           yield* Config.string("CAPACITY_EVENTS_STREAM").pipe(Config.withDefault("capacity:events"))
         ),
-        maxBodyBytes: yield* positive("CAPACITY_MAX_BODY_BYTES", 1024 * 1024)
+        maxBodyBytes: yield* positive("CAPACITY_MAX_BODY_BYTES", 1024 * 1024),
+        reconcileIntervalMs: yield* Config.integer("CAPACITY_RECONCILE_INTERVAL_MS").pipe(
+          Config.withDefault(30_000),
+          Config.validate({ message: "CAPACITY_RECONCILE_INTERVAL_MS must be 0 or a positive integer", validation: (n) => n >= 0 })
+        )
       }
     })
   )

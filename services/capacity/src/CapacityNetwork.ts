@@ -13,7 +13,7 @@ import {
   usesOfOrder
 } from "@retail/capacity"
 import { CapacityRepository, type LimitedUse, StoreError, type UsageState } from "@retail/store"
-import { Deferred, Effect, Either, Option } from "effect"
+import { Clock, Deferred, Effect, Either, Option } from "effect"
 import { ActorFaults } from "./actors/ActorFaults.ts"
 import { actorKey, actorsOf, ownerOf } from "./actors/Owners.ts"
 import { startActor, type UsageActor } from "./actors/UsageActor.ts"
@@ -149,6 +149,16 @@ export class CapacityNetwork extends Effect.Service<CapacityNetwork>()("@retail/
 
     yield* events.follow(position, { apply, resync })
 
+    /**
+     * Every usage row from Postgres to the actors, applied by revision: a change whose event never
+     * came (its process died between commit and publish, or Redis lost it) shows here; the rest is
+     * already known and changes nothing.
+     */
+    const reconcile = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      yield* deliver(yield* repository.loadUsage(usageFrom(now)), true)
+    })
+
     const peek = (): Snapshot => state.snapshot
     const current = Effect.sync(() => state)
 
@@ -198,6 +208,7 @@ export class CapacityNetwork extends Effect.Service<CapacityNetwork>()("@retail/
       consume,
       consumeUses,
       release,
+      reconcile,
       nodeLedger: repository.nodeLedger,
       /** For tests and diagnostics: the actors running now, by key (`node:CODE`, `route:ID`, `zone:CODE`). */
       actorKeys: Effect.sync(() => [...actors.keys()])

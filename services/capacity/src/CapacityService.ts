@@ -8,9 +8,14 @@ import { CapacityAdminHttp } from "./http/CapacityAdminHttp.ts"
 import { DeliveryCapacityHttp } from "./http/DeliveryCapacityHttp.ts"
 import { CapacityFastLane } from "./http/FastLane.ts"
 import { FastLaneLimit } from "./http/FastLaneLimit.ts"
+import { UsageReconciler } from "./UsageReconciler.ts"
 
 // Layers are shared by reference within one build: one config (one generated key), one network.
-const network = CapacityNetwork.Default.pipe(Layer.provide(CapacityEvents.layer), Layer.provideMerge(CapacityConfig.layer))
+const network = UsageReconciler.pipe(
+  Layer.provideMerge(CapacityNetwork.Default),
+  Layer.provide(CapacityEvents.layer),
+  Layer.provideMerge(CapacityConfig.layer)
+)
 
 /** The capacity endpoints, ready to be added to the HttpApi; needs CapacityRepository and StreamQueue. */
 export const http = Layer.mergeAll(DeliveryCapacityHttp, CapacityAdminHttp).pipe(Layer.provide(network))

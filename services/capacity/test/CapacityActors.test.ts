@@ -112,6 +112,23 @@ describe("capacity actors", () => {
         expect(yield* pickingSeen(node)).toEqual({ published: 4, stored: 4 })
       }))
 
+    it.effect("reconciling shows usage committed elsewhere whose event never came, releases to zero included", () =>
+      Effect.gen(function*() {
+        const network = yield* CapacityNetwork
+        const repository = yield* CapacityRepository
+        const node = "TD-MIRAFLORES"
+        // Written straight to Postgres: as if another process committed it and died before publishing.
+        yield* repository.consume(`lost-${run}`, [{ use: picking(node, 5), total: 120 }])
+        expect(yield* pickingSeen(node)).toEqual({ published: 0, stored: 5 })
+        yield* network.reconcile
+        expect(yield* pickingSeen(node)).toEqual({ published: 5, stored: 5 })
+
+        yield* repository.release(`lost-${run}`)
+        expect(yield* pickingSeen(node)).toEqual({ published: 5, stored: 0 })
+        yield* network.reconcile
+        expect(yield* pickingSeen(node)).toEqual({ published: 0, stored: 0 })
+      }))
+
     it.effect("evaluation sees a consumption without a snapshot rebuild", () =>
       Effect.gen(function*() {
         const network = yield* CapacityNetwork

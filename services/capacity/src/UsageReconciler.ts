@@ -1,0 +1,27 @@
+import { Cause, Duration, Effect, Layer } from "effect"
+import { CapacityConfig } from "./CapacityConfig.ts"
+import { CapacityNetwork } from "./CapacityNetwork.ts"
+
+/**
+ * Bounds how stale this process can be when a capacity event is lost (the process that committed
+ * a consumption died before publishing it): every CAPACITY_RECONCILE_INTERVAL_MS the actors
+ * re-read usage from Postgres. Never selling what is gone does not depend on it (the conditional
+ * UPDATE does that); answers offering dates that are already full do.
+ */
+export const UsageReconciler = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const { reconcileIntervalMs } = yield* CapacityConfig
+    if (reconcileIntervalMs === 0) return
+    const network = yield* CapacityNetwork
+    const pass = network.reconcile.pipe(
+      Effect.catchAllCause((cause) =>
+        Cause.isInterruptedOnly(cause) ? Effect.interrupt : Effect.logError("capacity: reconciling usage with Postgres failed; next pass retries", cause)
+      )
+    )
+    yield* Effect.sleep(Duration.millis(reconcileIntervalMs)).pipe(
+      Effect.zipRight(pass),
+      Effect.forever,
+      Effect.forkScoped
+    )
+  })
+)
