@@ -12,7 +12,8 @@ export class BufferPool {
   /** `length` bytes, from a buffer given back earlier when one is large enough. */
   readonly take = (length: number): Uint8Array => {
     const index = this.free.findIndex((buffer) => buffer.length >= length)
-    const buffer = index === -1 ? Buffer.allocUnsafe(Math.max(length, 64 * 1024)) : this.free.splice(index, 1)[0]!
+    // Sizes rounded up to a power of two, so that a batch and its entry (a few bytes longer) fit the same buffers.
+    const buffer = index === -1 ? Buffer.allocUnsafe(2 ** Math.ceil(Math.log2(Math.max(length, 64 * 1024)))) : this.free.splice(index, 1)[0]!
     const view = buffer.subarray(0, length)
     this.owners.set(view, buffer)
     return view
