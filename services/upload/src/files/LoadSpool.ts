@@ -38,7 +38,15 @@ export const makeLoadSpool = (dir: string) =>
     )
 
     const append = (header: string, body: Uint8Array) =>
-      Effect.tryPromise({ try: () => handle.writev([Buffer.from(header, "latin1"), body]), catch: spoolFailed("spooled") }).pipe(Effect.asVoid)
+      Effect.tryPromise({
+        try: async () => {
+          const head = Buffer.from(header, "latin1")
+          const { bytesWritten } = await handle.writev([head, body])
+          // A short write (a full disk) must not leave a record the replay would misread.
+          if (bytesWritten !== head.length + body.length) throw new Error(`only ${bytesWritten} of ${head.length + body.length} bytes were written`)
+        },
+        catch: spoolFailed("spooled")
+      })
 
     return {
       /** `count` products, given as the bytes of their JSON array. Do not modify `productsJson` until this completes. */
@@ -64,11 +72,20 @@ const HEADER = /^(B(\d+) (\d+)|E(\d+))$/
 
 const corrupt = (detail: string) => spoolFailed("read back")(new Error(`the spool file is corrupt (${detail})`))
 
-const readExactly = (file: FileHandle, buffer: Uint8Array, length: number, position: number) =>
-  Effect.tryPromise({ try: () => file.read(buffer, 0, length, position), catch: spoolFailed("read back") }).pipe(
-    Effect.map(({ bytesRead }) => bytesRead),
-    Effect.mapError(Option.some)
-  )
+/** Reads up to `length` bytes at `position` (fewer only at the end of the file); the count read. */
+const readFully = (file: FileHandle, buffer: Uint8Array, length: number, position: number) =>
+  Effect.tryPromise({
+    try: async () => {
+      let done = 0
+      while (done < length) {
+        const { bytesRead } = await file.read(buffer, done, length - done, position + done)
+        if (bytesRead === 0) break
+        done += bytesRead
+      }
+      return done
+    },
+    catch: spoolFailed("read back")
+  }).pipe(Effect.mapError(Option.some))
 
 /** The spool's records, each read with two positioned reads (its header, then its bytes). */
 const readRecords = (path: string, allocate: (length: number) => Uint8Array) =>
@@ -80,7 +97,7 @@ const readRecords = (path: string, allocate: (length: number) => Uint8Array) =>
     const head = Buffer.alloc(HEADER_MAX)
     let position = 0
     const next: Effect.Effect<Chunk.Chunk<SpoolRecord>, Option.Option<StorageFailed>> = Effect.gen(function*() {
-      const headRead = yield* readExactly(file, head, HEADER_MAX, position)
+      const headRead = yield* readFully(file, head, HEADER_MAX, position)
       if (headRead === 0) return yield* Effect.fail(Option.none())
       const newline = head.subarray(0, headRead).indexOf(0x0a)
       const match = newline === -1 ? null : HEADER.exec(head.toString("latin1", 0, newline))
@@ -88,7 +105,7 @@ const readRecords = (path: string, allocate: (length: number) => Uint8Array) =>
       const length = Number(match[3] ?? match[4])
       const isBatch = match[2] !== undefined
       const body = isBatch ? allocate(length) : Buffer.allocUnsafe(length)
-      const bodyRead = length === 0 ? 0 : yield* readExactly(file, body, length, position + newline + 1)
+      const bodyRead = length === 0 ? 0 : yield* readFully(file, body, length, position + newline + 1)
       if (bodyRead !== length) return yield* Effect.fail(Option.some(corrupt(`a record at byte ${position} is cut short`)))
       position += newline + 1 + length
       return Chunk.of<SpoolRecord>(
