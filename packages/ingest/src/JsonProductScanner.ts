@@ -13,6 +13,11 @@ export interface ScannedProduct {
   /** 1-based line where the element starts. */
   readonly line: number
   readonly value: unknown
+  /**
+   * The element's bytes as the file holds them: a view of the chunk given to `push` (the scanner
+   * never writes to it), or a copy when the element spanned chunks.
+   */
+  readonly json: Uint8Array
 }
 
 export interface JsonScanOptions {
@@ -320,10 +325,12 @@ export class JsonProductScanner {
     this.inElement = false
     const from = Math.max(0, this.elemStart - this.base)
     let bytes: Buffer
+    let spanned = false
     if (this.accLen > 0) {
       if (this.accLen + end > this.maxElementBytes) return this.tooLargeAt()
       this.append(buf, 0, end)
       bytes = this.acc.subarray(0, this.accLen)
+      spanned = true
     } else {
       if (end - from > this.maxElementBytes) return this.tooLargeAt()
       bytes = buf.subarray(from, end)
@@ -340,7 +347,8 @@ export class JsonProductScanner {
     this.accLen = 0
     switch (this.purpose) {
       case PRODUCT:
-        emit({ index: this.index++, offset: this.elemStart, line: this.elemLine, value })
+        // The accumulator is reused for the next element that spans chunks: hand out a copy.
+        emit({ index: this.index++, offset: this.elemStart, line: this.elemLine, value, json: spanned ? Buffer.from(bytes) : bytes })
         this.state = ARR_AFTER
         break
       case KEY:

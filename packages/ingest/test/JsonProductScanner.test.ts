@@ -46,6 +46,19 @@ describe("JsonProductScanner envelopes", () => {
   })
 })
 
+describe("JsonProductScanner element bytes", () => {
+  it("hands out each product's bytes as the file holds them, whitespace and escapes included, however the file is cut", () => {
+    const elements = [`{ "productCode" : "P1",\n  "d": "a\\u00e9 \\" ]}" }`, `[1, {"x": "é€𝄞"}]`, `-1.5e3`, `"s"`]
+    const input = bytes(`{"products": [\n${elements.join(" ,\n")}\n]}`)
+    const decoder = new TextDecoder()
+    for (let size = 1; size <= input.length; size += size < 12 ? 1 : 7) {
+      const r = scan(input, size)
+      expect(r.error).toBeUndefined()
+      expect(r.products.map((p) => decoder.decode(p.json))).toEqual(elements)
+    }
+  })
+})
+
 describe("JsonProductScanner chunking", () => {
   const text = `\ufeff{"x":{"k":"v\\\\"},"products":[${JSON.stringify(products)},{"a":"\\\\\\""},"\\u00e9\\"",42,null],"y":"é€𝄞"}`
   const input = bytes(text)

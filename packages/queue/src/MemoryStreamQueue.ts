@@ -6,7 +6,7 @@
 import { Clock, Deferred, Effect, Either, HashMap, Layer, Option, RedBlackTree, Ref, SynchronizedRef } from "effect"
 import * as validate from "./internal/validate.ts"
 import * as StreamId from "./internal/StreamId.ts"
-import type { DeadLetter, Delivery, StreamEntry, StreamQueueShape } from "./StreamQueue.ts"
+import type { DeadLetter, Delivery, Payload, StreamEntry, StreamQueueShape } from "./StreamQueue.ts"
 import { deadStream, QueueError, StreamQueue } from "./StreamQueue.ts"
 
 type Fields = Readonly<Record<string, string>>
@@ -108,6 +108,9 @@ const withGroup = (state: State, name: string, stream: Stream, groupName: string
 
 const payloadOf = (fields: Fields): string => fields["payload"] ?? ""
 
+const utf8 = new TextDecoder()
+const asText = (payload: Payload): string => (typeof payload === "string" ? payload : utf8.decode(payload))
+
 export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
   const state = yield* Ref.make<State>(HashMap.empty())
   // One Deferred per stream that somebody waits on, completed (and dropped) by the next append.
@@ -160,7 +163,7 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
       if (maxLen !== undefined) yield* validate.nonNegativeInt("publish", "maxLen", maxLen)
       if (payloads.length === 0) return []
       const ids = yield* transition((current, now): Step<ReadonlyArray<string>> => {
-        const appended = append(streamOf(current, stream), payloads.map((payload) => ({ payload })), now, maxLen)
+        const appended = append(streamOf(current, stream), payloads.map((payload) => ({ payload: asText(payload) })), now, maxLen)
         return Either.right([appended.ids.map(StreamId.format), HashMap.set(current, stream, appended.stream)] as const)
       })
       yield* notify(stream)

@@ -136,7 +136,9 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
         if (payloads.length === 0) return []
         const multi = shared.multi()
         const last = payloads.length - 1
-        payloads.forEach((payload, i) => {
+        payloads.forEach((given, i) => {
+          // Bytes go out as they are (a Buffer view, no copy): a large payload is never turned into a string.
+          const payload = typeof given === "string" ? given : Buffer.from(given.buffer, given.byteOffset, given.byteLength)
           if (i === last && maxLen !== undefined) {
             multi.xAdd(stream, "*", { payload }, { TRIM: { strategy: "MAXLEN", strategyModifier: "=", threshold: maxLen } })
           } else {

@@ -26,6 +26,9 @@ export class QueueError extends Schema.TaggedError<QueueError>()("QueueError", {
   message: Schema.String
 }) {}
 
+/** An entry's payload as given to `publish`: text, or its UTF-8 bytes (read back as text). */
+export type Payload = string | Uint8Array
+
 export interface PublishOptions {
   /** Trims the stream to at most this many entries (exactly) after appending. */
   readonly maxLen?: number
@@ -54,7 +57,7 @@ export interface StreamQueueShape {
   /** Appends all payloads atomically, in order; returns their ids in the same order. */
   readonly publish: (
     stream: string,
-    payloads: ReadonlyArray<string>,
+    payloads: ReadonlyArray<Payload>,
     options?: PublishOptions
   ) => Effect.Effect<ReadonlyArray<string>, QueueError>
   /** Creates the group reading from the start of the stream (creating the stream too); idempotent. */

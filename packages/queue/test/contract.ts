@@ -63,6 +63,18 @@ export const streamQueueContract = (options: ContractOptions): void => {
         expect(yield* queue.read(stream, "g", "c1", { count: 10, blockMs: 0 })).toEqual([])
       }))
 
+    test("a payload given as UTF-8 bytes is read back as its text", () =>
+      Effect.gen(function*() {
+        const queue = yield* StreamQueue
+        const stream = yield* freshStream
+        const text = "{\"name\":\"Sartén € 𝄞\"}"
+        // A view into a larger buffer: only its own bytes are the payload.
+        const bytes = new TextEncoder().encode(`xx${text}yy`)
+        yield* queue.publish(stream, [bytes.subarray(2, bytes.length - 2), "plain"])
+        const read = yield* queue.readAfter(stream, "0", { count: 10, blockMs: 0 })
+        expect(read.map((entry) => entry.payload)).toEqual([text, "plain"])
+      }))
+
     test("publishing nothing appends nothing", () =>
       Effect.gen(function*() {
         const queue = yield* StreamQueue

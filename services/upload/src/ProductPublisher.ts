@@ -8,6 +8,25 @@ export interface LoadRef {
   readonly company: string
 }
 
+/** One batch whose products are already the bytes of a JSON array (from a file load's spool). */
+export interface EncodedBatch {
+  readonly batchNo: number
+  readonly productsJson: Uint8Array
+}
+
+/** A ProductBatch entry around products already encoded, built as bytes in `allocate`d memory: `{"processCode":..,"batchNo":N,"products":` + products + `}`. */
+const encodedEntry = (load: LoadRef, batch: EncodedBatch, allocate: (length: number) => Uint8Array): Uint8Array => {
+  const head = Buffer.from(
+    `{"processCode":${JSON.stringify(load.processCode)},"company":${JSON.stringify(load.company)},"batchNo":${batch.batchNo},"products":`,
+    "utf8"
+  )
+  const entry = allocate(head.length + batch.productsJson.length + 1)
+  entry.set(head, 0)
+  entry.set(batch.productsJson, head.length)
+  entry[entry.length - 1] = 0x7d
+  return entry
+}
+
 /** Cuts accepted products into batches (one queue entry each) and publishes them all or none. */
 export class ProductPublisher extends Effect.Service<ProductPublisher>()("@retail/upload/ProductPublisher", {
   effect: Effect.gen(function*() {
@@ -34,11 +53,15 @@ export class ProductPublisher extends Effect.Service<ProductPublisher>()("@retai
           const entries = payloads(load, products, firstBatchNo)
           return Effect.as(queue.publish(batchesStream, entries), entries.length)
         }),
-      /** Publishes one batch whose products are already a JSON array text (from a file load's spool). */
-      publishEncoded: (load: LoadRef, batchNo: number, productsJson: string) =>
-        queue.publish(batchesStream, [
-          `{"processCode":${JSON.stringify(load.processCode)},"company":${JSON.stringify(load.company)},"batchNo":${batchNo},"products":${productsJson}}`
-        ]).pipe(Effect.asVoid)
+      /**
+       * Publishes batches whose products are already encoded (from a file load's spool), atomically, one
+       * entry each; the entries are built in `allocate`d memory, which the caller may reuse once this completes.
+       */
+      publishEncoded: (load: LoadRef, batches: ReadonlyArray<EncodedBatch>, allocate: (length: number) => Uint8Array = Buffer.allocUnsafe) =>
+        Effect.suspend(() => {
+          const entries = batches.map((batch) => encodedEntry(load, batch, allocate))
+          return queue.publish(batchesStream, entries).pipe(Effect.as(entries))
+        })
     } as const
   })
 }) {}

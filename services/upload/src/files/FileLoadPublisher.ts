@@ -3,9 +3,17 @@ import { acceptedMessage, LoadAccepted, type LoadSource, LoadSummary } from "@re
 import type { QueueError } from "@retail/queue"
 import { type ErrorEntry, LoadRepository, type StoreError } from "@retail/store"
 import { Effect, Stream } from "effect"
-import { ProductPublisher } from "../ProductPublisher.ts"
-import type { LoadSpool, SpoolLine } from "./LoadSpool.ts"
+import { type EncodedBatch, ProductPublisher } from "../ProductPublisher.ts"
+import { BufferPool } from "./BufferPool.ts"
+import type { LoadSpool, SpoolRecord } from "./LoadSpool.ts"
 import type { SpoolTotals } from "./SpoolItems.ts"
+
+/**
+ * Batches published together, in one MULTI, with one count update: 400 round trips to Redis and
+ * as many commits become 50 for 100k products, and a group is at most a few MiB in memory.
+ */
+const GROUP_BATCHES = 8
+const GROUP_BYTES = 4 * 1024 * 1024
 
 export interface SpooledLoad {
   readonly company: string
@@ -33,32 +41,57 @@ export class FileLoadPublisher extends Effect.Service<FileLoadPublisher>()("@ret
           Effect.mapError(() => new StorageFailed({ message: "The load could not be recorded: the database is unavailable. Nothing was published; retry later." }))
         )
 
-        let batchNo = 0
-        const replay = (line: SpoolLine): Effect.Effect<void, QueueError | StoreError> => {
-          if (line._tag === "Errors") {
-            const errors = JSON.parse(line.json) as ReadonlyArray<ErrorEntry>
+        const buffers = new BufferPool(2 * GROUP_BATCHES)
+        let nextBatchNo = 0
+        let published = 0
+        let group: Array<EncodedBatch> = []
+        let groupProducts = 0
+        let groupBytes = 0
+
+        const publishGroup = Effect.suspend((): Effect.Effect<void, QueueError | StoreError> => {
+          if (group.length === 0) return Effect.void
+          const batches = group
+          const products = groupProducts
+          group = []
+          groupProducts = 0
+          groupBytes = 0
+          const first = published === 0
+          return publisher.publishEncoded(load, batches, buffers.take).pipe(
+            Effect.tap((entries) => {
+              published += batches.length
+              for (const entry of entries) buffers.give(entry)
+              for (const batch of batches) buffers.give(batch.productsJson)
+            }),
+            Effect.zipRight(loads.addCounts(processCode, { received: products, accepted: products, failed: 0 })),
+            Effect.zipRight(
+              first
+                ? loads.markProcessing(processCode).pipe(Effect.catchAll((error) => Effect.logWarning("could not mark the load PROCESSING", error)))
+                : Effect.void
+            )
+          )
+        })
+
+        const replay = (record: SpoolRecord): Effect.Effect<void, QueueError | StoreError> => {
+          if (record._tag === "Errors") {
+            const errors = JSON.parse(record.json) as ReadonlyArray<ErrorEntry>
             return Effect.zipRight(
               loads.addErrors(processCode, errors),
               loads.addCounts(processCode, { received: errors.length, accepted: 0, failed: errors.length })
             )
           }
-          const batch = batchNo++
-          return publisher.publishEncoded(load, batch, line.productsJson).pipe(
-            Effect.zipRight(loads.addCounts(processCode, { received: line.count, accepted: line.count, failed: 0 })),
-            Effect.zipRight(
-              batch === 0
-                ? loads.markProcessing(processCode).pipe(Effect.catchAll((error) => Effect.logWarning("could not mark the load PROCESSING", error)))
-                : Effect.void
-            )
-          )
+          group.push({ batchNo: nextBatchNo++, productsJson: record.productsJson })
+          groupProducts += record.count
+          groupBytes += record.productsJson.length
+          return group.length >= GROUP_BATCHES || groupBytes >= GROUP_BYTES ? publishGroup : Effect.void
         }
 
-        yield* spool.lines.pipe(
+        yield* spool.records(buffers.take).pipe(
           Stream.runForEach(replay),
+          Effect.zipRight(publishGroup),
           Effect.zipRight(loads.finishReceiving(processCode)),
           Effect.catchAll((error) =>
             Effect.logError("publishing a file load failed", error).pipe(
-              Effect.zipRight(loads.markFailed(processCode, `publishing the file load failed after ${batchNo} batches: ${error.message}`)),
+              Effect.zipRight(loads.markFailed(processCode, `publishing the file load failed after ${published} batches: ${error.message}`)),
               Effect.catchAll((markError) => Effect.logError("could not mark the load FAILED", markError)),
               Effect.zipRight(Effect.fail(
                 error._tag === "StorageFailed"
@@ -66,14 +99,14 @@ export class FileLoadPublisher extends Effect.Service<FileLoadPublisher>()("@ret
                   : error._tag === "StoreError"
                   ? new StorageFailed({ message: `Load ${processCode} is FAILED: the database became unavailable while it was published. Retry later.` })
                   : new PublishFailed({
-                    message: `The products could not be sent to the messaging system; load ${processCode} is FAILED after ${batchNo} batches. Retry later.`
+                    message: `The products could not be sent to the messaging system; load ${processCode} is FAILED after ${published} batches. Retry later.`
                   })
               ))
             )
           ),
           // Cut off (shutdown past its grace, or the client went away): the load must not stay RECEIVED/PROCESSING forever.
           Effect.onInterrupt(() =>
-            loads.markFailed(processCode, `publishing the file load was interrupted (server shutdown or client gone) after ${batchNo} batches`).pipe(
+            loads.markFailed(processCode, `publishing the file load was interrupted (server shutdown or client gone) after ${published} batches`).pipe(
               Effect.catchAll((markError) => Effect.logError("could not mark an interrupted file load FAILED", markError))
             )
           )

@@ -4,10 +4,13 @@ export type LoadItem =
     readonly _tag: "Product"
     readonly index: number
     readonly value: unknown
+    /** The product's JSON exactly as the upload held it (JSON files): spooled as is when it declares nothing unknown. */
+    readonly json?: Uint8Array
     /** Adds where the product came from to a validation failure (CSV files and lines). */
     readonly locate?: (error: string) => string
   }
   | { readonly _tag: "Failed"; readonly sku: string; readonly error: string }
 
-export const productItem = (index: number, value: unknown): LoadItem => ({ _tag: "Product", index, value })
+export const productItem = (index: number, value: unknown, json?: Uint8Array): LoadItem =>
+  json === undefined ? { _tag: "Product", index, value } : { _tag: "Product", index, value, json }
 export const failedItem = (sku: string, error: string): LoadItem => ({ _tag: "Failed", sku, error })

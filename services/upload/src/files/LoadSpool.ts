@@ -1,12 +1,15 @@
 import { StorageFailed } from "@retail/api"
 import { Chunk, Effect, Option, Stream } from "effect"
 import { mkdtemp, open, rm } from "node:fs/promises"
+import type { FileHandle } from "node:fs/promises"
 import { join } from "node:path"
-import { StringDecoder } from "node:string_decoder"
 
-/** One spooled line: a batch of accepted products (a JSON array of products) or a page of errors (a JSON array of LoadError). */
-export type SpoolLine =
-  | { readonly _tag: "Batch"; readonly count: number; readonly productsJson: string }
+/**
+ * One spooled record: a batch of accepted products (the bytes of a JSON array of products, as the
+ * queue entry will carry them) or a page of errors (a JSON array of LoadError).
+ */
+export type SpoolRecord =
+  | { readonly _tag: "Batch"; readonly count: number; readonly productsJson: Uint8Array }
   | { readonly _tag: "Errors"; readonly json: string }
 
 const spoolFailed = (operation: string) => (cause: unknown) =>
@@ -17,6 +20,10 @@ const spoolFailed = (operation: string) => (cause: unknown) =>
 /**
  * A temporary file holding what a file load will publish, written while the upload is read and
  * replayed only once the upload proved well-formed. Removed when the scope closes.
+ *
+ * Records are length-prefixed (`B<count> <bytes>\n` or `E<bytes>\n`, then the bytes), so a batch
+ * goes to disk and back as bytes, never as a string: products keep whatever formatting they had
+ * in the upload, newlines included.
  */
 export const makeLoadSpool = (dir: string) =>
   Effect.gen(function*() {
@@ -30,55 +37,82 @@ export const makeLoadSpool = (dir: string) =>
       (file) => Effect.promise(() => file.close().catch(() => undefined))
     )
 
-    const append = (line: string) =>
-      Effect.tryPromise({ try: () => handle.write(line), catch: spoolFailed("spooled") }).pipe(Effect.asVoid)
+    const append = (header: string, body: Uint8Array) =>
+      Effect.tryPromise({
+        try: async () => {
+          const head = Buffer.from(header, "latin1")
+          const { bytesWritten } = await handle.writev([head, body])
+          // A short write (a full disk) must not leave a record the replay would misread.
+          if (bytesWritten !== head.length + body.length) throw new Error(`only ${bytesWritten} of ${head.length + body.length} bytes were written`)
+        },
+        catch: spoolFailed("spooled")
+      })
 
     return {
-      /** `count` products, given as their JSON texts. */
-      writeBatch: (products: ReadonlyArray<string>) => append(`B${products.length}:[${products.join(",")}]\n`),
-      writeErrors: (errorsJson: string) => append(`E${errorsJson}\n`),
-      /** Every line in the order written; call after the last write. */
-      lines: Stream.unwrap(Effect.as(
-        Effect.tryPromise({ try: () => handle.sync(), catch: spoolFailed("spooled") }),
-        readLines(path)
-      ))
+      /** `count` products, given as the bytes of their JSON array. Do not modify `productsJson` until this completes. */
+      writeBatch: (count: number, productsJson: Uint8Array) => append(`B${count} ${productsJson.length}\n`, productsJson),
+      writeErrors: (errorsJson: string) => {
+        const body = Buffer.from(errorsJson, "utf8")
+        return append(`E${body.length}\n`, body)
+      },
+      /** Every record in the order written; call after the last write. Batches are read into `allocate(length)`. */
+      records: (allocate: (length: number) => Uint8Array = Buffer.allocUnsafe) =>
+        Stream.unwrap(Effect.as(
+          Effect.tryPromise({ try: () => handle.sync(), catch: spoolFailed("spooled") }),
+          readRecords(path, allocate)
+        ))
     } as const
   })
 
 export type LoadSpool = Effect.Effect.Success<ReturnType<typeof makeLoadSpool>>
 
-const parseLine = (line: string): SpoolLine => {
-  if (line.startsWith("E")) return { _tag: "Errors", json: line.slice(1) }
-  const colon = line.indexOf(":")
-  return { _tag: "Batch", count: Number(line.slice(1, colon)), productsJson: line.slice(colon + 1) }
-}
+/** Longest header: `B<count> <bytes>\n` with two safe integers. */
+const HEADER_MAX = 40
+const HEADER = /^(B(\d+) (\d+)|E(\d+))$/
 
-const READ_SIZE = 1024 * 1024
+const corrupt = (detail: string) => spoolFailed("read back")(new Error(`the spool file is corrupt (${detail})`))
 
-/** The spool's lines, read a megabyte at a time (a line is at most one batch). */
-const readLines = (path: string) =>
+/** Reads up to `length` bytes at `position` (fewer only at the end of the file); the count read. */
+const readFully = (file: FileHandle, buffer: Uint8Array, length: number, position: number) =>
+  Effect.tryPromise({
+    try: async () => {
+      let done = 0
+      while (done < length) {
+        const { bytesRead } = await file.read(buffer, done, length - done, position + done)
+        if (bytesRead === 0) break
+        done += bytesRead
+      }
+      return done
+    },
+    catch: spoolFailed("read back")
+  }).pipe(Effect.mapError(Option.some))
+
+/** The spool's records, each read with two positioned reads (its header, then its bytes). */
+const readRecords = (path: string, allocate: (length: number) => Uint8Array) =>
   Stream.unwrapScoped(Effect.gen(function*() {
     const file = yield* Effect.acquireRelease(
       Effect.tryPromise({ try: () => open(path, "r"), catch: spoolFailed("read back") }),
       (handle) => Effect.promise(() => handle.close().catch(() => undefined))
     )
-    const decoder = new StringDecoder("utf8")
-    const buffer = Buffer.alloc(READ_SIZE)
-    let rest = ""
-    let ended = false
-    const next = Effect.gen(function*() {
-      if (ended) return yield* Effect.fail(Option.none())
-      const { bytesRead } = yield* Effect.tryPromise({ try: () => file.read(buffer, 0, READ_SIZE, null), catch: spoolFailed("read back") }).pipe(
-        Effect.mapError(Option.some)
+    const head = Buffer.alloc(HEADER_MAX)
+    let position = 0
+    const next: Effect.Effect<Chunk.Chunk<SpoolRecord>, Option.Option<StorageFailed>> = Effect.gen(function*() {
+      const headRead = yield* readFully(file, head, HEADER_MAX, position)
+      if (headRead === 0) return yield* Effect.fail(Option.none())
+      const newline = head.subarray(0, headRead).indexOf(0x0a)
+      const match = newline === -1 ? null : HEADER.exec(head.toString("latin1", 0, newline))
+      if (match === null) return yield* Effect.fail(Option.some(corrupt(`no record header at byte ${position}`)))
+      const length = Number(match[3] ?? match[4])
+      const isBatch = match[2] !== undefined
+      const body = isBatch ? allocate(length) : Buffer.allocUnsafe(length)
+      const bodyRead = length === 0 ? 0 : yield* readFully(file, body, length, position + newline + 1)
+      if (bodyRead !== length) return yield* Effect.fail(Option.some(corrupt(`a record at byte ${position} is cut short`)))
+      position += newline + 1 + length
+      return Chunk.of<SpoolRecord>(
+        isBatch
+          ? { _tag: "Batch", count: Number(match[2]), productsJson: body }
+          : { _tag: "Errors", json: Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8") }
       )
-      if (bytesRead === 0) {
-        ended = true
-        const last = rest + decoder.end()
-        return Chunk.fromIterable(last === "" ? [] : [parseLine(last)])
-      }
-      const lines = (rest + decoder.write(buffer.subarray(0, bytesRead))).split("\n")
-      rest = lines.pop() ?? ""
-      return Chunk.fromIterable(lines.map(parseLine))
     })
     return Stream.repeatEffectChunkOption(next)
   }))

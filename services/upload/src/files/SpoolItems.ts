@@ -2,8 +2,10 @@ import { LoadError, makeLoadValidator } from "@retail/domain"
 import type { StorageFailed } from "@retail/api"
 import type { ErrorEntry } from "@retail/store"
 import { type Chunk, Effect, Either, Stream } from "effect"
+import { BatchBuffer } from "./BatchBuffer.ts"
 import type { LoadItem } from "./LoadItem.ts"
 import type { LoadSpool } from "./LoadSpool.ts"
+import { sameJson } from "./SameJson.ts"
 
 const ERRORS_PAGE = 1000
 
@@ -17,7 +19,9 @@ export interface SpoolTotals {
 
 /**
  * Validates every item of a file as load-products does and writes accepted products (in
- * batches) and failures (in pages) to the spool. Memory: one batch, one page, the response's errors.
+ * batches) and failures (in pages) to the spool. An accepted product is spooled as the bytes it
+ * came as when the item carries them and validation kept all of it (`sameJson`), else re-encoded.
+ * Memory: the batches of one chunk of items, one page, the response's errors.
  */
 export const spoolItems = <E, R>(
   items: Stream.Stream<LoadItem, E, R>,
@@ -27,7 +31,7 @@ export const spoolItems = <E, R>(
     const { batchSize, responseErrorsCap, spool } = options
     const validator = makeLoadValidator(options.company)
     const firstErrors: Array<LoadError> = []
-    let pending: Array<string> = []
+    const batch = new BatchBuffer()
     let errors: Array<ErrorEntry> = []
     let total = 0
     let accepted = 0
@@ -37,6 +41,12 @@ export const spoolItems = <E, R>(
       failed++
       errors.push(entry)
       if (firstErrors.length < responseErrorsCap) firstErrors.push(new LoadError(entry, { disableValidation: true }))
+    }
+
+    const writeBatch = () => {
+      const count = batch.count
+      const products = batch.take()
+      return spool.writeBatch(count, products).pipe(Effect.ensuring(Effect.sync(() => batch.recycle(products))))
     }
 
     const consume = (chunk: Chunk.Chunk<LoadItem>) =>
@@ -51,14 +61,12 @@ export const spoolItems = <E, R>(
               onLeft: (failure) => fail(item.locate === undefined ? failure : { sku: failure.sku, error: item.locate(failure.error) }),
               onRight: (product) => {
                 accepted++
-                pending.push(JSON.stringify(product))
+                if (item.json !== undefined && sameJson(item.value, product)) batch.appendBytes(item.json)
+                else batch.appendText(JSON.stringify(product))
               }
             })
           }
-          if (pending.length >= batchSize) {
-            writes.push(spool.writeBatch(pending))
-            pending = []
-          }
+          if (batch.count >= batchSize) writes.push(writeBatch())
           if (errors.length >= ERRORS_PAGE) {
             writes.push(spool.writeErrors(JSON.stringify(errors)))
             errors = []
@@ -69,7 +77,7 @@ export const spoolItems = <E, R>(
 
     const flush = Effect.suspend(() =>
       Effect.all([
-        pending.length > 0 ? spool.writeBatch(pending) : Effect.void,
+        batch.count > 0 ? writeBatch() : Effect.void,
         errors.length > 0 ? spool.writeErrors(JSON.stringify(errors)) : Effect.void
       ], { discard: true })
     )

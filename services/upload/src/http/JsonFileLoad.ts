@@ -36,7 +36,7 @@ export const jsonFileLoad = (
       [PRODUCTS_JSON]: (content, fields) =>
         Effect.gen(function*() {
           const company = yield* companyOf(fields)
-          const items = content.pipe(scanJsonProducts(), Stream.map((product) => productItem(product.index, product.value)))
+          const items = content.pipe(scanJsonProducts(), Stream.map((product) => productItem(product.index, product.value, product.json)))
           const totals = yield* spoolItems(items, { company, spool, batchSize: config.batchSize, responseErrorsCap: config.responseErrorsCap }).pipe(
             Effect.catchTag("JsonSyntaxError", (error) =>
               Effect.fail(new InvalidRequest({ message: `${PRODUCTS_JSON} is not a well-formed products file: ${error.message}. Nothing was published.` }))

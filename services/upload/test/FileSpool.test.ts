@@ -1,0 +1,94 @@
+import { describe, expect, it } from "@effect/vitest"
+import { validateProduct } from "@retail/domain"
+import { sampleProduct } from "@retail/testkit"
+import { Chunk, Effect, Either, Stream } from "effect"
+import { tmpdir } from "node:os"
+import { BatchBuffer } from "../src/files/BatchBuffer.ts"
+import { failedItem, type LoadItem, productItem } from "../src/files/LoadItem.ts"
+import { makeLoadSpool, type SpoolRecord } from "../src/files/LoadSpool.ts"
+import { sameJson } from "../src/files/SameJson.ts"
+import { spoolItems } from "../src/files/SpoolItems.ts"
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+
+const decoded = (raw: unknown) =>
+  Either.getOrThrowWith(validateProduct(raw), (failure) => new Error(`sample product refused: ${failure.error}`))
+
+/** A product as a JSON file may hold it: its text (formatted as given) and what JSON.parse makes of it. */
+const fromText = (index: number, text: string): LoadItem => productItem(index, JSON.parse(text), encoder.encode(text))
+
+const spooled = (items: ReadonlyArray<LoadItem>, batchSize: number) =>
+  Effect.scoped(Effect.gen(function*() {
+    const spool = yield* makeLoadSpool(tmpdir())
+    const totals = yield* spoolItems(Stream.fromIterable(items), { company: "ACME", spool, batchSize, responseErrorsCap: 10 })
+    const records = yield* Stream.runCollect(spool.records())
+    return { totals, records: Chunk.toReadonlyArray(records) }
+  }))
+
+const batchesOf = (records: ReadonlyArray<SpoolRecord>) =>
+  records.flatMap((record) => (record._tag === "Batch" ? [{ count: record.count, text: decoder.decode(record.productsJson) }] : []))
+
+describe("sameJson", () => {
+  it("holds for a validated product and the value it was decoded from", () => {
+    const raw: unknown = JSON.parse(JSON.stringify(sampleProduct(1)))
+    expect(sameJson(raw, decoded(raw))).toBe(true)
+  })
+
+  it("fails when validation dropped an undeclared key, at the top or in a child", () => {
+    const top: unknown = JSON.parse(JSON.stringify({ ...sampleProduct(1), extra: 1 }))
+    expect(sameJson(top, decoded(top))).toBe(false)
+    const product = sampleProduct(2)
+    const nested: unknown = JSON.parse(JSON.stringify({ ...product, barcodes: [product.barcodes[0], { ...product.barcodes[1], note: "x" }] }))
+    expect(sameJson(nested, decoded(nested))).toBe(false)
+    const proto: unknown = JSON.parse(`{"__proto__":{},${JSON.stringify(sampleProduct(3)).slice(1)}`)
+    expect(sameJson(proto, decoded(proto))).toBe(false)
+  })
+})
+
+describe("spoolItems and the spool", () => {
+  it.effect("spools a product as its own bytes when validation kept all of it, else re-encoded; errors in pages; records in order", () =>
+    Effect.gen(function*() {
+      // Pretty-printed (newlines inside a product) and compact, one with an undeclared key, one invalid, one failed while read.
+      const pretty = JSON.stringify(sampleProduct(0), null, 2)
+      const compact = JSON.stringify(sampleProduct(1))
+      const withExtra = JSON.stringify({ ...sampleProduct(2), internalNote: "not for the queue" })
+      const invalid = JSON.stringify({ ...sampleProduct(3), price: -1 })
+      const items = [fromText(0, pretty), fromText(1, compact), fromText(2, withExtra), fromText(3, invalid), failedItem("SKU-X", "unreadable"), productItem(5, sampleProduct(5))]
+      const { records, totals } = yield* spooled(items, 2)
+
+      expect(totals).toMatchObject({ total: 6, accepted: 4, failed: 2 })
+      const batches = batchesOf(records)
+      expect(batches.map((b) => b.count)).toEqual([2, 2])
+      expect(batches[0]?.text).toBe(`[${pretty},${compact}]`)
+      expect(batches[1]?.text).toBe(`[${JSON.stringify(decoded(JSON.parse(withExtra)))},${JSON.stringify(decoded(sampleProduct(5)))}]`)
+      expect(batches[1]?.text).not.toContain("internalNote")
+      const errors = records.flatMap((record) => (record._tag === "Errors" ? JSON.parse(record.json) : []))
+      expect(errors).toEqual([
+        { sku: "SKU-P00000003", error: expect.stringContaining("price") },
+        { sku: "SKU-X", error: "unreadable" }
+      ])
+    }))
+
+  it.effect("reads back an empty spool as no records", () =>
+    Effect.map(spooled([], 250), ({ records, totals }) => {
+      expect(records).toEqual([])
+      expect(totals).toMatchObject({ total: 0, accepted: 0, failed: 0 })
+    }))
+})
+
+describe("BatchBuffer", () => {
+  it("builds JSON arrays from bytes and text, and reuses a buffer given back without touching arrays still out", () => {
+    const batch = new BatchBuffer(4)
+    batch.appendBytes(encoder.encode(`{"a":"é"}`))
+    batch.appendText(`{"b":"€𝄞"}`)
+    const first = batch.take()
+    expect(JSON.parse(decoder.decode(first))).toEqual([{ a: "é" }, { b: "€𝄞" }])
+    batch.appendText("1")
+    const second = batch.take()
+    batch.recycle(first)
+    batch.appendText("[2,3]")
+    expect(decoder.decode(second)).toBe("[1]")
+    expect(decoder.decode(batch.take())).toBe("[[2,3]]")
+  })
+})
