@@ -15,6 +15,7 @@ import {
   type ShortageKind,
   type StockShortage
 } from "./EngineTypes.ts"
+import { mapPacked } from "./Packed.ts"
 import type { Snapshot } from "./Snapshot.ts"
 import {
   type ArriveDateA,
@@ -117,7 +118,7 @@ interface DispatchParts {
 
 /** One TraceDetail per leg of a planned dispatch (both variants). */
 export const traceDetailsOf = (dispatch: DispatchResult): ReadonlyArray<TraceDetail> =>
-  dispatch.legs.map((leg, index) => ({
+  mapPacked(dispatch.legs, (leg, index) => ({
     sourceNode: leg.route.source.code,
     targetNode: leg.target,
     route: leg.route.id,
@@ -133,7 +134,7 @@ export const traceDetailsOf = (dispatch: DispatchResult): ReadonlyArray<TraceDet
 
 /** Windows of one delivery option as the trace shows them (both variants). */
 export const deliveryWindowsOf = (option: DeliveryOption): ReadonlyArray<DeliveryWindowA> =>
-  option.windows.map((slot) => ({
+  mapPacked(option.windows, (slot) => ({
     deliveryWindow: slot.window.code,
     deliveryWindowStart: slot.window.start,
     deliveryWindowEnd: slot.window.end,
@@ -177,12 +178,12 @@ const partsOf = (dispatch: DispatchResult): DispatchParts => {
   }
   return {
     route: dispatch.path.map((leg) => leg.id).join(">"),
-    leadTimes: dispatch.path.map((leg) => leg.leadTime.days),
-    routeDaysOfWeek: dispatch.path.map((leg) => leg.departureDayNames),
+    leadTimes: mapPacked(dispatch.path, (leg) => leg.leadTime.days),
+    routeDaysOfWeek: mapPacked(dispatch.path, (leg) => leg.departureDayNames),
     pickingDays: origin?.pickingDayNames ?? [],
     processingDays: origin?.node.processingDays ?? 0,
-    deliveryDates: dispatch.deliveries.map((option) => formatDay(option.date)),
-    deliveryTrace: dispatch.deliveries.map((option) => ({
+    deliveryDates: mapPacked(dispatch.deliveries, (option) => formatDay(option.date)),
+    deliveryTrace: mapPacked(dispatch.deliveries, (option) => ({
       deliveryDate: formatDay(option.date),
       details,
       deliveryWindows: deliveryWindowsOf(option)

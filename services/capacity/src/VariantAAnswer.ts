@@ -19,6 +19,7 @@ export const UNSUPPORTED_MEDIA_TYPE = plain(415, "Unsupported media type: send C
 /** `application/json`, optionally with `charset=utf-8` (any case, spaces allowed). */
 export const isJsonContentType = (header: string | undefined): boolean => {
   if (header === undefined) return false
+  if (header === "application/json") return true
   const [mediaType, ...parameters] = header.split(";")
   if (mediaType?.trim().toLowerCase() !== "application/json") return false
   return parameters.every((parameter) => {
