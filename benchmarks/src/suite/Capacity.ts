@@ -7,6 +7,7 @@ import {
   DeliveryResponseA,
   DeliveryResponseB,
   demoNetwork,
+  encodeDeliveryResults,
   evaluateVariantA,
   evaluateVariantB,
   ledgerFromUses
@@ -89,7 +90,7 @@ export const variantA = (): CapacityRequestKind => {
       if (Either.isLeft(decoded)) throw new BenchmarkFailure(`variant A body refused: ${decoded.left.message}`)
       const results = evaluateVariantA(snapshot, decoded.right, Date.now(), defaultEngineOptions)
       if (Either.isLeft(results)) throw new BenchmarkFailure(`variant A body not routed: ${results.left.message}`)
-      return JSON.stringify(results.right)
+      return encodeDeliveryResults(results.right)
     },
     wrongAnswer: (answer, items) =>
       Either.match(decodedOr(DeliveryResponseA, answer), {

@@ -193,3 +193,31 @@ export const localClockAt = (formatter: ZoneFormatter, epochMillis: number): Loc
   }
   return { today: dayFromCivil(year, month, dayOfMonth), minute: hour * 60 + minute }
 }
+
+const MINUTE_MS = 60_000
+
+/**
+ * A time zone's `localClockAt`, formatted at most about once per UTC minute instead of once per
+ * evaluation (Intl formatting is the costliest step of a small request). The answer for a UTC
+ * minute is kept only when the first and last millisecond of that minute read the same local date
+ * and minute: local time cannot go forward and come back within one minute, so every instant
+ * between them reads the same. A minute with a transition inside it (none in tzdb since 1972, whose
+ * offsets and transitions are whole minutes) is formatted per call, as before.
+ */
+export class ZoneClock {
+  private cachedMinute = Number.NaN
+  private cached: LocalClock = { today: 0, minute: 0 }
+
+  constructor(readonly formatter: ZoneFormatter) {}
+
+  at(epochMillis: number): LocalClock {
+    const utcMinute = Math.floor(epochMillis / MINUTE_MS)
+    if (utcMinute === this.cachedMinute) return this.cached
+    const first = localClockAt(this.formatter, utcMinute * MINUTE_MS)
+    const last = localClockAt(this.formatter, utcMinute * MINUTE_MS + MINUTE_MS - 1)
+    if (first.today !== last.today || first.minute !== last.minute) return localClockAt(this.formatter, epochMillis)
+    this.cachedMinute = utcMinute
+    this.cached = first
+    return first
+  }
+}

@@ -6,8 +6,7 @@ import {
   formatDay,
   inMask,
   isWorkingDay,
-  type LocalClock,
-  localClockAt
+  type LocalClock
 } from "./Calendar.ts"
 import type {
   CapacityShortage,
@@ -34,8 +33,8 @@ export interface PlanContext {
 export const clockOf = (context: PlanContext, node: NodeModel): LocalClock => {
   const cached = context.clocks[node.timeZoneIndex]
   if (cached !== undefined) return cached
-  const formatter = context.snapshot.formatters[node.timeZoneIndex]
-  const clock = formatter === undefined ? { today: 0, minute: 0 } : localClockAt(formatter, context.epochMillis)
+  const zoneClock = context.snapshot.zoneClocks[node.timeZoneIndex]
+  const clock = zoneClock === undefined ? { today: 0, minute: 0 } : zoneClock.at(context.epochMillis)
   context.clocks[node.timeZoneIndex] = clock
   return clock
 }

@@ -9,8 +9,8 @@ import {
   parseClock,
   parseDay,
   type WorkCalendar,
-  zoneFormatter,
-  type ZoneFormatter
+  ZoneClock,
+  zoneFormatter
 } from "./Calendar.ts"
 import type { CapacityLimits, CapacityPool, Ledger } from "./Ledger.ts"
 import type {
@@ -81,7 +81,7 @@ export interface ZoneModel {
 
 /**
  * Everything evaluation needs, built once per network change and never mutated: indexes by code,
- * calendars as bit masks and day sets, time-zone formatters, candidate paths. Usage (`used` of
+ * calendars as bit masks and day sets, time-zone clocks, candidate paths. Usage (`used` of
  * pools, routes and windows) is read through usage cells, whose owners replace their maps.
  */
 export interface Snapshot {
@@ -93,8 +93,8 @@ export interface Snapshot {
   readonly outgoing: ReadonlyMap<string, ReadonlyArray<RouteModel>>
   /** Stock units by `node|sku`. */
   readonly stock: ReadonlyMap<string, number>
-  /** One formatter per distinct time zone; nodes refer to theirs by index. */
-  readonly formatters: ReadonlyArray<ZoneFormatter>
+  /** One clock per distinct time zone; nodes refer to theirs by index. */
+  readonly zoneClocks: ReadonlyArray<ZoneClock>
   /** Candidate paths by `pathKey(...)`, fewest legs first. */
   readonly paths: ReadonlyMap<string, ReadonlyArray<RoutePath>>
 }
@@ -208,14 +208,14 @@ export const buildSnapshotOn = (
   options: SnapshotOptions = defaultSnapshotOptions
 ): Snapshot => {
   const timeZones: Array<string> = []
-  const formatters: Array<ZoneFormatter> = []
+  const zoneClocks: Array<ZoneClock> = []
   const nodes = new Map<string, NodeModel>()
   for (const node of document.nodes) {
     let timeZoneIndex = timeZones.indexOf(node.timeZone)
     if (timeZoneIndex < 0) {
       timeZoneIndex = timeZones.length
       timeZones.push(node.timeZone)
-      formatters.push(zoneFormatter(node.timeZone))
+      zoneClocks.push(new ZoneClock(zoneFormatter(node.timeZone)))
     }
     const days = maskOf(node.pickingDays)
     nodes.set(node.code, {
@@ -288,7 +288,7 @@ export const buildSnapshotOn = (
     zoneByUbigeo,
     outgoing,
     stock,
-    formatters,
+    zoneClocks,
     paths: searchPaths(nodes, outgoing, options)
   }
 }

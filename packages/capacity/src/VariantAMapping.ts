@@ -1,3 +1,4 @@
+import { makeFastDecoder } from "@retail/domain"
 import { Data, Either, Option, Schema } from "effect"
 import { type Day, formatDay, parseDay } from "./Calendar.ts"
 import { formatParseError } from "./DecodeError.ts"
@@ -14,6 +15,7 @@ import {
   type ShortageKind,
   type StockShortage
 } from "./EngineTypes.ts"
+import { mapPacked } from "./Packed.ts"
 import type { Snapshot } from "./Snapshot.ts"
 import {
   type ArriveDateA,
@@ -34,9 +36,14 @@ export class BadRequest extends Data.TaggedError("BadRequest")<{ readonly messag
 export class NoRouteFound extends Data.TaggedError("NoRouteFound")<{ readonly message: string }> {}
 
 const decodeRequest = Schema.decodeUnknownEither(DeliveryRequestASchema, { errors: "all" })
+/** Same accept decisions and output as `decodeRequest`, compiled from the schema; `undefined` means "ask Schema" (for the messages). */
+const decodeValidRequest = makeFastDecoder(DeliveryRequestASchema)
 
-export const decodeDeliveryRequestA = (input: unknown): Either.Either<DeliveryRequestA, BadRequest> =>
-  Either.mapLeft(decodeRequest(input), (error) => new BadRequest({ message: formatParseError(error) }))
+export const decodeDeliveryRequestA = (input: unknown): Either.Either<DeliveryRequestA, BadRequest> => {
+  const valid = decodeValidRequest(input)
+  if (valid !== undefined) return Either.right(valid)
+  return Either.mapLeft(decodeRequest(input), (error) => new BadRequest({ message: formatParseError(error) }))
+}
 
 const UBIGEO = /^\d{6}$/
 
@@ -111,7 +118,7 @@ interface DispatchParts {
 
 /** One TraceDetail per leg of a planned dispatch (both variants). */
 export const traceDetailsOf = (dispatch: DispatchResult): ReadonlyArray<TraceDetail> =>
-  dispatch.legs.map((leg, index) => ({
+  mapPacked(dispatch.legs, (leg, index) => ({
     sourceNode: leg.route.source.code,
     targetNode: leg.target,
     route: leg.route.id,
@@ -127,7 +134,7 @@ export const traceDetailsOf = (dispatch: DispatchResult): ReadonlyArray<TraceDet
 
 /** Windows of one delivery option as the trace shows them (both variants). */
 export const deliveryWindowsOf = (option: DeliveryOption): ReadonlyArray<DeliveryWindowA> =>
-  option.windows.map((slot) => ({
+  mapPacked(option.windows, (slot) => ({
     deliveryWindow: slot.window.code,
     deliveryWindowStart: slot.window.start,
     deliveryWindowEnd: slot.window.end,
@@ -171,12 +178,12 @@ const partsOf = (dispatch: DispatchResult): DispatchParts => {
   }
   return {
     route: dispatch.path.map((leg) => leg.id).join(">"),
-    leadTimes: dispatch.path.map((leg) => leg.leadTime.days),
-    routeDaysOfWeek: dispatch.path.map((leg) => leg.departureDayNames),
+    leadTimes: mapPacked(dispatch.path, (leg) => leg.leadTime.days),
+    routeDaysOfWeek: mapPacked(dispatch.path, (leg) => leg.departureDayNames),
     pickingDays: origin?.pickingDayNames ?? [],
     processingDays: origin?.node.processingDays ?? 0,
-    deliveryDates: dispatch.deliveries.map((option) => formatDay(option.date)),
-    deliveryTrace: dispatch.deliveries.map((option) => ({
+    deliveryDates: mapPacked(dispatch.deliveries, (option) => formatDay(option.date)),
+    deliveryTrace: mapPacked(dispatch.deliveries, (option) => ({
       deliveryDate: formatDay(option.date),
       details,
       deliveryWindows: deliveryWindowsOf(option)

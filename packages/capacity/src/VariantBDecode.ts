@@ -1,3 +1,4 @@
+import { makeFastDecoder } from "@retail/domain"
 import { Data, Either, Schema } from "effect"
 import { type FieldIssue, formatIssues, issuesOfParseError } from "./DecodeError.ts"
 import { type DeliveryRequestB, DeliveryRequestB as DeliveryRequestBSchema, type ItemB } from "./VariantB.ts"
@@ -20,6 +21,8 @@ export class InvalidRequestB extends Data.TaggedError("InvalidRequestB")<{
 }> {}
 
 const decodeSchema = Schema.decodeUnknownEither(DeliveryRequestBSchema, { errors: "all" })
+/** Same accept decisions and output as `decodeSchema`, compiled from the schema; `undefined` means "ask Schema" (for the messages). */
+const decodeValidSchema = makeFastDecoder(DeliveryRequestBSchema)
 
 /** An origin of "" counts as no origin. */
 export const originOfItem = (item: ItemB): string | undefined =>
@@ -46,7 +49,8 @@ const businessIssues = (request: DeliveryRequestB): ReadonlyArray<FieldIssue> =>
 
 /** Structure first (every bad field), then the rules across fields. */
 export const decodeDeliveryRequestB = (input: unknown): Either.Either<DeliveryRequestB, InvalidRequestB> => {
-  const decoded = decodeSchema(input)
+  const valid = decodeValidSchema(input)
+  const decoded = valid === undefined ? decodeSchema(input) : Either.right(valid)
   if (Either.isLeft(decoded)) {
     const issues = issuesOfParseError(decoded.left)
     return Either.left(new InvalidRequestB({ code: "INVALID_REQUEST", message: formatIssues(issues), issues }))

@@ -1,6 +1,7 @@
 import { type Day, formatDay } from "./Calendar.ts"
 import type { DispatchResult, Evaluation, StockShortage } from "./EngineTypes.ts"
 import type { DeliveryMode, DispatchType } from "./Network.ts"
+import { mapPacked } from "./Packed.ts"
 import type { NodeModel, Snapshot, ZoneModel } from "./Snapshot.ts"
 import type {
   ArriveDateB,
@@ -67,8 +68,8 @@ const dispatchItemOf = (item: ItemB, origin: string): ItemB => ({ ...item, origi
 const deliveryDatesOf = (dispatch: DispatchResult): ReadonlyArray<ReadonlyArray<string>> => {
   const first = dispatch.deliveries[0]
   if (first === undefined) return []
-  if (first.windows.length === 0) return [dispatch.deliveries.map((option) => formatDay(option.date))]
-  return first.windows.map((_, windowIndex) => {
+  if (first.windows.length === 0) return [mapPacked(dispatch.deliveries, (option) => formatDay(option.date))]
+  return mapPacked(first.windows, (_, windowIndex) => {
     const dates: Array<string> = []
     for (const option of dispatch.deliveries) {
       const slot = option.windows[windowIndex]
@@ -81,7 +82,7 @@ const deliveryDatesOf = (dispatch: DispatchResult): ReadonlyArray<ReadonlyArray<
 /** Variant A's trace with dates as strings (they are already) and `shippingEstimate` null. */
 const traceOf = (dispatch: DispatchResult): ReadonlyArray<DeliveryTraceB> => {
   const details = traceDetailsOf(dispatch)
-  return dispatch.deliveries.map((option) => ({
+  return mapPacked(dispatch.deliveries, (option) => ({
     deliveryDate: formatDay(option.date),
     shippingEstimate: null,
     details,
@@ -105,7 +106,7 @@ const stockError = (
   short: ReadonlyArray<{ readonly sku: string; readonly requested: number; readonly available: number; readonly description: string }>
 ): CapacityErrorB => ({
   code: "STOCK_ERROR",
-  details: short.map((line) => ({
+  details: mapPacked(short, (line) => ({
     errorCode: "SOLD_OUT_QUANTITY",
     description: line.description,
     sku: line.sku,
@@ -117,7 +118,7 @@ const stockError = (
     message,
     detail: short.map((line) => line.description).join("; "),
     detailCapacity: [],
-    detailStock: short.map((line) => ({
+    detailStock: mapPacked(short, (line) => ({
       sku: line.sku,
       warningMessage: line.description,
       requestedQuantity: line.requested,
@@ -131,7 +132,7 @@ const capacityErrorOf = (dispatch: DispatchResult, shipped: ReadonlyArray<Line>)
   if (shortage === undefined) return undefined
   return {
     code: "CAPACITY_ERROR",
-    details: shipped.map((line) => ({
+    details: mapPacked(shipped, (line) => ({
       errorCode: CAPACITY_ERROR_CODE[shortage.kind],
       description: dispatch.message,
       sku: line.item.skuCode,
@@ -179,7 +180,7 @@ export const entryOfDispatch = (
     errors.push(stockError(
       dispatch.origin,
       `stock is short at ${dispatch.origin} for ${short.length} item(s)`,
-      short.map(({ shortage }) => ({
+      mapPacked(short, ({ shortage }) => ({
         sku: shortage.sku,
         requested: shortage.requested,
         available: shortage.available,
@@ -200,15 +201,15 @@ export const entryOfDispatch = (
     deliveryCost: context.costEnabled ? dispatch.cost : 0,
     pickingDays: origin?.pickingDayNames ?? [],
     processingDays: origin?.node.processingDays ?? 0,
-    leadTimes: dispatch.path.map((leg) => leg.leadTime.days),
-    routeDaysOfWeek: dispatch.path.map((leg) => leg.departureDayNames),
+    leadTimes: mapPacked(dispatch.path, (leg) => leg.leadTime.days),
+    routeDaysOfWeek: mapPacked(dispatch.path, (leg) => leg.departureDayNames),
     deliveryDates: deliveryDatesOf(dispatch),
     originEntityDetails: entityDetailsOf(origin),
     pickupEntityDetails: entityDetailsOf(alternative.store),
     deliveryTrace: traceOf(dispatch),
     arriveDates: arriveDatesOf(dispatch),
     detailedCapacityError: errors,
-    dispatchItems: shipped.map((line) => dispatchItemOf(line.item, dispatch.origin))
+    dispatchItems: mapPacked(shipped, (line) => dispatchItemOf(line.item, dispatch.origin))
   }
 }
 
@@ -242,7 +243,7 @@ export const unservedEntry = (
     detailedCapacityError: [stockError(
       "",
       message,
-      unserved.map(({ available, line }) => ({
+      mapPacked(unserved, ({ available, line }) => ({
         sku: line.item.skuCode,
         requested: line.units,
         available,
@@ -261,7 +262,7 @@ export const entriesOfEvaluation = (
   evaluation: Evaluation,
   lines: ReadonlyArray<Line>
 ): Array<LogisticsCapacity> =>
-  evaluation.dispatches.map((dispatch) => {
+  mapPacked(evaluation.dispatches, (dispatch) => {
     const shipped: Array<Line> = []
     const short: Array<{ line: Line; shortage: StockShortage }> = []
     evaluation.items.forEach((result, i) => {

@@ -203,9 +203,12 @@ export const evaluateVariantB = (
     }
     return Either.left(new NoRouteFound({ message: `no route found for any dispatch: ${reasons.join("; ")}` }))
   }
+  // Pushed, not flatMap: flatMap's array is holey, which JSON.stringify writes on its slow path.
+  const logisticsCapacity: Array<LogisticsCapacity> = []
+  for (const outcome of outcomes) for (const entry of outcome.entries) logisticsCapacity.push(entry)
   return Either.right({
     request,
-    logisticsCapacity: outcomes.flatMap((outcome) => outcome.entries),
+    logisticsCapacity,
     prioritizationCriteria: searching || rankedStores ? "PROXIMITY_STORE" : "EARLIEST_DELIVERY_DATE"
   })
 }

@@ -10,6 +10,7 @@ import {
   maskOf,
   parseClock,
   parseDay,
+  ZoneClock,
   zoneFormatter
 } from "../src/index.ts"
 import { day } from "./fixtures.ts"
@@ -95,5 +96,37 @@ describe("now in a node's time zone", () => {
     const newYork = zoneFormatter("America/New_York")
     expect(localClockAt(newYork, Date.parse("2025-03-08T17:00:00Z")).minute).toBe(12 * 60)
     expect(localClockAt(newYork, Date.parse("2025-03-10T17:00:00Z")).minute).toBe(13 * 60)
+  })
+})
+
+describe("a zone's clock kept per minute", () => {
+  /** Every `stepMs` from `fromIso` for `count` steps, forwards then backwards (the kept minute changes both ways). */
+  const sweep = (fromIso: string, stepMs: number, count: number): ReadonlyArray<number> => {
+    const start = Date.parse(fromIso)
+    const forwards = Array.from({ length: count }, (_, i) => start + i * stepMs)
+    return [...forwards, ...[...forwards].reverse()]
+  }
+
+  const agrees = (timeZone: string, instants: ReadonlyArray<number>) => {
+    const formatter = zoneFormatter(timeZone)
+    const clock = new ZoneClock(formatter)
+    for (const instant of instants) {
+      expect({ instant: new Date(instant).toISOString(), ...clock.at(instant) })
+        .toEqual({ instant: new Date(instant).toISOString(), ...localClockAt(formatter, instant) })
+    }
+  }
+
+  it("reads what localClockAt reads at every instant of a day, minute and midnight boundaries included", () => {
+    agrees("America/Lima", sweep("2025-03-09T04:58:00Z", 7_001, 200))
+    agrees("Asia/Kolkata", sweep("2025-03-09T18:28:00Z", 7_001, 200))
+  })
+
+  it("follows daylight saving transitions as they happen", () => {
+    agrees("America/New_York", sweep("2025-03-09T06:58:00Z", 9_999, 100))
+    agrees("America/New_York", sweep("2025-11-02T05:58:00Z", 9_999, 100))
+  })
+
+  it("stays exact where a zone's offset had seconds (Monrovia, -0:44:30 until 1972)", () => {
+    agrees("Africa/Monrovia", sweep("1971-06-01T11:59:00Z", 1_000, 240))
   })
 })

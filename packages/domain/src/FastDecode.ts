@@ -31,6 +31,7 @@ const isScalar = (ast: SchemaAST.AST): boolean => {
     case "StringKeyword":
     case "NumberKeyword":
     case "BooleanKeyword":
+    case "UndefinedKeyword":
     case "Literal":
       return true
     case "Refinement":
@@ -61,8 +62,12 @@ const compileRefinements = (ast: SchemaAST.Refinement): Step => {
   }
 }
 
+/** `Schema.optional(X)`'s type, X | undefined: no struct or array accepts undefined, so only one member can decode. */
+const isUndefinedOr = (ast: SchemaAST.Union): boolean =>
+  ast.types.length === 2 && ast.types.some((member) => member._tag === "UndefinedKeyword")
+
 const compileUnion = (ast: SchemaAST.Union): Step => {
-  if (!ast.types.every(isScalar)) throw new UnsupportedSchemaError("Union with structured members")
+  if (!ast.types.every(isScalar) && !isUndefinedOr(ast)) throw new UnsupportedSchemaError("Union with structured members")
   const members = ast.types.map(compile)
   return (input) => {
     for (const member of members) {
@@ -81,11 +86,12 @@ const compileArray = (ast: SchemaAST.TupleType): Step => {
   const item = compile(rest.type)
   return (input) => {
     if (!Array.isArray(input)) return INVALID
-    const output: Array<unknown> = new Array(input.length)
+    // Pushed, not preallocated: a packed array, which JSON.stringify writes on its fast path.
+    const output: Array<unknown> = []
     for (let i = 0; i < input.length; i++) {
       const value = item(input[i])
       if (value === INVALID) return INVALID
-      output[i] = value
+      output.push(value)
     }
     return output
   }
@@ -128,6 +134,8 @@ const compile = (ast: SchemaAST.AST): Step => {
       return (input) => (typeof input === "number" ? input : INVALID)
     case "BooleanKeyword":
       return (input) => (typeof input === "boolean" ? input : INVALID)
+    case "UndefinedKeyword":
+      return (input) => (input === undefined ? input : INVALID)
     case "Literal": {
       const literal = ast.literal
       return (input) => (input === literal ? input : INVALID)

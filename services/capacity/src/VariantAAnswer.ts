@@ -1,4 +1,4 @@
-import { decodeDeliveryRequestA, evaluateVariantA, type Snapshot } from "@retail/capacity"
+import { decodeDeliveryRequestA, encodeDeliveryResults, evaluateVariantA, type Snapshot } from "@retail/capacity"
 import { Either } from "effect"
 import type { CapacitySettings } from "./CapacityConfig.ts"
 
@@ -19,6 +19,7 @@ export const UNSUPPORTED_MEDIA_TYPE = plain(415, "Unsupported media type: send C
 /** `application/json`, optionally with `charset=utf-8` (any case, spaces allowed). */
 export const isJsonContentType = (header: string | undefined): boolean => {
   if (header === undefined) return false
+  if (header === "application/json") return true
   const [mediaType, ...parameters] = header.split(";")
   if (mediaType?.trim().toLowerCase() !== "application/json") return false
   return parameters.every((parameter) => {
@@ -39,16 +40,16 @@ export const isAuthorized = (settings: CapacitySettings, authorization: string |
 export const badJson = (error: unknown): Answer =>
   plain(400, `Bad request: the body is not valid JSON (${error instanceof Error ? error.message : String(error)})`)
 
-/** Variant A on a parsed body: one decode, the engine, one JSON.stringify. */
+/** Variant A on a parsed body: one decode, the engine, one encoding (shared parts written once). */
 export const answerVariantAInput = (settings: CapacitySettings, snapshot: Snapshot, input: unknown, nowMillis: number): Answer => {
   const decoded = decodeDeliveryRequestA(input)
   if (Either.isLeft(decoded)) return plain(400, `Bad request: ${decoded.left.message}`)
   const results = evaluateVariantA(snapshot, decoded.right, nowMillis, settings)
   if (Either.isLeft(results)) return plain(404, `Not found: ${results.left.message}`)
-  return { status: 200, contentType: "application/json", body: JSON.stringify(results.right) }
+  return { status: 200, contentType: "application/json", body: encodeDeliveryResults(results.right) }
 }
 
-/** POST /v1/delivery/capacity, variant A, after the key check: one JSON.parse, one decode, the engine, one JSON.stringify. */
+/** POST /v1/delivery/capacity, variant A, after the key check: one JSON.parse, one decode, the engine, one encoding. */
 export const answerVariantA = (settings: CapacitySettings, snapshot: Snapshot, body: string, nowMillis: number): Answer => {
   let input: unknown
   try {

@@ -60,7 +60,8 @@ export class CapacityFastLane extends Effect.Service<CapacityFastLane>()("@retai
           return
         }
         try {
-          send(response, answerCapacity(config, network.peek(), Buffer.concat(chunks).toString("utf8"), Date.now()))
+          const body = chunks.length === 1 ? chunks[0]?.toString("utf8") ?? "" : Buffer.concat(chunks).toString("utf8")
+          send(response, answerCapacity(config, network.peek(), body, Date.now()))
         } catch {
           send(response, INTERNAL)
         }

@@ -1,0 +1,94 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Either } from "effect"
+import fc from "fast-check"
+import {
+  type CapacityUse,
+  decodeDeliveryRequestA,
+  demoNetwork,
+  encodeDeliveryResults,
+  evaluateVariantA
+} from "../src/index.ts"
+import { ledgerWith, limaTime, snapshotOf } from "./fixtures.ts"
+
+/**
+ * The endpoint writes variant A's answer with `encodeDeliveryResults` (shared parts written once);
+ * `JSON.stringify` of the same results is the reference. Requests mix routed, unrouted, stock-short
+ * and capacity-short items, several dispatches, optional fields present or absent, and text that
+ * JSON must escape.
+ */
+
+const ORIGINS = ["CD-LURIN", "CD-CALLAO", "TD-MIRAFLORES", "PRV-GLORIA", "SELLER-TECNO-LINCE", "NOWHERE"] as const
+const SKUS = ["SKU-TV-55-4K", "SKU-CELULAR-A54", "SKU-AUDIFONOS-BT", "SKU-LECHE-GLORIA-6PK", "SKU-MOUSE-GAMER", "SKU-NONE"] as const
+const DESTINATIONS = ["150122", "150131", "150103", "070101", "150126", "150999", "TD-SURCO", "TD-MIRAFLORES", "", "lima"] as const
+/** Text JSON escapes: quotes, backslashes, control characters, non-ASCII, a lone surrogate. */
+const text = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom("\"q\"", "back\\slash", "tab\tnew\nline", "Lurín ñ €", "\ud800", "\u2028"))
+
+const item = fc.record(
+  {
+    origin: fc.constantFrom(...ORIGINS),
+    entityType: fc.constantFrom("CD", "TD", "PRV", "SELLER"),
+    skuCode: fc.constantFrom(...SKUS),
+    zone: fc.constantFrom("", "LIMA-MODERNA", "LIMA-ESTE", "NOPE"),
+    dispatchType: fc.constantFrom("NORMAL", "EXPRESS"),
+    quantity: fc.oneof(fc.integer({ min: 1, max: 40 }), fc.double({ min: 0.1, max: 5, noNaN: true }), fc.constant(5000)),
+    destination: fc.constantFrom(...DESTINATIONS),
+    latitude: fc.constant(-12.1),
+    longitude: fc.constant(-77),
+    deliveryMode: fc.constantFrom("HOME_DELIVERY", "STORE_WITHDRAWAL"),
+    line: text,
+    measurable: text,
+    division: text,
+    weight: fc.oneof(fc.double({ min: 0, max: 80, noNaN: true }), fc.constant(0), fc.constant(-0))
+  },
+  { requiredKeys: ["origin", "entityType", "skuCode", "zone", "dispatchType", "quantity", "destination", "latitude", "longitude", "deliveryMode"] }
+)
+
+const request = fc.record({
+  purchaseDate: fc.constantFrom("2026-12-24", "2027-03-01", "2027-07-27", "2027-12-30"),
+  items: fc.array(item, { minLength: 1, maxLength: 12 })
+})
+
+/** Usage that fills some pools, routes and windows of the demo network (capacity errors in answers). */
+const usage: ReadonlyArray<CapacityUse> = [
+  { resource: { _tag: "Picking", node: "CD-LURIN", pool: "NORMAL" }, date: "2027-03-01", amount: 100_000 },
+  { resource: { _tag: "RouteDeparture", route: "R-CALLAO-NORTE-N" }, date: "2027-03-02", amount: 100_000 },
+  { resource: { _tag: "ZoneWindow", zone: "LIMA-ESTE", window: "09:00-13:00" }, date: "2027-03-03", amount: 100_000 }
+]
+const snapshots = [snapshotOf(demoNetwork), snapshotOf(demoNetwork, ledgerWith(usage))]
+
+describe("variant A's answer text", () => {
+  it("is JSON.stringify of the results, byte for byte", () => {
+    let compared = 0
+    const errorCodes = new Set<string>()
+    fc.assert(
+      fc.property(request, fc.constantFrom(0, 1), (input, which) => {
+        const decoded = decodeDeliveryRequestA(input)
+        if (Either.isLeft(decoded)) return
+        const snapshot = snapshots[which] ?? snapshots[0]
+        if (snapshot === undefined) return
+        const results = evaluateVariantA(snapshot, decoded.right, limaTime("2027-03-01", "15:00"))
+        if (Either.isLeft(results)) return
+        compared++
+        for (const result of results.right) for (const error of result.detailedCapacityError) errorCodes.add(error.code)
+        expect(encodeDeliveryResults(results.right)).toBe(JSON.stringify(results.right))
+      }),
+      { numRuns: 400 }
+    )
+    // Most generated requests must reach the comparison, or the property says little.
+    expect(compared).toBeGreaterThan(200)
+    expect([...errorCodes].sort()).toEqual(["CAPACITY_ERROR", "STOCK_ERROR"])
+  })
+
+  it("writes an empty list and a list of one as JSON.stringify does", () => {
+    expect(encodeDeliveryResults([])).toBe("[]")
+    const results = Either.getOrThrow(evaluateVariantA(
+      snapshots[0] ?? snapshotOf(demoNetwork),
+      Either.getOrThrow(decodeDeliveryRequestA({
+        purchaseDate: "2027-03-01",
+        items: [{ origin: "CD-LURIN", entityType: "CD", skuCode: "SKU-TV-55-4K", zone: "", dispatchType: "NORMAL", quantity: 1, destination: "150122", latitude: -12.1, longitude: -77, deliveryMode: "HOME_DELIVERY" }]
+      })),
+      limaTime("2027-03-01", "09:00")
+    ))
+    expect(encodeDeliveryResults(results)).toBe(JSON.stringify(results))
+  })
+})
