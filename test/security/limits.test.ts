@@ -2,7 +2,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { sampleProducts } from "@retail/testkit"
 import { Effect } from "effect"
 import * as Http from "node:http"
-import { eventually, postJson, request } from "../support/Http.ts"
+import { eventually, internalRequest, postJson, request } from "../support/Http.ts"
 import { type LoadBody, publishedEntries } from "../support/Loads.ts"
 import { fileOf, formData } from "../support/Multipart.ts"
 import { baseUrl, mintToken, TestServer } from "../support/TestServer.ts"
@@ -177,6 +177,36 @@ describe("body sizes, multipart parts and file loads in flight", () => {
         expect(finished.status).toBe(200)
         expect((JSON.parse(finished.body) as LoadBody).message).toContain("0 products are being processed")
         expect((yield* request("/v1/handle-json", { token, body: small() })).status).toBe(200)
+      }))
+  })
+})
+
+describe("file loads in flight on the internal listener", () => {
+  layer(TestServer({ FILE_LOADS_PER_COMPANY: "1" }), { timeout: 120_000, excludeTestServices: true })((it) => {
+    it.scoped("a company's /handle-json-int loads share its FILE_LOADS_PER_COMPANY slots with its public ones", () =>
+      Effect.gen(function*() {
+        const company = `ISLOT${run}`
+        const token = yield* mintToken({ scope: "products:write", company })
+        const internal = (forCompany: string) =>
+          internalRequest("/v1/handle-json-int", {
+            body: formData([["company", forCompany], ["productsJson", fileOf(JSON.stringify(sampleProducts(2, { prefix: `${forCompany}-` })), "application/json")]])
+          })
+        const first = yield* openFileLoad(token)
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+        const before = yield* publishedEntries
+        const refused = yield* eventually(internal(company), (r) => r.status === 429, 10_000)
+        expect(tooMany(refused)).toEqual({
+          status: 429,
+          retryAfter: "5",
+          body: {
+            _tag: "TooManyRequests",
+            message: `Company ${company} already has 1 file loads in progress (FILE_LOADS_PER_COMPANY); retry after 5 s`
+          }
+        })
+        expect(yield* publishedEntries).toBe(before)
+        expect((yield* internal(`${company}-B`)).status).toBe(200)
+        expect((yield* first.finish()).status).toBe(200)
+        expect((yield* internal(company)).status).toBe(200)
       }))
   })
 })

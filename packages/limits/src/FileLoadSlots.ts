@@ -1,4 +1,4 @@
-import { Data, Effect } from "effect"
+import { Data, Effect, type Scope } from "effect"
 import { LimitsConfig } from "./LimitsConfig.ts"
 
 /** The company already has as many file loads in flight as it may. */
@@ -34,6 +34,9 @@ export class FileLoadSlots extends Effect.Service<FileLoadSlots>()("@retail/limi
     /** Runs a company's file load in one of its slots, freed when the load ends however it ends. */
     const withSlot = (company: string) => <A, E, R>(load: Effect.Effect<A, E, R>): Effect.Effect<A, E | TooManyFileLoads, R> =>
       Effect.acquireUseRelease(acquire(company), () => load, () => release(company))
-    return { withSlot } as const
+    /** Takes a slot of the company until the scope closes: for a load that learns its company as it reads. */
+    const slotIn = (company: string): Effect.Effect<void, TooManyFileLoads, Scope.Scope> =>
+      Effect.acquireRelease(acquire(company), () => release(company))
+    return { withSlot, slotIn } as const
   })
 }) {}

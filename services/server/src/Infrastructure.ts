@@ -1,9 +1,14 @@
+import { FileLoadSlotsLive } from "@retail/limits"
 import { MemoryStreamQueue, RedisStreamQueue } from "@retail/queue"
 import { CapacityRepository, Database, LoadRepository, Outbox, ProductRepository } from "@retail/store"
 import { Effect, Layer, Option } from "effect"
 import { ServerConfig } from "./ServerConfig.ts"
 
-/** The repositories over PostgreSQL when DATABASE_URL is set, else the embedded one; Redis Streams when REDIS_URL is set, else in-process. */
+/**
+ * The repositories over PostgreSQL when DATABASE_URL is set, else the embedded one; Redis Streams
+ * when REDIS_URL is set, else in-process; and the process's file load slots, which the public and
+ * the internal listener share (FILE_LOADS_PER_COMPANY counts a company's loads on both).
+ */
 export const Infrastructure = Layer.unwrapEffect(
   Effect.gen(function*() {
     const config = yield* ServerConfig
@@ -17,6 +22,6 @@ export const Infrastructure = Layer.unwrapEffect(
         `queue: ${Option.isSome(config.redisUrl) ? "Redis Streams (REDIS_URL)" : "in-process"}`
     )
     const repositories = Layer.mergeAll(ProductRepository.Default, LoadRepository.Default, Outbox.Default, CapacityRepository.Default)
-    return Layer.merge(Layer.provideMerge(repositories, database), queue)
+    return Layer.mergeAll(Layer.provideMerge(repositories, database), queue, FileLoadSlotsLive)
   })
 )

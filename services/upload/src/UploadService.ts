@@ -1,4 +1,3 @@
-import { FileLoadSlotsLive } from "@retail/limits"
 import { Layer } from "effect"
 import { BatchWorkers } from "./BatchWorkers.ts"
 import { FileLoadPublisher } from "./files/FileLoadPublisher.ts"
@@ -11,9 +10,9 @@ import { OutboxRelay } from "./OutboxRelay.ts"
 import { ProductPublisher } from "./ProductPublisher.ts"
 import { UploadConfig } from "./UploadConfig.ts"
 
-/** The upload endpoints, ready to be added to the HttpApi. */
+/** The upload endpoints, ready to be added to the HttpApi; FileLoadSlots comes from outside (shared with the internal listener). */
 export const http = Layer.mergeAll(ProductsHttp, FilesHttp, LoadsHttp).pipe(
-  Layer.provide(Layer.mergeAll(LoadIntake.Default, FileLoadPublisher.Default, FileLoadSlotsLive)),
+  Layer.provide(Layer.mergeAll(LoadIntake.Default, FileLoadPublisher.Default)),
   Layer.provide(ProductPublisher.Default),
   Layer.provide(UploadConfig.layer)
 )

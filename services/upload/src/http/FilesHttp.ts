@@ -1,7 +1,8 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Api, CurrentPrincipal, Scopes, tooManyRequests } from "@retail/api"
-import { FileLoadSlots, TooManyFileLoads } from "@retail/limits"
+import { Api, CurrentPrincipal, Scopes } from "@retail/api"
+import { FileLoadSlots } from "@retail/limits"
 import { Effect } from "effect"
+import { refuseBusyCompany } from "./BusyCompany.ts"
 import { csvFileLoad } from "./CsvFileLoad.ts"
 import { jsonFileLoad } from "./JsonFileLoad.ts"
 import { companyWithScope } from "./ProductsHttp.ts"
@@ -9,15 +10,7 @@ import { companyWithScope } from "./ProductsHttp.ts"
 export const FilesHttp = HttpApiBuilder.group(Api, "files", (handlers) =>
   Effect.map(FileLoadSlots, (slots) => {
     /** At most FILE_LOADS_PER_COMPANY file loads of one company at a time; one more is 429. */
-    const inSlotOf = (company: string) => <A, E, R>(load: Effect.Effect<A, E, R>) =>
-      load.pipe(
-        slots.withSlot(company),
-        Effect.catchIf((error): error is TooManyFileLoads => error instanceof TooManyFileLoads, (busy) =>
-          tooManyRequests(
-            busy.retryAfterSeconds,
-            `Company ${busy.company} already has ${busy.limit} file loads in progress (FILE_LOADS_PER_COMPANY); retry after ${busy.retryAfterSeconds} s`
-          ))
-      )
+    const inSlotOf = (company: string) => <A, E, R>(load: Effect.Effect<A, E, R>) => refuseBusyCompany(slots.withSlot(company)(load))
     return handlers
       .handleRaw("handleJson", ({ request }) =>
         Effect.gen(function*() {

@@ -1,7 +1,9 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { InternalApi, InvalidRequest } from "@retail/api"
 import { MAX_CODE_LENGTH } from "@retail/domain"
+import { FileLoadSlots } from "@retail/limits"
 import { Effect } from "effect"
+import { refuseBusyCompany } from "./BusyCompany.ts"
 import { jsonFileLoad, PRODUCTS_JSON } from "./JsonFileLoad.ts"
 
 export const COMPANY = "company"
@@ -20,8 +22,13 @@ export const companyField = (fields: ReadonlyMap<string, string>) => {
   return Effect.succeed(company)
 }
 
-/** Served on the internal listener only: no token, the company is named by the caller. */
+/**
+ * Served on the internal listener only: no token, the company is named by the caller. Its loads
+ * take the same FILE_LOADS_PER_COMPANY slots as the company's public ones, once the company is read.
+ */
 export const InternalFilesHttp = HttpApiBuilder.group(InternalApi, "internalFiles", (handlers) =>
-  Effect.succeed(
-    handlers.handleRaw("handleJsonInt", ({ request }) => jsonFileLoad(request, "HANDLE_JSON_INT", companyField, { fields: [COMPANY] }))
-  ))
+  Effect.map(FileLoadSlots, (slots) =>
+    handlers.handleRaw("handleJsonInt", ({ request }) =>
+      refuseBusyCompany(
+        jsonFileLoad(request, "HANDLE_JSON_INT", (fields) => Effect.tap(companyField(fields), slots.slotIn), { fields: [COMPANY] })
+      ))))

@@ -18,12 +18,13 @@ export const missingPart = (name: string, kind: "file" | "text") =>
 /**
  * A JSON products file load: the `productsJson` part is scanned, validated and spooled as it
  * arrives; only when it ended well is anything published. `companyOf` names the company once
- * the file part starts (from the caller's token, or from a field sent before the file).
+ * the file part starts (from the caller's token, or from a field sent before the file); it runs
+ * in the load's scope, so what it acquires is held until the load ends.
  */
-export const jsonFileLoad = (
+export const jsonFileLoad = <E, R>(
   request: HttpServerRequest.HttpServerRequest,
   source: LoadSource,
-  companyOf: (fields: ReadonlyMap<string, string>) => Effect.Effect<string, InvalidRequest>,
+  companyOf: (fields: ReadonlyMap<string, string>) => Effect.Effect<string, E, R>,
   options: MultipartOptions = {}
 ) =>
   Effect.scoped(Effect.gen(function*() {
