@@ -6,7 +6,7 @@ import { csvParts } from "../suite/HandleCsv.ts"
 import { loadAnswer, post } from "../support/Http.ts"
 import type { ServerHandle } from "../support/ServerProcess.ts"
 import { mintToken, runTag } from "../support/Tokens.ts"
-import { uploadFiles } from "../support/Upload.ts"
+import { type Uploaded, uploadFiles } from "../support/Upload.ts"
 import { paced, Tally, timed } from "./Tally.ts"
 
 export type RawProduct = Readonly<Record<string, unknown>>
@@ -111,43 +111,31 @@ export const loadTraffic = (server: ServerHandle, files: InputFiles, mix: LoadMi
   const fileBody = { products: fileProducts, invalid: new Set<number>() }
   const csvBody = { products: fileProducts.map(asCsvCarriesIt), invalid: new Set<number>() }
   const jsonPart = [{ name: "productsJson", file: files.json, contentType: "application/json" }]
-  const filesPerSecond = 1 / mix.fileLoadEverySeconds
+  /** A file endpoint: one load every fileLoadEverySeconds, as a company of its own. */
+  const fileKind = (endpoint: string, code: string, body: Omit<Body, "text">, upload: (company: string, token: string) => Promise<Uploaded>) =>
+    kind(endpoint === "/v1/handle-json-int" ? `${endpoint} (internal listener)` : endpoint, 1 / mix.fileLoadEverySeconds, async (index, tally) => {
+      const owner = company(code, index)
+      const token = await mintToken(owner)
+      const answer = await timed(tally, async () => {
+        const uploaded = await upload(owner, token)
+        return { status: uploaded.status, text: uploaded.body }
+      })
+      if (answer !== undefined) accepted(tally, endpoint, owner, token, body, answer.status, answer.text)
+    })
 
   const kinds: ReadonlyArray<LoadKind> = [
     kind("/v1/load-products", mix.loadProductsPerSecond, async (index, tally) => {
       const owner = company("LP", index)
       const token = await mintToken(owner)
-      const body = bodies[(index % mix.bodySizes.length) * 2 + (index % mix.spoiledEvery === mix.spoiledEvery - 1 ? 1 : 0)] ?? bodies[0]!
+      const body = bodies[(index % mix.bodySizes.length) * 2 + (index % mix.spoiledEvery === mix.spoiledEvery - 1 ? 1 : 0)]
+      if (body === undefined) throw new BenchmarkFailure(`no /v1/load-products body for request ${index}`)
       const answer = await timed(tally, () => post(`${server.url}/v1/load-products`, body.text, { authorization: `Bearer ${token}` }))
       if (answer !== undefined) accepted(tally, "/v1/load-products", owner, token, body, answer.status, answer.text)
     }),
-    kind("/v1/handle-json", filesPerSecond, async (index, tally) => {
-      const owner = company("HJ", index)
-      const token = await mintToken(owner)
-      const answer = await timed(tally, async () => {
-        const upload = await uploadFiles(`${server.url}/v1/handle-json`, token, jsonPart)
-        return { status: upload.status, text: upload.body }
-      })
-      if (answer !== undefined) accepted(tally, "/v1/handle-json", owner, token, fileBody, answer.status, answer.text)
-    }),
-    kind("/v1/handle-json-int (internal listener)", filesPerSecond, async (index, tally) => {
-      const owner = company("HJI", index)
-      const token = await mintToken(owner)
-      const answer = await timed(tally, async () => {
-        const upload = await uploadFiles(`${internalUrl}/v1/handle-json-int`, undefined, jsonPart, [{ name: "company", value: owner }])
-        return { status: upload.status, text: upload.body }
-      })
-      if (answer !== undefined) accepted(tally, "/v1/handle-json-int", owner, token, fileBody, answer.status, answer.text)
-    }),
-    kind("/v1/handle-csv", filesPerSecond, async (index, tally) => {
-      const owner = company("CSV", index)
-      const token = await mintToken(owner)
-      const answer = await timed(tally, async () => {
-        const upload = await uploadFiles(`${server.url}/v1/handle-csv`, token, csvParts(files))
-        return { status: upload.status, text: upload.body }
-      })
-      if (answer !== undefined) accepted(tally, "/v1/handle-csv", owner, token, csvBody, answer.status, answer.text)
-    })
+    fileKind("/v1/handle-json", "HJ", fileBody, (_, token) => uploadFiles(`${server.url}/v1/handle-json`, token, jsonPart)),
+    fileKind("/v1/handle-json-int", "HJI", fileBody, (owner) =>
+      uploadFiles(`${internalUrl}/v1/handle-json-int`, undefined, jsonPart, [{ name: "company", value: owner }])),
+    fileKind("/v1/handle-csv", "CSV", csvBody, (_, token) => uploadFiles(`${server.url}/v1/handle-csv`, token, csvParts(files)))
   ]
   return { kinds, sent, mismatches }
 }

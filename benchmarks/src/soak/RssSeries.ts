@@ -8,10 +8,14 @@ export interface RssPoint {
 }
 
 /** The server's RSS every `everyMs` from now on, for its level at given moments and its trend. */
-export const sampleRss = (rss: ReturnType<typeof watchRss>, everyMs: number) => {
+export const sampleRss = (rss: ReturnType<typeof watchRss>, everyMs: number, progress: (message: string) => void) => {
   const start = performance.now()
   const points: Array<RssPoint> = []
-  const sample = () => points.push({ seconds: (performance.now() - start) / 1000, mib: rss.currentMiB() })
+  const sample = () => {
+    const point = { seconds: (performance.now() - start) / 1000, mib: rss.currentMiB() }
+    if (Math.floor(point.seconds / 30) > Math.floor((points[points.length - 1]?.seconds ?? 0) / 30)) progress(`${point.seconds.toFixed(0)} s: server RSS ${point.mib.toFixed(0)} MiB`)
+    points.push(point)
+  }
   sample()
   const timer = setInterval(sample, everyMs)
   return {

@@ -65,7 +65,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 /**
  * Sends at a steady rate (open loop: the i-th request is due at i / perSecond, whether or not the
  * earlier ones were answered) until `untilMs` (performance.now()); a request due while `maxInFlight`
- * are still waiting is not sent and counted. `send` records its own outcome in the tally.
+ * are still waiting is not sent and counted. `send` records its own outcome in the tally; the first
+ * error it throws is thrown once every request sent has ended.
  */
 export const paced = async (
   options: { readonly perSecond: number; readonly untilMs: number; readonly maxInFlight: number; readonly tally: Tally },
@@ -73,6 +74,8 @@ export const paced = async (
 ): Promise<void> => {
   const start = performance.now()
   const inFlight = new Set<Promise<void>>()
+  // A send that throws (not an HTTP answer: those are recorded) fails the soak once the others are in.
+  let failure: { readonly error: unknown } | undefined
   for (let index = 0;; index++) {
     const due = start + (index * 1000) / options.perSecond
     if (due >= options.untilMs) break
@@ -81,10 +84,15 @@ export const paced = async (
       options.tally.notSent++
       continue
     }
-    const request: Promise<void> = send(index).finally(() => inFlight.delete(request))
+    const request: Promise<void> = send(index)
+      .catch((error: unknown) => {
+        failure ??= { error }
+      })
+      .finally(() => inFlight.delete(request))
     inFlight.add(request)
   }
   await Promise.all(inFlight)
+  if (failure !== undefined) throw failure.error
 }
 
 /** Runs one request, recording its status and latency; a request with no answer is status 0 (undefined). */

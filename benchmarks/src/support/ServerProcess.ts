@@ -94,6 +94,8 @@ export const startServer = async (settings: Readonly<Record<string, string>>, pr
     CONSUMER_NAME: `bench-${tag}`,
     SPOOL_DIR: tmpdir(),
     ...(database === undefined ? { DATA_DIR: "memory://" } : {}),
+    // Node options for the servers alone (a heap cap tells a leak from a heap V8 lets grow).
+    ...(process.env["BENCH_SERVER_NODE_OPTIONS"] === undefined ? {} : { NODE_OPTIONS: process.env["BENCH_SERVER_NODE_OPTIONS"] }),
     ...streams,
     ...settings
   }
