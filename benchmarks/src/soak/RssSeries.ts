@@ -18,6 +18,7 @@ export const sampleRss = (rss: ReturnType<typeof watchRss>, everyMs: number, pro
   }
   sample()
   const timer = setInterval(sample, everyMs)
+  timer.unref()
   return {
     points: (): ReadonlyArray<RssPoint> => points,
     /** The first sample at or after `seconds` (the last one when there is none). */
