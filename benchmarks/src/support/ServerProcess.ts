@@ -146,7 +146,7 @@ export const startServer = async (settings: Readonly<Record<string, string>>, pr
     const redis = redisUrl()
     if (redis !== undefined) {
       const batches = streams.PRODUCT_BATCHES_STREAM
-      await deleteKeys(redis, [batches, `${batches}:dead`, streams.LOAD_EVENTS_STREAM]).catch(() => undefined)
+      await deleteKeys(redis, [batches, `${batches}:dead`, streams.LOAD_EVENTS_STREAM, streams.CAPACITY_EVENTS_STREAM]).catch(() => undefined)
     }
   }
   const dropPublished = async () => {
