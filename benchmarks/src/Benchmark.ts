@@ -46,12 +46,20 @@ export interface Benchmark {
   readonly sizeUnit: string
   readonly defaultSize: number
   readonly smokeSize: number
+  /** Runs when the command does not say (`--runs`); 3 unless set (a soak of minutes runs once). */
+  readonly defaultRuns?: number
   readonly open: (ctx: SetupContext) => Promise<Session>
 }
 
-/** A benchmark that could not measure what it promised; the command exits non-zero. */
+/**
+ * A benchmark that could not measure what it promised; the command exits non-zero. `measured`: what
+ * a run did measure before it found the fault (a soak that lost products still reports its rates).
+ */
 export class BenchmarkFailure extends Error {
   override readonly name = "BenchmarkFailure"
+  constructor(message: string, readonly measured: ReadonlyArray<Figure> = []) {
+    super(message)
+  }
 }
 
 export const figure = (

@@ -3,7 +3,8 @@ import { Either, Schema } from "effect"
 export interface CliOptions {
   readonly name: string | undefined
   readonly size: number | undefined
-  readonly runs: number
+  /** Unset: each benchmark's default (3, or 1 for the soak). */
+  readonly runs: number | undefined
   readonly smoke: boolean
   readonly label: string
 }
@@ -17,7 +18,7 @@ export const USAGE = "usage: npm run bench -- [<benchmark>] [--size N] [--runs N
 export const parseArgs = (args: ReadonlyArray<string>): Either.Either<CliOptions, string> => {
   let name: string | undefined
   let size: number | undefined
-  let runs = 3
+  let runs: number | undefined
   let smoke = false
   let label = process.env["BENCH_LABEL"] ?? ""
   for (let i = 0; i < args.length; i++) {

@@ -42,7 +42,7 @@ export const BenchmarkReport = Schema.Struct({
   seconds: Measured,
   notes: Schema.Array(Schema.String),
   figures: Schema.Array(FigureReport),
-  /** Set when the benchmark failed; its figures are whatever runs finished before. */
+  /** Set when the benchmark failed; its figures are whatever runs finished before, and what the failed run measured if it says. */
   failure: Schema.optional(Schema.String)
 })
 export type BenchmarkReport = typeof BenchmarkReport.Type

@@ -1,19 +1,21 @@
 import { loadavg } from "node:os"
-import type { Benchmark, Figure, Goal } from "./Benchmark.ts"
+import { type Benchmark, BenchmarkFailure, type Figure, type Goal } from "./Benchmark.ts"
 import { infrastructure, machine } from "./Machine.ts"
 import type { BenchmarkReport, FigureReport, Report } from "./Report.ts"
 import { summarize } from "./Stats.ts"
 
 export interface SuiteOptions {
   readonly scale: "full" | "smoke"
-  /** Runs of each benchmark; figures are the median and spread over them. */
-  readonly runs: number
+  /** Runs of each benchmark; figures are the median and spread over them. Unset: the benchmark's default (3 unless it says). */
+  readonly runs?: number
   /** Overrides each benchmark's default size (used when one benchmark is run alone). */
   readonly size?: number
   readonly label: string
   readonly command: string
   readonly log: (line: string) => void
 }
+
+const DEFAULT_RUNS = 3
 
 const errorText = (error: unknown): string =>
   error instanceof Error ? `${error.message}${error.cause === undefined ? "" : ` (cause: ${errorText(error.cause)})`}` : String(error)
@@ -65,8 +67,17 @@ const report = (f: Figure): FigureReport | undefined => {
   }
 }
 
+const unmeasurable = (figures: ReadonlyArray<Figure>): string | undefined => {
+  for (const f of figures) {
+    const bad = [...f.samples, ...(f.limit?.samples ?? [])].find((s) => !Number.isFinite(s) || s < 0)
+    if (bad !== undefined) return `figure "${f.name}" measured ${bad}, not a finite non-negative number`
+  }
+  return undefined
+}
+
 const runOne = async (benchmark: Benchmark, options: SuiteOptions): Promise<BenchmarkReport> => {
   const size = options.size ?? (options.scale === "smoke" ? benchmark.smokeSize : benchmark.defaultSize)
+  const runCount = options.runs ?? benchmark.defaultRuns ?? DEFAULT_RUNS
   const started = performance.now()
   const notes: Array<string> = []
   const runs: Array<ReadonlyArray<Figure>> = []
@@ -76,19 +87,19 @@ const runOne = async (benchmark: Benchmark, options: SuiteOptions): Promise<Benc
     progress(`setting up (${size} ${benchmark.sizeUnit})`)
     const session = await benchmark.open({ size, scale: options.scale, progress, note: (text) => notes.push(text) })
     try {
-      for (let runIndex = 0; runIndex < options.runs; runIndex++) {
-        progress(`run ${runIndex + 1}/${options.runs}`)
+      for (let runIndex = 0; runIndex < runCount; runIndex++) {
+        progress(`run ${runIndex + 1}/${runCount}`)
         const figures = await session.run({ size, scale: options.scale, runIndex, progress })
-        for (const f of figures) {
-          const bad = [...f.samples, ...(f.limit?.samples ?? [])].find((s) => !Number.isFinite(s) || s < 0)
-          if (bad !== undefined) throw new Error(`figure "${f.name}" measured ${bad}, not a finite non-negative number`)
-        }
+        const bad = unmeasurable(figures)
+        if (bad !== undefined) throw new Error(bad)
         runs.push(figures)
       }
     } finally {
       await session.close()
     }
   } catch (error) {
+    // A run that failed after measuring (a soak whose end check found a fault) keeps its figures.
+    if (error instanceof BenchmarkFailure && error.measured.length > 0 && unmeasurable(error.measured) === undefined) runs.push(error.measured)
     failure = errorText(error)
     progress(`FAILED: ${failure}`)
   }

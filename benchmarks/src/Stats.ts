@@ -25,3 +25,17 @@ export const summarize = (values: ReadonlyArray<number>): Summary => ({
   q1: quantile(values, 0.25),
   q3: quantile(values, 0.75)
 })
+
+/** Slope of the least-squares line through the points (y per unit of x); NaN with fewer than two distinct x. */
+export const linearSlope = (points: ReadonlyArray<{ readonly x: number; readonly y: number }>): number => {
+  const n = points.length
+  const meanX = points.reduce((sum, p) => sum + p.x, 0) / n
+  const meanY = points.reduce((sum, p) => sum + p.y, 0) / n
+  let covariance = 0
+  let variance = 0
+  for (const p of points) {
+    covariance += (p.x - meanX) * (p.y - meanY)
+    variance += (p.x - meanX) ** 2
+  }
+  return variance === 0 ? Number.NaN : covariance / variance
+}

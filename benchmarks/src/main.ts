@@ -7,7 +7,7 @@ import { parseArgs, USAGE } from "./Cli.ts"
 import { toMarkdown } from "./Markdown.ts"
 import { decodeReport } from "./Report.ts"
 import { failures, runSuite } from "./Runner.ts"
-import { benchmarks } from "./suite/index.ts"
+import { allBenchmarks, benchmarks } from "./suite/index.ts"
 import { killStartedServers } from "./support/ServerProcess.ts"
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -25,13 +25,14 @@ const fail = (message: string, code: number): never => {
 
 const main = async () => {
   const args = process.argv.slice(2)
-  const options = Either.getOrElse(parseArgs(args), (message) => fail(`${message}\n${USAGE}\nbenchmarks: ${benchmarks.map((b) => b.name).join(", ")}`, 2))
-  const selected = options.name === undefined ? benchmarks : benchmarks.filter((b) => b.name === options.name)
-  if (selected.length === 0) fail(`no benchmark named ${options.name ?? ""}; benchmarks: ${benchmarks.map((b) => b.name).join(", ")}`, 2)
+  const names = allBenchmarks.map((b) => b.name).join(", ")
+  const options = Either.getOrElse(parseArgs(args), (message) => fail(`${message}\n${USAGE}\nbenchmarks: ${names}`, 2))
+  const selected = options.name === undefined ? benchmarks : allBenchmarks.filter((b) => b.name === options.name)
+  if (selected.length === 0) fail(`no benchmark named ${options.name ?? ""}; benchmarks: ${names}`, 2)
 
   const report = await runSuite(selected, {
     scale: options.smoke ? "smoke" : "full",
-    runs: options.runs,
+    ...(options.runs === undefined ? {} : { runs: options.runs }),
     ...(options.size === undefined ? {} : { size: options.size }),
     label: options.label,
     command: ["npm run bench", ...(args.length > 0 ? ["--", ...args.map((a) => (/\s/.test(a) ? JSON.stringify(a) : a))] : [])].join(" "),

@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest"
 import { parseArgs } from "../src/Cli.ts"
 
 describe("npm run bench arguments", () => {
-  it("runs everything by default, three runs each", () => {
-    expect(parseArgs([])).toEqual(Either.right({ name: undefined, size: undefined, runs: 3, smoke: false, label: process.env["BENCH_LABEL"] ?? "" }))
+  it("runs everything by default, each benchmark its default runs", () => {
+    expect(parseArgs([])).toEqual(Either.right({ name: undefined, size: undefined, runs: undefined, smoke: false, label: process.env["BENCH_LABEL"] ?? "" }))
   })
 
   it("takes one benchmark with its size and runs", () => {

@@ -1,17 +1,17 @@
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
 import type { Benchmark } from "../src/Benchmark.ts"
-import { figure } from "../src/Benchmark.ts"
+import { BenchmarkFailure, figure } from "../src/Benchmark.ts"
 import { toMarkdown } from "../src/Markdown.ts"
 import { decodeReport, type Report } from "../src/Report.ts"
 import { failures, runSuite } from "../src/Runner.ts"
-import { benchmarks } from "../src/suite/index.ts"
+import { allBenchmarks, benchmarks } from "../src/suite/index.ts"
 
 const smoke = (selected: ReadonlyArray<Benchmark>): Promise<Report> =>
   runSuite(selected, { scale: "smoke", runs: 1, label: "smoke", command: "vitest", log: () => undefined })
 
 const byName = (name: string): Benchmark => {
-  const found = benchmarks.find((b) => b.name === name)
+  const found = allBenchmarks.find((b) => b.name === name)
   if (found === undefined) throw new Error(`no benchmark ${name}`)
   return found
 }
@@ -97,6 +97,35 @@ describe("benchmark suite, smoke size, one run each", () => {
   }, SMOKE_TIMEOUT)
 })
 
+describe("soak, smoke size", () => {
+  it("is run only when named: its minutes would double the whole suite", () => {
+    expect(benchmarks.map((b) => b.name)).not.toContain("soak")
+    expect(allBenchmarks.map((b) => b.name)).toContain("soak")
+  })
+
+  it("every kind of traffic answered, RSS sampled, and the end check ran in the database: loads, products, a sample, the capacity ledger", async () => {
+    const figures = expectWellFormed(await smoke([byName("soak")]), [
+      "/v1/load-products: products/s accepted",
+      "/v1/handle-json: p99 latency",
+      "/v1/handle-json-int (internal listener): requests/s (2xx)",
+      "/v1/handle-csv: non-2xx answers",
+      "POST /v1/delivery/capacity variant A, 5 items: p99 latency",
+      "POST /v1/delivery/capacity variant B all modes, origins searched, 5 items: requests/s (2xx)",
+      "POST /v1/delivery/capacity/consumptions: requests",
+      "server RSS at the end of traffic",
+      "server RSS slope after warm-up, linear fit (0 when falling)"
+    ])
+    const value = (name: string) => figures.find((f) => f.name === name)?.median
+    // The end check really ran: each load's rows were counted and a sample read back (two per load).
+    const loads = value("loads checked in the database") ?? 0
+    expect(loads).toBeGreaterThanOrEqual(4)
+    expect(value("products counted in the database (per load)")).toBeGreaterThan(loads)
+    expect(value("products compared field by field with what was sent (sample)")).toBeGreaterThanOrEqual(loads)
+    expect(value("capacity usage rows checked (used <= total, used = ledger)")).toBeGreaterThan(0)
+    expect(value("server peak RSS during traffic")).toBeGreaterThan(10)
+  }, SMOKE_TIMEOUT)
+})
+
 describe("benchmark runner", () => {
   const fake = (run: () => Promise<ReturnType<typeof figure>[]>): Benchmark => ({
     name: "fake",
@@ -137,6 +166,22 @@ describe("benchmark runner", () => {
     })
     expect(failures(infinite)[0]).toContain("not a finite non-negative number")
     expect(toMarkdown(infinite)).toContain("**FAILED**")
+  })
+
+  it("a run that fails after measuring keeps its figures in the report; a benchmark's own default runs apply unless the command sets them", async () => {
+    let calls = 0
+    const failing: Benchmark = {
+      ...fake(async () => {
+        calls++
+        throw new BenchmarkFailure("2 products lost", [figure("rate", "ops/s", 5)])
+      }),
+      defaultRuns: 1
+    }
+    const report = await runSuite([failing], { scale: "full", label: "", command: "test", log: () => undefined })
+    expect(calls).toBe(1)
+    expect(failures(report)).toEqual(["fake: 2 products lost"])
+    expect(report.benchmarks[0]?.figures.map((f) => [f.name, f.median])).toEqual([["rate", 5]])
+    expect(Either.isRight(decodeReport(report))).toBe(true)
   })
 
   it("the report schema refuses a figure without samples", async () => {

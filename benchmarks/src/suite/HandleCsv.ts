@@ -9,7 +9,7 @@ import { mintToken, runTag } from "../support/Tokens.ts"
 import { uploadFiles } from "../support/Upload.ts"
 
 /** The endpoint's four file parts (docs/csv-format.md), in the order curl -F would send them there. */
-const csvParts = (files: InputFiles) => [
+export const csvParts = (files: InputFiles) => [
   { name: "productsCsv", file: files.productsCsv, contentType: "text/csv" },
   { name: "hierarchiesCsv", file: files.hierarchiesCsv, contentType: "text/csv" },
   { name: "barcodesCsv", file: files.barcodesCsv, contentType: "text/csv" },

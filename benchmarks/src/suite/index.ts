@@ -4,6 +4,10 @@ import { endToEnd } from "./EndToEnd.ts"
 import { handleCsv } from "./HandleCsv.ts"
 import { handleJson } from "./HandleJson.ts"
 import { loadProducts } from "./LoadProducts.ts"
+import { soak } from "./Soak.ts"
 
 /** Every benchmark of `npm run bench`, in the order they run. */
 export const benchmarks: ReadonlyArray<Benchmark> = [loadProducts, handleJson, handleCsv, endToEnd, capacity]
+
+/** Run only when named (`npm run bench -- soak`): minutes of traffic would double the whole suite's time. */
+export const allBenchmarks: ReadonlyArray<Benchmark> = [...benchmarks, soak]

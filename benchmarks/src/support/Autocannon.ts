@@ -26,6 +26,10 @@ export interface LoadOptions {
   readonly method?: "GET" | "POST"
   readonly headers?: Readonly<Record<string, string>>
   readonly bodyFile?: string
+  /** Requests per second over all connections (autocannon's --overallRate): a steady rate instead of flat out. */
+  readonly rate?: number
+  /** "any": non-2xx answers, errors and timeouts are counted in the result instead of failing the benchmark. */
+  readonly accept?: "2xx" | "any"
 }
 
 export interface LoadResult {
@@ -34,17 +38,23 @@ export interface LoadResult {
   readonly p50: number
   readonly p99: number
   readonly p999: number
+  /** Answers by HTTP status ("200": n, "503": m). */
+  readonly statuses: Readonly<Record<string, number>>
+  readonly errors: number
+  readonly timeouts: number
 }
 
 /**
  * autocannon in its own process (its event loop is not the runner's), JSON output decoded. Any
- * non-2xx answer, connection error or timeout fails the benchmark: a fast error is no figure.
+ * non-2xx answer, connection error or timeout fails the benchmark (a fast error is no figure)
+ * unless `accept: "any"` asks for them to be counted.
  */
 export const autocannon = async (options: LoadOptions): Promise<LoadResult> => {
   const args = [
     AUTOCANNON, "--json", "--connections", String(options.connections),
     ...(options.amount === undefined ? ["--duration", String(options.seconds)] : ["--amount", String(options.amount)]),
     "--method", options.method ?? "GET", "--timeout", "180",
+    ...(options.rate === undefined ? [] : ["--overallRate", String(options.rate)]),
     ...Object.entries(options.headers ?? {}).flatMap(([k, v]) => ["--headers", `${k}=${v}`]),
     ...(options.bodyFile === undefined ? [] : ["--input", options.bodyFile]),
     options.url
@@ -53,7 +63,7 @@ export const autocannon = async (options: LoadOptions): Promise<LoadResult> => {
   const result = Either.getOrElse(decodeResult(stdout.trim()), (error) => {
     throw new BenchmarkFailure(`autocannon printed no result: ${error.message.slice(0, 300)}`)
   })
-  if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
+  if (options.accept !== "any" && (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0)) {
     throw new BenchmarkFailure(
       `${options.method ?? "GET"} ${options.url}: ${result.non2xx} non-2xx answers (${JSON.stringify(result.statusCodeStats)}), ` +
         `${result.errors} errors, ${result.timeouts} timeouts out of ${result["2xx"] + result.non2xx}`
@@ -65,6 +75,9 @@ export const autocannon = async (options: LoadOptions): Promise<LoadResult> => {
     requests: result["2xx"],
     p50: result.latency.p50,
     p99: result.latency.p99,
-    p999: result.latency.p99_9
+    p999: result.latency.p99_9,
+    statuses: Object.fromEntries(Object.entries(result.statusCodeStats).map(([status, { count }]) => [status, count])),
+    errors: result.errors,
+    timeouts: result.timeouts
   }
 }

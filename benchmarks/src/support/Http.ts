@@ -28,6 +28,10 @@ const decodeOrFail = <A, I>(schema: Schema.Schema<A, I>, what: string, answer: A
     throw new BenchmarkFailure(`${what}: unexpected answer ${answer.status} ${answer.text.slice(0, 300)}`)
   })
 
+/** The process code and failed count of a load endpoint's 200 answer; undefined when the text is not one. */
+export const loadAnswer = (text: string): typeof LoadAnswer.Type | undefined =>
+  Either.getOrUndefined(Schema.decodeUnknownEither(Schema.parseJson(LoadAnswer))(text))
+
 /** A 200 where every product was accepted; anything else means the benchmark measured the wrong thing. */
 export const acceptedLoad = (answer: Answer, what: string): string => {
   if (answer.status !== 200) throw new BenchmarkFailure(`${what} answered ${answer.status}: ${answer.text.slice(0, 300)}`)
@@ -41,16 +45,30 @@ export const loadState = async (baseUrl: string, processCode: string, token: str
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** Polls the load until it is COMPLETED; resolves with performance.now() of the first poll that saw it. */
-export const waitCompleted = async (baseUrl: string, processCode: string, token: string, timeoutMs: number): Promise<number> => {
+export type LoadState = typeof LoadState.Type
+
+const FINAL = new Set(["COMPLETED", "COMPLETED_WITH_ERRORS", "FAILED"])
+
+/** Polls the load until it reaches a final status; its state and performance.now() of the first poll that saw it. */
+export const waitFinal = async (
+  baseUrl: string,
+  processCode: string,
+  token: string,
+  timeoutMs: number,
+  pollMs = 50
+): Promise<{ readonly state: LoadState; readonly at: number }> => {
   const deadline = performance.now() + timeoutMs
   for (;;) {
     const state = await loadState(baseUrl, processCode, token)
-    if (state.status === "COMPLETED") return performance.now()
-    if (state.status === "FAILED" || state.status === "COMPLETED_WITH_ERRORS") {
-      throw new BenchmarkFailure(`load ${processCode} ended ${state.status}: ${JSON.stringify(state.totals)}`)
-    }
-    if (performance.now() > deadline) throw new BenchmarkFailure(`load ${processCode} not COMPLETED within ${timeoutMs / 1000} s: ${state.status} ${JSON.stringify(state.totals)}`)
-    await sleep(50)
+    if (FINAL.has(state.status)) return { state, at: performance.now() }
+    if (performance.now() > deadline) throw new BenchmarkFailure(`load ${processCode} not finished within ${timeoutMs / 1000} s: ${state.status} ${JSON.stringify(state.totals)}`)
+    await sleep(pollMs)
   }
+}
+
+/** Polls the load until it is COMPLETED; resolves with performance.now() of the first poll that saw it. */
+export const waitCompleted = async (baseUrl: string, processCode: string, token: string, timeoutMs: number): Promise<number> => {
+  const { at, state } = await waitFinal(baseUrl, processCode, token, timeoutMs)
+  if (state.status !== "COMPLETED") throw new BenchmarkFailure(`load ${processCode} ended ${state.status}: ${JSON.stringify(state.totals)}`)
+  return at
 }

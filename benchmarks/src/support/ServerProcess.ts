@@ -14,6 +14,7 @@ import { BENCH_CAPACITY_KEY, BENCH_JWT_SECRET, runTag } from "./Tokens.ts"
 const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url))
 const SERVER_MAIN = join(repositoryRoot, "services", "server", "src", "main.ts")
 const LISTENING = /Listening on http:\/\/([^\s/]+):(\d+)/
+const INTERNAL = /Internal endpoints[^\n]* on http:\/\/([^\s/"]+):(\d+)/
 const START_TIMEOUT_MS = 180_000
 
 /**
@@ -49,6 +50,8 @@ export const killStartedServers = (): void => {
 
 export interface ServerHandle {
   readonly url: string
+  /** The internal listener (/v1/handle-json-int), once the server has logged it. */
+  readonly internalUrl: () => string | undefined
   readonly pid: number
   readonly rss: ReturnType<typeof watchRss>
   /** The end of what the server logged, for failure messages. */
@@ -91,6 +94,8 @@ export const startServer = async (settings: Readonly<Record<string, string>>, pr
     CONSUMER_NAME: `bench-${tag}`,
     SPOOL_DIR: tmpdir(),
     ...(database === undefined ? { DATA_DIR: "memory://" } : {}),
+    // Node options for the servers alone (a heap cap tells a leak from a heap V8 lets grow).
+    ...(process.env["BENCH_SERVER_NODE_OPTIONS"] === undefined ? {} : { NODE_OPTIONS: process.env["BENCH_SERVER_NODE_OPTIONS"] }),
     ...streams,
     ...settings
   }
@@ -108,10 +113,13 @@ export const startServer = async (settings: Readonly<Record<string, string>>, pr
   const exited = once(child, "exit")
 
   let listening = false
+  let internalUrl: string | undefined
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new BenchmarkFailure(`the server did not log its address within ${START_TIMEOUT_MS / 1000} s: ${tail}`)), START_TIMEOUT_MS)
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       keep(chunk)
+      const internal = internalUrl === undefined ? INTERNAL.exec(tail) : null
+      if (internal !== null) internalUrl = `http://${internal[1] ?? "127.0.0.1"}:${internal[2] ?? "0"}`
       const match = LISTENING.exec(tail)
       if (match !== null && !listening) {
         listening = true
@@ -138,7 +146,7 @@ export const startServer = async (settings: Readonly<Record<string, string>>, pr
     const redis = redisUrl()
     if (redis !== undefined) {
       const batches = streams.PRODUCT_BATCHES_STREAM
-      await deleteKeys(redis, [batches, `${batches}:dead`, streams.LOAD_EVENTS_STREAM]).catch(() => undefined)
+      await deleteKeys(redis, [batches, `${batches}:dead`, streams.LOAD_EVENTS_STREAM, streams.CAPACITY_EVENTS_STREAM]).catch(() => undefined)
     }
   }
   const dropPublished = async () => {
@@ -150,5 +158,5 @@ export const startServer = async (settings: Readonly<Record<string, string>>, pr
     const telling = lines.filter((line) => /ERROR|WARN|message:/.test(line))
     return (telling.length > 0 ? telling : lines).slice(-6).map((line) => line.trim().slice(0, 400)).join(" / ")
   }
-  return { url, pid, rss, logTail, dropPublished, stop }
+  return { url, internalUrl: () => internalUrl, pid, rss, logTail, dropPublished, stop }
 }
