@@ -38,7 +38,7 @@ const serverArgs = async (): Promise<ReadonlyArray<string>> => {
     bundle = undefined
     throw new BenchmarkFailure(`the server bundle could not be built: ${error instanceof Error ? error.message : String(error)}`)
   })
-  return ["--enable-source-maps", await bundle]
+  return [await bundle]
 }
 
 const started = new Set<{ readonly kill: (signal: NodeJS.Signals) => boolean }>()
