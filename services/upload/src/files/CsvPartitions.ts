@@ -48,17 +48,24 @@ export const makeCsvPartitions = (dir: string, count: number) =>
     )
     const paths = Array.from({ length: count }, (_, i) => join(folder, `partition-${i}.rows`))
     // Rows go straight into one byte buffer per partition (UTF-8, as appended), not into strings that
-    // would live on the JavaScript heap until the flush.
+    // would live on the JavaScript heap until the flush; the buffers are reused from one flush to the next.
     let buffers: Array<Buffer | undefined> = new Array(count)
     const used = new Array<number>(count).fill(0)
     let buffered = 0
+    /** A flush is writing the buffers: a row added meanwhile goes to fresh buffers. */
+    let writing = false
     const firstSize = Math.min(FIRST_BUFFER_BYTES, Math.ceil(FLUSH_BUDGET_BYTES / count))
 
     const room = (partition: number, bytes: number): Buffer => {
+      if (writing) {
+        buffers = new Array(count)
+        used.fill(0)
+        writing = false
+      }
       const buffer = buffers[partition]
       const need = used[partition]! + bytes
       if (buffer !== undefined && need <= buffer.length) return buffer
-      const grown = Buffer.allocUnsafe(Math.max(need, firstSize, 2 * (buffer?.length ?? 0)))
+      const grown = Buffer.allocUnsafeSlow(Math.max(need, firstSize, 2 * (buffer?.length ?? 0)))
       if (buffer !== undefined) buffer.copy(grown, 0, 0, used[partition])
       buffers[partition] = grown
       return grown
@@ -67,13 +74,19 @@ export const makeCsvPartitions = (dir: string, count: number) =>
     const flush = Effect.suspend(() => {
       if (buffered === 0) return Effect.void
       const full = buffers.map((buffer, i) => buffer?.subarray(0, used[i]))
-      buffers = new Array(count)
-      used.fill(0)
       buffered = 0
+      writing = true
       return Effect.tryPromise({
         try: () => Promise.all(full.map((rows, i) => rows === undefined || rows.length === 0 ? undefined : appendFile(paths[i]!, rows))),
         catch: partitionFailed("partitioned")
-      }).pipe(Effect.asVoid)
+      }).pipe(
+        Effect.ensuring(Effect.sync(() => {
+          if (!writing) return
+          writing = false
+          used.fill(0)
+        })),
+        Effect.asVoid
+      )
     })
 
     return {
