@@ -55,6 +55,9 @@ export const makeCsvPartitions = (dir: string, count: number) =>
     /** A flush is writing the buffers: a row added meanwhile goes to fresh buffers. */
     let writing = false
     const firstSize = Math.min(FIRST_BUFFER_BYTES, Math.ceil(FLUSH_BUDGET_BYTES / count))
+    // A buffer is kept for the next round up to twice its partition's share of the budget, so that
+    // the kept ones never add up to more than twice the budget, however the rows fell in earlier rounds.
+    const keptSize = Math.max(firstSize, Math.ceil((2 * FLUSH_BUDGET_BYTES) / count))
 
     const room = (partition: number, bytes: number): Buffer => {
       if (writing) {
@@ -84,6 +87,7 @@ export const makeCsvPartitions = (dir: string, count: number) =>
           if (!writing) return
           writing = false
           used.fill(0)
+          buffers = buffers.map((buffer) => buffer !== undefined && buffer.length <= keptSize ? buffer : undefined)
         })),
         Effect.asVoid
       )
