@@ -11,6 +11,12 @@ export interface CsvRow {
 
 export type CsvDelimiter = "," | ";"
 
+/**
+ * Receives a record without any quote as its text (the line without its line end): its fields are
+ * `text.split(delimiter)`. Lets a caller that only moves records along skip splitting them.
+ */
+export type CsvUnquotedSink = (line: number, text: string) => void
+
 export interface CsvReadOptions {
   /** Name used in errors, e.g. the multipart part name. */
   readonly file?: string
@@ -55,7 +61,8 @@ export class CsvReader {
     return this.delimiterChar === undefined ? undefined : this.delimiterChar === ";" ? ";" : ","
   }
 
-  push(chunk: Uint8Array, emit: (row: CsvRow) => void): CsvSyntaxError | undefined {
+  /** Reads the next bytes; complete records go to `emit`, or to `emitUnquoted` for records without quotes when it is given. */
+  push(chunk: Uint8Array, emit: (row: CsvRow) => void, emitUnquoted?: CsvUnquotedSink): CsvSyntaxError | undefined {
     if (this.error !== undefined) return this.error
     let text: string
     try {
@@ -64,10 +71,10 @@ export class CsvReader {
       return this.invalidUtf8(chunk)
     }
     this.bytes += chunk.length
-    return this.parse(this.pending.length === 0 ? text : this.pending + text, false, emit)
+    return this.parse(this.pending.length === 0 ? text : this.pending + text, false, emit, emitUnquoted)
   }
 
-  end(emit: (row: CsvRow) => void): CsvSyntaxError | undefined {
+  end(emit: (row: CsvRow) => void, emitUnquoted?: CsvUnquotedSink): CsvSyntaxError | undefined {
     if (this.error !== undefined) return this.error
     let text: string
     try {
@@ -75,10 +82,10 @@ export class CsvReader {
     } catch {
       return this.fail(this.line + countLf(this.pending, 0, this.pending.length), `invalid UTF-8: incomplete character at end of file (byte ${this.bytes})`)
     }
-    return this.parse(this.pending + text, true, emit)
+    return this.parse(this.pending + text, true, emit, emitUnquoted)
   }
 
-  private parse(text: string, final: boolean, emit: (row: CsvRow) => void): CsvSyntaxError | undefined {
+  private parse(text: string, final: boolean, emit: (row: CsvRow) => void, emitUnquoted: CsvUnquotedSink | undefined): CsvSyntaxError | undefined {
     if (this.delimiterChar === undefined) {
       const nl = text.indexOf("\n")
       if (nl === -1 && !final) return this.keep(text, 0)
@@ -99,7 +106,10 @@ export class CsvReader {
       if (q !== -1 && q < p) q = text.indexOf("\"", p)
       if (q === -1 || q > nl) {
         const end = nl > p && text.charCodeAt(nl - 1) === CR ? nl - 1 : nl
-        if (end > p) emit({ line, fields: text.slice(p, end).split(d) })
+        if (end > p) {
+          if (emitUnquoted === undefined) emit({ line, fields: text.slice(p, end).split(d) })
+          else emitUnquoted(line, text.slice(p, end))
+        }
         line++
         p = nl + 1
         continue

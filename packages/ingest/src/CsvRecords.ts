@@ -28,12 +28,20 @@ const NO_PROBLEMS: ReadonlyArray<CsvProblem> = []
  * case-sensitively; columns the layout does not know are ignored (listed in `ignored`).
  */
 export class CsvHeader {
+  /** The layout's columns that the header has, in layout order, with their position in a row. */
+  private readonly present: ReadonlyArray<{ readonly column: CsvColumn; readonly at: number }>
+
   private constructor(
     readonly layout: CsvLayout,
     /** Layout column for each position of the header, undefined where ignored. */
     private readonly positions: ReadonlyArray<CsvColumn | undefined>,
     readonly ignored: ReadonlyArray<string>
-  ) {}
+  ) {
+    this.present = layout.columns.flatMap((column) => {
+      const at = positions.indexOf(column)
+      return at === -1 ? [] : [{ column, at }]
+    })
+  }
 
   static resolve(layout: CsvLayout, header: ReadonlyArray<string>): CsvHeader | CsvHeaderError {
     const file = layout.file
@@ -58,6 +66,33 @@ export class CsvHeader {
       return new CsvHeaderError({ file, column: first, reason: `missing required column${missing.length > 1 ? "s" : ""} ${list}` })
     }
     return new CsvHeader(layout, positions, ignored)
+  }
+
+  /** Where the layout's column `name` is in a row, -1 when the header does not have it. */
+  positionOf(name: string): number {
+    return this.positions.findIndex((column) => column?.name === name)
+  }
+
+  /**
+   * The values of a row without problems, as `map` gives them but with the keys in layout order (so
+   * rows of a file share one object shape); undefined when the row has any problem (then `map` tells them).
+   */
+  values(fields: ReadonlyArray<string>, delimiter: CsvDelimiter): Record<string, CsvValue> | undefined {
+    if (fields.length !== this.positions.length) return undefined
+    const values: Record<string, CsvValue> = {}
+    for (const { at, column } of this.present) {
+      const cell = fields[at]!
+      if (cell.length === 0) {
+        if (column.nullable) values[column.name] = null
+      } else if (column.type === "string") {
+        values[column.name] = cell
+      } else {
+        const parsed = column.type === "number" ? parseNumberCell(cell, delimiter) : parseIntegerCell(cell)
+        if (typeof parsed !== "number") return undefined
+        values[column.name] = parsed
+      }
+    }
+    return values
   }
 
   map(row: CsvRow, delimiter: CsvDelimiter): CsvRecord {

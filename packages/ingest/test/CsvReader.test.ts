@@ -134,4 +134,26 @@ describe("CsvReader", () => {
     const whole = read(input)
     for (let a = 0; a <= input.length; a++) for (let b = a; b <= input.length; b++) expect(readCut(input, [a, b])).toEqual(whole)
   })
+
+  it("hands records without quotes to emitUnquoted as their text, whose split gives the fields emit would have had", () => {
+    const text = '\ufeffcode;desc;price\r\nP1;"a;b ""c""\r\nd";1,5\r\nP2;Sartén € 12" x;2\r\n\r\nP3;"";\r\nP4;plain\rtext;3\nP5;"x"'
+    const input = encode(text)
+    const whole = read(input)
+    for (let size = 1; size <= 9; size++) {
+      const reader = new CsvReader({ file: "productsCsv" })
+      const rows: Array<CsvRow> = []
+      const unquoted: Array<number> = []
+      const emit = (row: CsvRow): void => {
+        rows.push(row)
+      }
+      const emitUnquoted = (line: number, record: string): void => {
+        unquoted.push(line)
+        rows.push({ line, fields: record.split(reader.delimiter ?? ",") })
+      }
+      for (let i = 0; i < input.length; i += size) expect(reader.push(input.subarray(i, i + size), emit, emitUnquoted)).toBeUndefined()
+      expect(reader.end(emit, emitUnquoted)).toBeUndefined()
+      expect(rows).toEqual(whole.rows)
+      expect(unquoted).toEqual([1, 7])
+    }
+  })
 })

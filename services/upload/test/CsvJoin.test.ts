@@ -2,10 +2,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { validateProduct } from "@retail/domain"
 import { type CsvFileName, CsvLayouts } from "@retail/ingest"
 import { csvFilesOf, type CsvFiles, sampleProduct, sampleProducts } from "@retail/testkit"
-import { Chunk, Effect, Either, Stream } from "effect"
+import { Chunk, Effect, Either, Fiber, Stream } from "effect"
 import { tmpdir } from "node:os"
 import { type CsvFileHeaders, joinedItems } from "../src/files/CsvJoin.ts"
-import { decodePartitionRow, encodePartitionRow } from "../src/files/CsvPartitionRow.ts"
+import { decodePartitionRow, encodePartitionRow, encodeUnquotedRow, fieldOfPartitionRow, lineOfPartitionRow } from "../src/files/CsvPartitionRow.ts"
 import { makeCsvPartitions, partitionCountFor, partitionOf } from "../src/files/CsvPartitions.ts"
 import { partitionCsvFile } from "../src/files/CsvPartSplitter.ts"
 import type { LoadItem } from "../src/files/LoadItem.ts"
@@ -135,10 +135,37 @@ describe("CSV partitions", () => {
         const encoded = encodePartitionRow("barcodesCsv", row, careful || row.fields.some((f) => /[\x1e\x1f]/.test(f)))
         expect(encoded.endsWith("\n")).toBe(true)
         expect(encoded.slice(0, -1).includes("\n")).toBe(false)
-        expect(decodePartitionRow(encoded.slice(0, -1))).toEqual({ file: "barcodesCsv", row })
+        expect(decodePartitionRow(encoded.slice(0, -1), ",")).toEqual({ file: "barcodesCsv", row })
+        expect(fieldOfPartitionRow(encoded.slice(0, -1), 1, ",")).toBe(row.fields[1] ?? "")
       }
     }
   })
+
+  it("a record without quotes is kept as its text and split with its file's delimiter, separators and all", () => {
+    for (const [delimiter, text] of [[",", "P1,a;b,,c\x1fd\x1ee"], [";", "P1;a,b;;c\x1fd\x1ee"]] as const) {
+      const encoded = encodeUnquotedRow("attributesCsv", 12, text)
+      expect(encoded).toBe(`A12\x1d${text}\n`)
+      const fields = text.split(delimiter)
+      expect(decodePartitionRow(encoded.slice(0, -1), delimiter)).toEqual({ file: "attributesCsv", row: { line: 12, fields } })
+      expect(lineOfPartitionRow(encoded)).toBe(12)
+      for (const index of [0, 1, 2, 3, 4]) expect(fieldOfPartitionRow(encoded.slice(0, -1), index, delimiter)).toBe(fields[index] ?? "")
+    }
+  })
+
+  it.effect("rows added while a flush is writing are kept, after the rows being written", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const partitions = yield* makeCsvPartitions(tmpdir(), 2)
+      const rows = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `B${from + i}\x1dP1,${"é".repeat((from + i) % 7)}\n`)
+      for (const row of rows(0, 500)) partitions.add(1, row)
+      const writing = yield* Effect.fork(partitions.flush)
+      yield* Effect.yieldNow()
+      for (const row of rows(500, 900)) partitions.add(1, row)
+      yield* Fiber.join(writing)
+      for (const row of rows(900, 1000)) partitions.add(1, row)
+      yield* partitions.flush
+      expect(yield* partitions.read(1)).toBe(rows(0, 1000).join(""))
+      expect(yield* partitions.read(0)).toBe("")
+    })))
 
   it("sizes the partition count from the declared body and spreads codes over all partitions", () => {
     expect(partitionCountFor(undefined)).toBe(1024)

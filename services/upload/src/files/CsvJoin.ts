@@ -1,6 +1,6 @@
-import type { CsvFileName, CsvProblem, CsvRecord } from "@retail/ingest"
+import type { CsvFileName, CsvProblem, CsvRecord, CsvRow, CsvValue } from "@retail/ingest"
 import { Stream } from "effect"
-import { decodePartitionRow } from "./CsvPartitionRow.ts"
+import { decodePartitionRow, fieldOfPartitionRow, fileOfPartitionRow, lineOfPartitionRow } from "./CsvPartitionRow.ts"
 import type { CsvPartitions } from "./CsvPartitions.ts"
 import type { CsvFileHeader } from "./CsvPartSplitter.ts"
 import { failedItem, type LoadItem } from "./LoadItem.ts"
@@ -9,12 +9,15 @@ export type CsvFileHeaders = Readonly<Record<CsvFileName, CsvFileHeader>>
 
 type ChildFile = Exclude<CsvFileName, "productsCsv">
 
-/** The child rows of one productCode, by file. */
-interface Children {
-  readonly hierarchiesCsv: Array<CsvRecord>
-  readonly barcodesCsv: Array<CsvRecord>
-  readonly attributesCsv: Array<CsvRecord>
+/** The child rows of one productCode by file, still encoded (partition lines): decoded only when their product is built. */
+interface EncodedChildren {
+  readonly hierarchiesCsv: Array<string>
+  readonly barcodesCsv: Array<string>
+  readonly attributesCsv: Array<string>
 }
+
+/** The decoded child rows of one product, by file. */
+type ChildRows = Readonly<Record<ChildFile, ReadonlyArray<CsvRow>>>
 
 /** Product field filled by each child file. */
 const LIST_OF: Readonly<Record<ChildFile, "hierarchies" | "barcodes" | "lstAttributes">> = {
@@ -23,6 +26,7 @@ const LIST_OF: Readonly<Record<ChildFile, "hierarchies" | "barcodes" | "lstAttri
   attributesCsv: "lstAttributes"
 }
 const CHILD_FILES: ReadonlyArray<ChildFile> = ["hierarchiesCsv", "barcodesCsv", "attributesCsv"]
+const NO_ROWS: ReadonlyArray<CsvRow> = []
 const FILE_OF_LIST: Readonly<Record<string, ChildFile>> = { hierarchies: "hierarchiesCsv", barcodes: "barcodesCsv", lstAttributes: "attributesCsv" }
 const LISTED_PROBLEMS = 10
 const LISTED_LINES = 5
@@ -34,27 +38,20 @@ const describeProblems = (problems: ReadonlyArray<CsvProblem>): string => {
   return problems.length > LISTED_PROBLEMS ? `${listed}; and ${problems.length - LISTED_PROBLEMS} more problems` : listed
 }
 
-const linesOf = (file: CsvFileName, records: ReadonlyArray<CsvRecord>): string => {
-  const lines = records.slice(0, LISTED_LINES).map((r) => r.line).join(", ")
-  const more = records.length > LISTED_LINES ? ` and ${records.length - LISTED_LINES} more` : ""
-  return `${file} line${records.length > 1 ? "s" : ""} ${lines}${more}`
-}
-
-const textOf = (record: CsvRecord, field: string): string => {
-  const value = record.values[field]
-  return typeof value === "string" ? value : ""
+const linesOf = (file: CsvFileName, encoded: ReadonlyArray<string>): string => {
+  const lines = encoded.slice(0, LISTED_LINES).map(lineOfPartitionRow).join(", ")
+  const more = encoded.length > LISTED_LINES ? ` and ${encoded.length - LISTED_LINES} more` : ""
+  return `${file} line${encoded.length > 1 ? "s" : ""} ${lines}${more}`
 }
 
 /** Appends where a failed product came from: its products.csv line and the child rows its reasons point at. */
-const locator = (product: CsvRecord, children: Children | undefined) => (error: string): string => {
-  const places = [`productsCsv line ${product.line}`]
-  if (children !== undefined) {
-    for (const match of error.matchAll(/\b(hierarchies|barcodes|lstAttributes)\[(\d+)\]/g)) {
-      const file = FILE_OF_LIST[match[1] ?? ""]
-      const record = file === undefined ? undefined : children[file][Number(match[2])]
-      const place = file === undefined || record === undefined ? undefined : `${file} line ${record.line}`
-      if (place !== undefined && !places.includes(place)) places.push(place)
-    }
+const locator = (productLine: number, children: ChildRows) => (error: string): string => {
+  const places = [`productsCsv line ${productLine}`]
+  for (const match of error.matchAll(/\b(hierarchies|barcodes|lstAttributes)\[(\d+)\]/g)) {
+    const file = FILE_OF_LIST[match[1] ?? ""]
+    const row = file === undefined ? undefined : children[file][Number(match[2])]
+    const place = file === undefined || row === undefined ? undefined : `${file} line ${row.line}`
+    if (place !== undefined && !places.includes(place)) places.push(place)
   }
   return `${error} (${places.join(", ")})`
 }
@@ -63,24 +60,63 @@ const locator = (product: CsvRecord, children: Children | undefined) => (error: 
  * Joins the rows of one partition: every child row under its productCode, then each product row
  * (in file order) with its children, lazily. Yields one item per product row, one failure per child row
  * without a productCode and one per productCode that has child rows but no product row.
+ *
+ * Rows stay encoded (one string each) while the partition is grouped; a product's rows are decoded and
+ * typed straight into the product value when it is its turn, so they are short-lived garbage. Only a
+ * product with a problem is typed again with `CsvHeader.map`, for the problems in file and column order.
  */
 export function* joinPartition(text: string, headers: CsvFileHeaders): Generator<LoadItem> {
-  const products: Array<CsvRecord> = []
-  const childrenByCode = new Map<string, Children>()
-  for (const line of text.split("\n")) {
-    if (line.length === 0) continue
-    const decoded = decodePartitionRow(line)
-    if (decoded === undefined) continue
-    const { delimiter, header } = headers[decoded.file]
-    const record = header.map(decoded.row, delimiter)
-    if (record.file === "productsCsv") {
-      products.push(record)
+  const decode = (encoded: string, file: CsvFileName): CsvRow | undefined => decodePartitionRow(encoded, headers[file].delimiter)?.row
+  const record = (file: CsvFileName, row: CsvRow): CsvRecord => headers[file].header.map(row, headers[file].delimiter)
+  const valuesOf = (file: CsvFileName, row: CsvRow): Record<string, CsvValue> | undefined =>
+    row.fault === undefined ? headers[file].header.values(row.fields, headers[file].delimiter) : undefined
+  const listOf = (file: ChildFile, rows: ReadonlyArray<CsvRow>): Array<Record<string, CsvValue>> | undefined => {
+    const list: Array<Record<string, CsvValue>> = []
+    for (const row of rows) {
+      const values = valuesOf(file, row)
+      if (values === undefined) return undefined
+      list.push(values)
+    }
+    return list
+  }
+  /** The product to validate, undefined when one of its rows has a problem. */
+  const productValue = (product: CsvRow, children: ChildRows): Record<string, unknown> | undefined => {
+    const value: Record<string, unknown> | undefined = valuesOf("productsCsv", product)
+    if (value === undefined) return undefined
+    for (const file of CHILD_FILES) {
+      const list = listOf(file, children[file])
+      if (list === undefined) return undefined
+      value[LIST_OF[file]] = list
+    }
+    return value
+  }
+  const codeAt = {
+    productsCsv: headers.productsCsv.header.positionOf("productCode"),
+    hierarchiesCsv: headers.hierarchiesCsv.header.positionOf("productCode"),
+    barcodesCsv: headers.barcodesCsv.header.positionOf("productCode"),
+    attributesCsv: headers.attributesCsv.header.positionOf("productCode")
+  }
+  const skuAt = headers.productsCsv.header.positionOf("skuCode")
+
+  const products: Array<string> = []
+  const childrenByCode = new Map<string, EncodedChildren>()
+  for (let start = 0; start < text.length;) {
+    const next = text.indexOf("\n", start)
+    const end = next === -1 ? text.length : next
+    const encoded = text.slice(start, end)
+    start = end + 1
+    const file = fileOfPartitionRow(encoded)
+    if (file === undefined) continue
+    if (file === "productsCsv") {
+      products.push(encoded)
       continue
     }
-    const file: ChildFile = record.file
-    const code = textOf(record, "productCode")
+    const code = fieldOfPartitionRow(encoded, codeAt[file], headers[file].delimiter)
     if (code === "") {
-      yield failedItem("", describeProblems([{ file, line: record.line, column: "productCode", reason: "is required to join the row to its product" }, ...record.problems]))
+      const row = decode(encoded, file)
+      if (row === undefined) continue
+      const problem: CsvProblem = { file, line: row.line, column: "productCode", reason: "is required to join the row to its product" }
+      yield failedItem("", describeProblems([problem, ...record(file, row).problems]))
       continue
     }
     let children = childrenByCode.get(code)
@@ -88,31 +124,42 @@ export function* joinPartition(text: string, headers: CsvFileHeaders): Generator
       children = { hierarchiesCsv: [], barcodesCsv: [], attributesCsv: [] }
       childrenByCode.set(code, children)
     }
-    children[file].push(record)
+    children[file].push(encoded)
   }
 
   const firstLine = new Map<string, number>()
-  for (const product of products) {
-    const code = textOf(product, "productCode")
-    const sku = textOf(product, "skuCode")
+  for (const encoded of products) {
+    const product = decode(encoded, "productsCsv")
+    if (product === undefined) continue
+    const code = product.fields[codeAt.productsCsv] ?? ""
+    const sku = product.fields[skuAt] ?? ""
     const first = code === "" ? undefined : firstLine.get(code)
     if (first !== undefined) {
       yield failedItem(sku, `productCode: ${code} already appears at productsCsv line ${first}; the first occurrence wins (productsCsv line ${product.line})`)
       continue
     }
     if (code !== "") firstLine.set(code, product.line)
-    const children = childrenByCode.get(code)
+    const encodedChildren = childrenByCode.get(code)
     childrenByCode.delete(code)
-    const problems = children === undefined
-      ? product.problems
-      : [...product.problems, ...CHILD_FILES.flatMap((file) => children[file].flatMap((r) => r.problems))]
-    if (problems.length > 0) {
+    const rowsOf = (file: ChildFile): ReadonlyArray<CsvRow> => {
+      if (encodedChildren === undefined || encodedChildren[file].length === 0) return NO_ROWS
+      const rows: Array<CsvRow> = []
+      for (const e of encodedChildren[file]) {
+        const row = decode(e, file)
+        if (row !== undefined) rows.push(row)
+      }
+      return rows
+    }
+    const children: ChildRows = { hierarchiesCsv: rowsOf("hierarchiesCsv"), barcodesCsv: rowsOf("barcodesCsv"), attributesCsv: rowsOf("attributesCsv") }
+
+    const value = productValue(product, children)
+    if (value === undefined) {
+      const problems = [record("productsCsv", product), ...CHILD_FILES.flatMap((file) => children[file].map((row) => record(file, row)))]
+        .flatMap((r) => r.problems)
       yield failedItem(sku, describeProblems(problems))
       continue
     }
-    const value: Record<string, unknown> = { ...product.values }
-    for (const file of CHILD_FILES) value[LIST_OF[file]] = children === undefined ? [] : children[file].map((r) => r.values)
-    yield { _tag: "Product", index: product.line, value, locate: locator(product, children) }
+    yield { _tag: "Product", index: product.line, value, locate: locator(product.line, children) }
   }
 
   for (const [code, children] of childrenByCode) {

@@ -1,7 +1,7 @@
 import { type CsvDelimiter, CsvHeader, CsvHeaderError, type CsvLayout, CsvReader, type CsvRow, type CsvSyntaxError } from "@retail/ingest"
 import type { StorageFailed } from "@retail/api"
 import { Effect, Stream } from "effect"
-import { encodePartitionRow, holdsSeparatorBytes } from "./CsvPartitionRow.ts"
+import { encodePartitionRow, encodeUnquotedRow, fieldAt, holdsSeparatorBytes } from "./CsvPartitionRow.ts"
 import { type CsvPartitions, partitionOf } from "./CsvPartitions.ts"
 
 /** What the join needs of a file once it was read: its checked header and its delimiter. */
@@ -12,7 +12,8 @@ export interface CsvFileHeader {
 
 /**
  * Reads one of the four CSV files as it streams in: checks its header, then queues each data row,
- * unparsed, to the partition of its productCode. Typing the cells waits for the join.
+ * untyped, to the partition of its productCode. A record without quotes is queued as its own text,
+ * not even split into fields (all but its productCode); typing the cells waits for the join.
  */
 export class CsvPartSplitter {
   private readonly reader: CsvReader
@@ -29,11 +30,20 @@ export class CsvPartSplitter {
         return
       }
       this.header = header
-      this.codeIndex = row.fields.findIndex((name) => name.trim() === "productCode")
+      this.codeIndex = header.positionOf("productCode")
       return
     }
     const code = row.fields[this.codeIndex] ?? ""
     this.partitions.add(partitionOf(code, this.partitions.count), encodePartitionRow(this.layout.file, row, this.mayHoldSeparators))
+  }
+  private readonly onUnquoted = (line: number, text: string): void => {
+    if (this.header === undefined) {
+      this.onRow({ line, fields: text.split(this.reader.delimiter ?? ",") })
+      return
+    }
+    if (this.error !== undefined) return
+    const code = fieldAt(text, 0, this.reader.delimiter ?? ",", this.codeIndex)
+    this.partitions.add(partitionOf(code, this.partitions.count), encodeUnquotedRow(this.layout.file, line, text))
   }
 
   constructor(
@@ -45,11 +55,11 @@ export class CsvPartSplitter {
 
   push(chunk: Uint8Array): CsvSyntaxError | CsvHeaderError | undefined {
     if (!this.mayHoldSeparators && holdsSeparatorBytes(chunk)) this.mayHoldSeparators = true
-    return this.reader.push(chunk, this.onRow) ?? this.error
+    return this.reader.push(chunk, this.onRow, this.onUnquoted) ?? this.error
   }
 
   end(): CsvFileHeader | CsvSyntaxError | CsvHeaderError {
-    const error = this.reader.end(this.onRow) ?? this.error
+    const error = this.reader.end(this.onRow, this.onUnquoted) ?? this.error
     if (error !== undefined) return error
     if (this.header === undefined) return new CsvHeaderError({ file: this.layout.file, reason: "the file is empty: a header row is expected" })
     return { header: this.header, delimiter: this.reader.delimiter ?? "," }

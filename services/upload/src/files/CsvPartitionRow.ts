@@ -1,10 +1,11 @@
-import type { CsvFileName, CsvRow } from "@retail/ingest"
+import type { CsvDelimiter, CsvFileName, CsvRow } from "@retail/ingest"
 
 /** One letter per CSV file in a partition file. */
 const KIND: Readonly<Record<CsvFileName, string>> = { productsCsv: "P", hierarchiesCsv: "H", barcodesCsv: "B", attributesCsv: "A" }
 const FILE_OF: Readonly<Record<string, CsvFileName>> = { P: "productsCsv", H: "hierarchiesCsv", B: "barcodesCsv", A: "attributesCsv" }
 
-/** Unit separator between fields; record separator before a JSON-encoded row. */
+/** Group separator before a record's own text; unit separator between fields; record separator before a JSON-encoded row. */
+const GS = "\x1d"
 const US = "\x1f"
 const RS = "\x1e"
 
@@ -14,7 +15,14 @@ export interface PartitionRow {
 }
 
 /**
- * One CSV row as one line of a partition file: `<kind><line>` then the fields joined by U+001F,
+ * A record without quotes as one line of a partition file: `<kind><line>` U+001D then the record's
+ * text as it was in the file (no line break, since only a quoted field can hold one). Its fields are
+ * split again with the file's delimiter when the partition is joined; nothing is re-encoded.
+ */
+export const encodeUnquotedRow = (file: CsvFileName, line: number, text: string): string => `${KIND[file]}${line}${GS}${text}\n`
+
+/**
+ * Any other CSV row as one line of a partition file: `<kind><line>` then the fields joined by U+001F,
  * or, when a field could hold a separator or a line break (or the row has a fault), U+001E and
  * the row as JSON. Joining is several times cheaper than JSON for the common row.
  * `mayHoldSeparators`: the input seen so far contained U+001E or U+001F.
@@ -28,16 +36,26 @@ export const encodePartitionRow = (file: CsvFileName, row: CsvRow, mayHoldSepara
   return `${KIND[file]}${row.line}${RS}${json}\n`
 }
 
-const isStringArray = (value: unknown): value is Array<string> => Array.isArray(value) && value.every((v) => typeof v === "string")
+/** The file a partition line holds a row of; undefined for a line the encoders did not write. */
+export const fileOfPartitionRow = (text: string): CsvFileName | undefined => FILE_OF[text.charAt(0)]
 
-/** The inverse of encodePartitionRow; undefined for a line it did not write. */
-export const decodePartitionRow = (text: string): PartitionRow | undefined => {
-  const file = FILE_OF[text.charAt(0)]
-  if (file === undefined) return undefined
+/** Index of the separator after the line number. */
+const separatorAt = (text: string): number => {
   let i = 1
   while (i < text.length && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++
+  return i
+}
+
+const isStringArray = (value: unknown): value is Array<string> => Array.isArray(value) && value.every((v) => typeof v === "string")
+
+/** The inverse of the encoders (`delimiter`: the delimiter of the row's file); undefined for a line they did not write. */
+export const decodePartitionRow = (text: string, delimiter: CsvDelimiter): PartitionRow | undefined => {
+  const file = FILE_OF[text.charAt(0)]
+  if (file === undefined) return undefined
+  const i = separatorAt(text)
   const line = Number(text.slice(1, i))
   const separator = text.charAt(i)
+  if (separator === GS) return { file, row: { line, fields: text.slice(i + 1).split(delimiter) } }
   if (separator === US) return { file, row: { line, fields: text.slice(i + 1).split(US) } }
   if (separator !== RS) return undefined
   const parsed: unknown = JSON.parse(text.slice(i + 1))
@@ -45,6 +63,29 @@ export const decodePartitionRow = (text: string): PartitionRow | undefined => {
   const fault: unknown = parsed[1]
   return { file, row: typeof fault === "string" ? { line, fields: parsed[0], fault } : { line, fields: parsed[0] } }
 }
+
+/** Field `index` of `text` from `from` on, fields separated by `separator`; "" past the last field. */
+export const fieldAt = (text: string, from: number, separator: string, index: number): string => {
+  let start = from
+  for (let k = 0; k < index; k++) {
+    const next = text.indexOf(separator, start)
+    if (next === -1) return ""
+    start = next + 1
+  }
+  const end = text.indexOf(separator, start)
+  return text.slice(start, end === -1 ? text.length : end)
+}
+
+/** Field `index` of an encoded row (`delimiter`: of the row's file), "" when the row has fewer fields: what the join groups by. */
+export const fieldOfPartitionRow = (text: string, index: number, delimiter: CsvDelimiter): string => {
+  const i = separatorAt(text)
+  const kind = text.charAt(i)
+  if (kind === RS) return decodePartitionRow(text, delimiter)?.row.fields[index] ?? ""
+  return fieldAt(text, i + 1, kind === GS ? delimiter : US, index)
+}
+
+/** The CSV line number of an encoded row. */
+export const lineOfPartitionRow = (text: string): number => Number(text.slice(1, separatorAt(text)))
 
 /** Does this chunk of input hold a byte that could be mistaken for a separator of the encoding? */
 export const holdsSeparatorBytes = (chunk: Uint8Array): boolean => chunk.indexOf(0x1e) !== -1 || chunk.indexOf(0x1f) !== -1

@@ -6,8 +6,10 @@ import { join } from "node:path"
 /** Raw CSV bytes aimed at one partition; the in-memory join of a partition holds about this much input. */
 export const PARTITION_TARGET_BYTES = 2 * 1024 * 1024
 export const MAX_PARTITIONS = 1024
-/** Encoded rows kept in memory (all partitions together) before they are appended to their files. */
-const FLUSH_BUDGET_CHARS = 8 * 1024 * 1024
+/** Bytes of encoded rows kept in memory (all partitions together) before they are appended to their files. */
+const FLUSH_BUDGET_BYTES = 8 * 1024 * 1024
+/** Largest first size of a partition's buffer (its share of the budget when there are many); it doubles as needed until the next flush. */
+const FIRST_BUFFER_BYTES = 64 * 1024
 
 /** How many partitions a CSV upload of `declaredBytes` needs (unknown size: the most). */
 export const partitionCountFor = (declaredBytes: number | undefined): number =>
@@ -45,29 +47,64 @@ export const makeCsvPartitions = (dir: string, count: number) =>
       (path) => Effect.promise(() => rm(path, { recursive: true, force: true }))
     )
     const paths = Array.from({ length: count }, (_, i) => join(folder, `partition-${i}.rows`))
-    let buffers: Array<Array<string>> = paths.map(() => [])
+    // Rows go straight into one byte buffer per partition (UTF-8, as appended), not into strings that
+    // would live on the JavaScript heap until the flush; the buffers are reused from one flush to the next.
+    let buffers: Array<Buffer | undefined> = new Array(count)
+    const used = new Array<number>(count).fill(0)
     let buffered = 0
+    /** A flush is writing the buffers: a row added meanwhile goes to fresh buffers. */
+    let writing = false
+    const firstSize = Math.min(FIRST_BUFFER_BYTES, Math.ceil(FLUSH_BUDGET_BYTES / count))
+    // A buffer is kept for the next round up to twice its partition's share of the budget, so that
+    // the kept ones never add up to more than twice the budget, however the rows fell in earlier rounds.
+    const keptSize = Math.max(firstSize, Math.ceil((2 * FLUSH_BUDGET_BYTES) / count))
+
+    const room = (partition: number, bytes: number): Buffer => {
+      if (writing) {
+        buffers = new Array(count)
+        used.fill(0)
+        writing = false
+      }
+      const buffer = buffers[partition]
+      const need = used[partition]! + bytes
+      if (buffer !== undefined && need <= buffer.length) return buffer
+      const grown = Buffer.allocUnsafeSlow(Math.max(need, firstSize, 2 * (buffer?.length ?? 0)))
+      if (buffer !== undefined) buffer.copy(grown, 0, 0, used[partition])
+      buffers[partition] = grown
+      return grown
+    }
 
     const flush = Effect.suspend(() => {
       if (buffered === 0) return Effect.void
-      const full = buffers
-      buffers = paths.map(() => [])
+      const full = buffers.map((buffer, i) => buffer?.subarray(0, used[i]))
       buffered = 0
+      writing = true
       return Effect.tryPromise({
-        try: () => Promise.all(full.map((rows, i) => rows.length === 0 ? undefined : appendFile(paths[i]!, rows.join("")))),
+        try: () => Promise.all(full.map((rows, i) => rows === undefined || rows.length === 0 ? undefined : appendFile(paths[i]!, rows))),
         catch: partitionFailed("partitioned")
-      }).pipe(Effect.asVoid)
+      }).pipe(
+        Effect.ensuring(Effect.sync(() => {
+          if (!writing) return
+          writing = false
+          used.fill(0)
+          buffers = buffers.map((buffer) => buffer !== undefined && buffer.length <= keptSize ? buffer : undefined)
+        })),
+        Effect.asVoid
+      )
     })
 
     return {
       count,
       /** Queues one encoded row (ending in a line break) for partition `partition`. */
       add: (partition: number, row: string): void => {
-        buffers[partition]!.push(row)
-        buffered += row.length
+        // A UTF-16 code unit takes at most 3 bytes in UTF-8.
+        const buffer = room(partition, 3 * row.length)
+        const written = buffer.write(row, used[partition]!)
+        used[partition]! += written
+        buffered += written
       },
       /** Appends the queued rows once they pass the memory budget. */
-      flushIfFull: Effect.suspend(() => buffered >= FLUSH_BUDGET_CHARS ? flush : Effect.void),
+      flushIfFull: Effect.suspend(() => buffered >= FLUSH_BUDGET_BYTES ? flush : Effect.void),
       flush,
       /** Everything written to one partition (call after the last flush). */
       read: (partition: number) =>
