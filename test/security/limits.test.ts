@@ -69,6 +69,16 @@ describe("request rate per credential", () => {
   })
 })
 
+/** The answer to a company's file load beyond FILE_LOADS_PER_COMPANY=1 (Retry-After: the default 5 s). */
+const busyCompany = (company: string) => ({
+  status: 429,
+  retryAfter: "5",
+  body: {
+    _tag: "TooManyRequests",
+    message: `Company ${company} already has 1 file loads in progress (FILE_LOADS_PER_COMPANY); retry after 5 s`
+  }
+})
+
 /** A /handle-json request whose file part is left open until `finish` is called (torn down with the scope otherwise). */
 const openFileLoad = (token: string) =>
   Effect.flatMap(baseUrl, (base) =>
@@ -164,14 +174,7 @@ describe("body sizes, multipart parts and file loads in flight", () => {
         // Let node send the held request before polling.
         yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
         const refused = yield* eventually(request("/v1/handle-json", { token, body: small() }), (r) => r.status === 429, 10_000)
-        expect(tooMany(refused)).toEqual({
-          status: 429,
-          retryAfter: "5",
-          body: {
-            _tag: "TooManyRequests",
-            message: `Company ${company} already has 1 file loads in progress (FILE_LOADS_PER_COMPANY); retry after 5 s`
-          }
-        })
+        expect(tooMany(refused)).toEqual(busyCompany(company))
         expect((yield* request("/v1/handle-json", { token: other, body: small() })).status).toBe(200)
         const finished = yield* first.finish()
         expect(finished.status).toBe(200)
@@ -192,17 +195,11 @@ describe("file loads in flight on the internal listener", () => {
             body: formData([["company", forCompany], ["productsJson", fileOf(JSON.stringify(sampleProducts(2, { prefix: `${forCompany}-` })), "application/json")]])
           })
         const first = yield* openFileLoad(token)
+        // Let node send the held request before polling.
         yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
         const before = yield* publishedEntries
         const refused = yield* eventually(internal(company), (r) => r.status === 429, 10_000)
-        expect(tooMany(refused)).toEqual({
-          status: 429,
-          retryAfter: "5",
-          body: {
-            _tag: "TooManyRequests",
-            message: `Company ${company} already has 1 file loads in progress (FILE_LOADS_PER_COMPANY); retry after 5 s`
-          }
-        })
+        expect(tooMany(refused)).toEqual(busyCompany(company))
         expect(yield* publishedEntries).toBe(before)
         expect((yield* internal(`${company}-B`)).status).toBe(200)
         expect((yield* first.finish()).status).toBe(200)
