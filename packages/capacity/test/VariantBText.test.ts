@@ -143,6 +143,13 @@ describe("variant B's answer text", () => {
           if (entry.origin === "") seen.add("unrouted")
           if (entry.deliveryTrace.length > 1) seen.add("trace of several dates")
           for (const error of entry.detailedCapacityError) seen.add(error.code)
+          // Dates share windows lists: each date shows a window open exactly when deliveryDates has it there.
+          for (const trace of entry.deliveryTrace) {
+            trace.deliveryWindows.forEach((window, w) => {
+              if (window.blocked) seen.add("blocked window")
+              expect(entry.deliveryDates[w]?.includes(trace.deliveryDate)).toBe(!window.blocked)
+            })
+          }
         }
         if (decoded.right.calculationOptions?.rangeStart !== undefined) seen.add("date range")
         expect(encodeDeliveryResponseB(response.right)).toBe(JSON.stringify(response.right))
@@ -152,7 +159,7 @@ describe("variant B's answer text", () => {
     // Most generated requests must reach the comparison, and every shape must be among them.
     expect(compared).toBeGreaterThan(200)
     expect([...seen].sort()).toEqual(
-      ["CAPACITY_ERROR", "HOME_DELIVERY", "STOCK_ERROR", "STORE_WITHDRAWAL", "date range", "trace of several dates", "unrouted"]
+      ["CAPACITY_ERROR", "HOME_DELIVERY", "STOCK_ERROR", "STORE_WITHDRAWAL", "blocked window", "date range", "trace of several dates", "unrouted"]
     )
   })
 })
