@@ -7,6 +7,7 @@ import {
   DeliveryResponseA,
   DeliveryResponseB,
   demoNetwork,
+  encodeDeliveryResponseB,
   encodeDeliveryResults,
   evaluateVariantA,
   evaluateVariantB,
@@ -129,7 +130,7 @@ const variantB = (shape: VariantBShape): CapacityRequestKind => {
       if (Either.isLeft(decoded)) throw new BenchmarkFailure(`${shape.label} body refused: ${decoded.left.message}`)
       const response = evaluateVariantB(snapshot, decoded.right, Date.now(), defaultEngineOptions)
       if (Either.isLeft(response)) throw new BenchmarkFailure(`${shape.label} body not routed: ${response.left.message}`)
-      return JSON.stringify(response.right)
+      return encodeDeliveryResponseB(response.right)
     },
     wrongAnswer: (answer, items) =>
       Either.match(decodedOr(DeliveryResponseB, answer), {

@@ -1,3 +1,4 @@
+import { sharedJsonText } from "./SharedText.ts"
 import type { DeliveryResult } from "./VariantA.ts"
 
 /**
@@ -9,16 +10,7 @@ import type { DeliveryResult } from "./VariantA.ts"
  * order `deliveryResult` builds them in, which is the order JSON.stringify would write).
  */
 export const encodeDeliveryResults = (results: ReadonlyArray<DeliveryResult>): string => {
-  const written = new Map<ReadonlyArray<unknown>, string>()
-  const array = (value: ReadonlyArray<unknown>): string => {
-    if (value.length === 0) return "[]"
-    let text = written.get(value)
-    if (text === undefined) {
-      text = JSON.stringify(value)
-      written.set(value, text)
-    }
-    return text
-  }
+  const array = sharedJsonText()
   const text = JSON.stringify
   let out = "["
   for (let i = 0; i < results.length; i++) {

@@ -1,8 +1,9 @@
 import { type Day, formatDay } from "./Calendar.ts"
-import type { DispatchResult, Evaluation, StockShortage } from "./EngineTypes.ts"
+import type { DispatchResult, Evaluation, StockShortage, WindowSlot } from "./EngineTypes.ts"
 import type { DeliveryMode, DispatchType } from "./Network.ts"
 import { mapPacked } from "./Packed.ts"
 import type { NodeModel, Snapshot, ZoneModel } from "./Snapshot.ts"
+import type { DeliveryWindowA } from "./VariantA.ts"
 import type {
   ArriveDateB,
   CapacityErrorB,
@@ -45,8 +46,20 @@ const EMPTY_ENTITY: EntityDetails = {
   addressInfo: { address: "", district: "", province: "", ubigeoCode: "", country: "", latitude: 0, longitude: 0 }
 }
 
+/** One per node model (a snapshot's models never change), so entries of one node share it and its text. */
+const entityOfNode = new WeakMap<NodeModel, EntityDetails>()
+
 export const entityDetailsOf = (model: NodeModel | undefined): EntityDetails => {
   if (model === undefined) return EMPTY_ENTITY
+  let entity = entityOfNode.get(model)
+  if (entity === undefined) {
+    entity = entityDetailsOfNode(model)
+    entityOfNode.set(model, entity)
+  }
+  return entity
+}
+
+const entityDetailsOfNode = (model: NodeModel): EntityDetails => {
   const node = model.node
   return {
     entityType: node.type,
@@ -79,15 +92,29 @@ const deliveryDatesOf = (dispatch: DispatchResult): ReadonlyArray<ReadonlyArray<
   })
 }
 
-/** Variant A's trace with dates as strings (they are already) and `shippingEstimate` null. */
+/** The same windows, each open or blocked alike: what `deliveryWindowsOf` shows of them is the same. */
+const sameWindows = (a: ReadonlyArray<WindowSlot>, b: ReadonlyArray<WindowSlot>): boolean => {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) {
+    if (a[i]?.window !== b[i]?.window || a[i]?.blocked !== b[i]?.blocked) return false
+  }
+  return true
+}
+
+/**
+ * Variant A's trace with dates as strings (they are already) and `shippingEstimate` null. Every
+ * date shares the dispatch's details, and dates whose windows are alike share one windows list
+ * (written once by encodeDeliveryResponseB).
+ */
 const traceOf = (dispatch: DispatchResult): ReadonlyArray<DeliveryTraceB> => {
   const details = traceDetailsOf(dispatch)
-  return mapPacked(dispatch.deliveries, (option) => ({
-    deliveryDate: formatDay(option.date),
-    shippingEstimate: null,
-    details,
-    deliveryWindows: deliveryWindowsOf(option)
-  }))
+  let previous: { readonly slots: ReadonlyArray<WindowSlot>; readonly shown: ReadonlyArray<DeliveryWindowA> } | undefined
+  return mapPacked(dispatch.deliveries, (option) => {
+    if (previous === undefined || !sameWindows(previous.slots, option.windows)) {
+      previous = { slots: option.windows, shown: deliveryWindowsOf(option) }
+    }
+    return { deliveryDate: formatDay(option.date), shippingEstimate: null, details, deliveryWindows: previous.shown }
+  })
 }
 
 const arriveDatesOf = (dispatch: DispatchResult): ReadonlyArray<ArriveDateB> => {

@@ -1,5 +1,6 @@
 import {
   decodeDeliveryRequestB,
+  encodeDeliveryResponseB,
   ERROR_CODES_B,
   type ErrorBodyB,
   type ErrorCodeB,
@@ -19,7 +20,7 @@ export const errorB = (code: ErrorCodeB, message: string, details: ErrorBodyB["d
 
 const INTERNAL_B_MESSAGE = "the delivery date could not be computed"
 
-/** Variant B on a parsed body: decode, business rules, the engine, one JSON.stringify; a fault is its 500 body. */
+/** Variant B on a parsed body: decode, business rules, the engine, one encoding (shared parts written once); a fault is its 500 body. */
 export const answerVariantBInput = (settings: CapacitySettings, snapshot: Snapshot, input: unknown, nowMillis: number): Answer => {
   try {
     const decoded = decodeDeliveryRequestB(input)
@@ -29,7 +30,7 @@ export const answerVariantBInput = (settings: CapacitySettings, snapshot: Snapsh
     }
     const response = evaluateVariantB(snapshot, decoded.right, nowMillis, settings)
     if (Either.isLeft(response)) return errorB("NO_ROUTE_FOUND", response.left.message)
-    return { status: 200, contentType: "application/json", body: JSON.stringify(response.right) }
+    return { status: 200, contentType: "application/json", body: encodeDeliveryResponseB(response.right) }
   } catch {
     return errorB("INTERNAL_ERROR", INTERNAL_B_MESSAGE)
   }
