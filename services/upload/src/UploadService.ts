@@ -1,6 +1,7 @@
 import { Layer } from "effect"
 import { BatchWorkers } from "./BatchWorkers.ts"
 import { FileLoadPublisher } from "./files/FileLoadPublisher.ts"
+import { JsonValidationPool } from "./files/JsonValidationPool.ts"
 import { FilesHttp } from "./http/FilesHttp.ts"
 import { InternalFilesHttp } from "./http/InternalFilesHttp.ts"
 import { LoadsHttp } from "./http/LoadsHttp.ts"
@@ -12,14 +13,14 @@ import { UploadConfig } from "./UploadConfig.ts"
 
 /** The upload endpoints, ready to be added to the HttpApi; FileLoadSlots comes from outside (shared with the internal listener). */
 export const http = Layer.mergeAll(ProductsHttp, FilesHttp, LoadsHttp).pipe(
-  Layer.provide(Layer.mergeAll(LoadIntake.Default, FileLoadPublisher.Default)),
+  Layer.provide(Layer.mergeAll(LoadIntake.Default, FileLoadPublisher.Default, JsonValidationPool.layer)),
   Layer.provide(ProductPublisher.Default),
   Layer.provide(UploadConfig.layer)
 )
 
 /** The endpoints of the internal listener, ready to be added to the InternalApi. */
 export const internalHttp = InternalFilesHttp.pipe(
-  Layer.provide(FileLoadPublisher.Default),
+  Layer.provide(Layer.merge(FileLoadPublisher.Default, JsonValidationPool.layer)),
   Layer.provide(ProductPublisher.Default),
   Layer.provide(UploadConfig.layer)
 )
