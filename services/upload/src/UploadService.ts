@@ -11,19 +11,29 @@ import { OutboxRelay } from "./OutboxRelay.ts"
 import { ProductPublisher } from "./ProductPublisher.ts"
 import { UploadConfig } from "./UploadConfig.ts"
 
-/** The upload endpoints, ready to be added to the HttpApi; FileLoadSlots comes from outside (shared with the internal listener). */
+/**
+ * The upload endpoints, ready to be added to the HttpApi; FileLoadSlots and the JsonValidationPool
+ * come from outside (shared with the internal listener).
+ */
 export const http = Layer.mergeAll(ProductsHttp, FilesHttp, LoadsHttp).pipe(
-  Layer.provide(Layer.mergeAll(LoadIntake.Default, FileLoadPublisher.Default, JsonValidationPool.layer)),
+  Layer.provide(Layer.mergeAll(LoadIntake.Default, FileLoadPublisher.Default)),
   Layer.provide(ProductPublisher.Default),
   Layer.provide(UploadConfig.layer)
 )
 
 /** The endpoints of the internal listener, ready to be added to the InternalApi. */
 export const internalHttp = InternalFilesHttp.pipe(
-  Layer.provide(Layer.merge(FileLoadPublisher.Default, JsonValidationPool.layer)),
+  Layer.provide(FileLoadPublisher.Default),
   Layer.provide(ProductPublisher.Default),
   Layer.provide(UploadConfig.layer)
 )
 
 /** Workers persisting product batches and the relay of load events. */
 export const background = Layer.mergeAll(BatchWorkers, OutboxRelay).pipe(Layer.provide(UploadConfig.layer))
+
+/**
+ * The threads of JSON file loads, for the infrastructure layer: shared by both listeners, and
+ * released after them, once the requests in flight drained (a pool closed with the endpoints
+ * would fail the uploads the shutdown grace period lets finish).
+ */
+export const jsonValidationPool = JsonValidationPool.layer.pipe(Layer.provide(UploadConfig.layer))
