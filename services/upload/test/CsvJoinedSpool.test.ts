@@ -35,7 +35,7 @@ const troubledFiles = (): CsvFiles => {
 }
 
 /** Splits the files into `count` partitions as the endpoint does, then spools them with `threads` join threads (0: in this fiber). */
-const spooled = (files: CsvFiles, count: number, threads: number) =>
+const spooled = (files: CsvFiles, count: number, threads: number, firstOutputBytes?: number) =>
   Effect.scoped(Effect.gen(function*() {
     const partitions = yield* makeCsvPartitions(tmpdir(), count)
     const headers: Partial<Record<CsvFileName, CsvFileHeaders[CsvFileName]>> = {}
@@ -47,7 +47,7 @@ const spooled = (files: CsvFiles, count: number, threads: number) =>
     }
     const all = { attributesCsv, barcodesCsv, hierarchiesCsv, productsCsv }
     const spool = yield* makeLoadSpool(tmpdir())
-    const options = { company: "ACME", spool, batchSize: 50, responseErrorsCap: 7 }
+    const options = { company: "ACME", spool, batchSize: 50, responseErrorsCap: 7, ...(firstOutputBytes === undefined ? {} : { firstOutputBytes }) }
     const totals = yield* (threads === 0
       ? spoolItems(joinedItems(partitions, all), options)
       : spoolJoinedPartitions(partitions, all, yield* makeCsvJoinPool(threads), options))
@@ -61,10 +61,14 @@ describe("CSV partitions joined in worker threads", () => {
       const files = troubledFiles()
       const inProcess = yield* spooled(files, 5, 0)
       const threaded = yield* spooled(files, 5, 2)
+      // Output buffers far too small: every partition goes on in a buffer of its own, and the next one gets a larger shared one.
+      const outgrown = yield* spooled(files, 5, 2, 4096)
       expect(inProcess.totals.failed).toBeGreaterThan(10)
       expect(inProcess.records.filter((r) => "count" in r).length).toBeGreaterThan(5)
       expect(threaded.totals).toEqual(inProcess.totals)
       expect(threaded.records).toEqual(inProcess.records)
+      expect(outgrown.totals).toEqual(inProcess.totals)
+      expect(outgrown.records).toEqual(inProcess.records)
     }), 120_000)
 
   it.live("a thread that dies fails its partition with StorageFailed, and the pool goes on with a new thread", () =>

@@ -11,6 +11,11 @@ export interface CsvJoinTask {
   readonly company: string
   /** Each file's header row as read and its delimiter. */
   readonly headers: Readonly<Record<CsvFileName, { readonly fields: ReadonlyArray<string>; readonly delimiter: CsvDelimiter }>>
+  /**
+   * Where to write the accepted products' JSON, reused from partition to partition by the requester;
+   * a partition that needs more goes on in a buffer of its own (`products` then is not a view of this).
+   */
+  readonly output?: SharedArrayBuffer
 }
 
 /**
@@ -48,9 +53,13 @@ const readPartition = (path: string): Promise<string> =>
 
 /** Grows as products are appended; the bytes live outside the JavaScript heap and are handed over whole. */
 class ProductBytes {
-  private bytes = Buffer.allocUnsafeSlow(256 * 1024)
+  private bytes: Buffer
   private length = 0
   readonly ends: Array<number> = []
+
+  constructor(output: SharedArrayBuffer | undefined) {
+    this.bytes = output === undefined ? Buffer.allocUnsafeSlow(256 * 1024) : Buffer.from(output)
+  }
 
   append(json: string): void {
     // At most 3 bytes per UTF-16 unit.
@@ -79,7 +88,7 @@ export const runCsvJoinTask = async (task: CsvJoinTask): Promise<CsvJoinResult> 
   const text = await readPartition(task.path)
   const validator = makeLoadValidator(task.company)
   const accepted: Array<number> = []
-  const products = new ProductBytes()
+  const products = new ProductBytes(task.output)
   const errors: Array<ErrorEntry> = []
   for (const item of joinPartition(text, headers)) {
     if (item._tag === "Failed") {

@@ -7,8 +7,7 @@ import { type CsvJoinResult, type CsvJoinTask, runCsvJoinTask } from "./CsvJoinT
  */
 export default async function joinCsvPartition(task: CsvJoinTask) {
   const result: CsvJoinResult = await runCsvJoinTask(task)
-  return move({
-    [transferableSymbol]: [result.accepted.buffer, result.products.buffer, result.ends.buffer],
-    [valueSymbol]: result
-  })
+  // Products written into the requester's shared buffer are already there; only a buffer of the worker's own is moved.
+  const own = [result.accepted.buffer, result.products.buffer, result.ends.buffer].filter((b) => b instanceof ArrayBuffer)
+  return move({ [transferableSymbol]: own, [valueSymbol]: result })
 }
