@@ -6,6 +6,12 @@ import type { CsvJoinResult, CsvJoinTask } from "./CsvJoinTask.ts"
 
 /** A worker thread unused this long exits; the next CSV load starts it again (it costs RSS only while loads run). */
 const IDLE_MS = 30_000
+/**
+ * Young generation of a thread's heap: V8's default lets it grow to about 30 MiB more than this per
+ * thread while a partition is joined; measured at 200k products, 16 MiB cut peak RSS by 30-40 MiB
+ * with two threads at the same CPU time (8 MiB: 15 MiB less again, but about 5% more CPU).
+ */
+const YOUNG_GENERATION_MB = 16
 /** How long shutdown waits for running joins before it terminates the threads. */
 const CLOSE_MS = 10_000
 
@@ -43,6 +49,7 @@ export const makeCsvJoinPool = (threads: number, entry: URL = csvJoinWorkerEntry
           maxThreads: threads,
           idleTimeout: IDLE_MS,
           closeTimeout: CLOSE_MS,
+          resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
           // From source, each thread loads TypeScript through tsx as the process does.
           ...(entry.pathname.endsWith(".ts") ? { execArgv: ["--import", "tsx"] } : {})
         })
