@@ -1,8 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { csvFilesOf, type CsvFiles, sampleProduct, sampleProducts } from "@retail/testkit"
+import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { eventually, request } from "./support/Http.ts"
-import { type LoadBody, loadView, productCounts } from "./support/Loads.ts"
+import { type LoadBody, loadView, productCounts, publishedEntries } from "./support/Loads.ts"
 import { fileOf, formData } from "./support/Multipart.ts"
 import { mintToken, TestServer } from "./support/TestServer.ts"
 
@@ -74,4 +75,31 @@ describe("POST /v1/handle-csv joined in worker threads", () => {
       expect(threaded.totals).toEqual(inProcess.totals)
       expect(threaded.stored).toEqual(inProcess.stored)
     }), 240_000)
+})
+
+const loadCount = (company: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: string }>`SELECT count(*) AS n FROM loads WHERE company = ${company}`).pipe(
+    Effect.map((rows) => Number(rows[0]?.n)),
+    Effect.orDie
+  )
+
+describe("POST /v1/handle-csv when a join thread dies", () => {
+  it.live("a thread out of memory fails the load with 500, records and publishes nothing, and does not hang", () =>
+    Effect.gen(function*() {
+      const company = `CJX${run}`
+      const token = yield* mintToken({ scope: "products:write products:read", company })
+      const files = csvFilesOf(sampleProducts(3000, { prefix: `CJX${run}-` }))
+      const before = yield* publishedEntries
+      const response = yield* request("/v1/handle-csv", {
+        token,
+        body: formData((["productsCsv", "hierarchiesCsv", "barcodesCsv", "attributesCsv"] as const).map((part) => [part, fileOf(files[part], "text/csv")]))
+      })
+      expect(response.status).toBe(500)
+      expect(response.json()).toMatchObject({
+        _tag: "StorageFailed",
+        message: expect.stringMatching(/^The CSV files could not be joined \(.+\); nothing was published\. Retry later\.$/)
+      })
+      expect(yield* publishedEntries).toBe(before)
+      expect(yield* loadCount(company)).toBe(0)
+    }).pipe(Effect.provide(TestServer({ CSV_JOIN_THREAD_HEAP_MB: "4" }))), 240_000)
 })

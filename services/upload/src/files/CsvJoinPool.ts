@@ -39,8 +39,17 @@ const isJoinResult = (value: unknown): value is CsvJoinResult =>
  * started on demand. A thread that dies fails its task (the load answers 500 StorageFailed and publishes
  * nothing) and piscina starts a fresh one for the next task; closing the scope drains and stops them.
  */
-export const makeCsvJoinPool = (threads: number, entry: URL = csvJoinWorkerEntry()) =>
+export const makeCsvJoinPool = (
+  threads: number,
+  options: {
+    /** Caps each thread's old generation (MiB); a partition that needs more kills its thread, failing the load. 0: V8's default. */
+    readonly heapMb?: number
+    readonly entry?: URL
+  } = {}
+) =>
   Effect.gen(function*() {
+    const entry = options.entry ?? csvJoinWorkerEntry()
+    const heapMb = options.heapMb ?? 0
     const pool = yield* Effect.acquireRelease(
       Effect.sync(() =>
         new Piscina({
@@ -49,7 +58,7 @@ export const makeCsvJoinPool = (threads: number, entry: URL = csvJoinWorkerEntry
           maxThreads: threads,
           idleTimeout: IDLE_MS,
           closeTimeout: CLOSE_MS,
-          resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+          resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB, ...(heapMb > 0 ? { maxOldGenerationSizeMb: heapMb } : {}) },
           // From source, each thread loads TypeScript through tsx as the process does.
           ...(entry.pathname.endsWith(".ts") ? { execArgv: ["--import", "tsx"] } : {})
         })
@@ -61,13 +70,40 @@ export const makeCsvJoinPool = (threads: number, entry: URL = csvJoinWorkerEntry
           Effect.zipRight(Effect.promise(() => pool.destroy()))
         )
     )
+    // piscina fails the tasks of a thread that dies while running them, but a thread that dies before it
+    // is ready (out of memory while loading, a broken entry) is reported only as the pool's 'error' event,
+    // and the tasks queued for it would wait forever: every task in flight fails then. The listener
+    // also keeps that event from being an uncaught exception that would end the process.
+    const inFlight = new Set<(cause: unknown) => void>()
+    pool.on("error", (cause: unknown) => {
+      for (const fail of [...inFlight]) fail(cause)
+    })
+
     return {
       threads,
       /** Joins one partition in a worker thread; interrupting it aborts the task (piscina stops its thread). */
       run: (task: CsvJoinTask): Effect.Effect<CsvJoinResult, StorageFailed> =>
-        Effect.tryPromise({ try: (signal): Promise<unknown> => pool.run(task, { signal }), catch: joinFailed }).pipe(
-          Effect.filterOrFail(isJoinResult, () => joinFailed(new Error("a join worker answered something else than a joined partition")))
-        )
+        Effect.async<CsvJoinResult, StorageFailed>((resume) => {
+          const controller = new AbortController()
+          const settle = (outcome: Effect.Effect<CsvJoinResult, StorageFailed>) => {
+            if (!inFlight.delete(fail)) return
+            resume(outcome)
+          }
+          const fail = (cause: unknown) => {
+            settle(Effect.fail(joinFailed(cause)))
+            controller.abort()
+          }
+          inFlight.add(fail)
+          pool.run(task, { signal: controller.signal }).then(
+            (value: unknown) =>
+              settle(isJoinResult(value) ? Effect.succeed(value) : Effect.fail(joinFailed(new Error("a join worker answered something else than a joined partition")))),
+            fail
+          )
+          return Effect.sync(() => {
+            inFlight.delete(fail)
+            controller.abort()
+          })
+        })
     } as const
   })
 
@@ -77,6 +113,7 @@ export type CsvJoinThreads = Effect.Effect.Success<ReturnType<typeof makeCsvJoin
 export class CsvJoinPool extends Context.Tag("@retail/upload/CsvJoinPool")<CsvJoinPool, CsvJoinThreads | undefined>() {
   static readonly layer = Layer.scoped(
     CsvJoinPool,
-    Effect.flatMap(UploadConfig, ({ csvJoinThreads }) => csvJoinThreads === 0 ? Effect.succeed(undefined) : makeCsvJoinPool(csvJoinThreads))
+    Effect.flatMap(UploadConfig, ({ csvJoinThreadHeapMb, csvJoinThreads }) =>
+      csvJoinThreads === 0 ? Effect.succeed(undefined) : makeCsvJoinPool(csvJoinThreads, { heapMb: csvJoinThreadHeapMb }))
   )
 }
