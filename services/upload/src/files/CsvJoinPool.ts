@@ -7,9 +7,9 @@ import type { CsvJoinResult, CsvJoinTask } from "./CsvJoinTask.ts"
 /** A worker thread unused this long exits; the next CSV load starts it again (it costs RSS only while loads run). */
 const IDLE_MS = 30_000
 /**
- * Young generation of a thread's heap: V8's default lets it grow to about 30 MiB more than this per
- * thread while a partition is joined; measured at 200k products, 16 MiB cut peak RSS by 30-40 MiB
- * with two threads at the same CPU time (8 MiB: 15 MiB less again, but about 5% more CPU).
+ * Young generation of a thread's heap, below V8's default: measured at 200k products with two threads,
+ * 16 MiB cut the process's peak RSS by 30-40 MiB at the same CPU time (8 MiB: about 15 MiB less again,
+ * at about 5% more CPU).
  */
 const YOUNG_GENERATION_MB = 16
 /** How long shutdown waits for running joins before it terminates the threads. */
