@@ -1,5 +1,6 @@
 import { Either } from "effect"
 import type { Product } from "./Product.ts"
+import { makeProductCodeIndex } from "./ProductCodeIndex.ts"
 import { type ProductFailure, validateProduct } from "./ProductValidation.ts"
 
 /**
@@ -12,7 +13,7 @@ export interface LoadValidator {
 }
 
 export const makeLoadValidator = (company: string): LoadValidator => {
-  const firstIndexByCode = new Map<string, number>()
+  const firstIndexByCode = makeProductCodeIndex()
   return {
     validate: (raw, index) =>
       Either.flatMap(validateProduct(raw), (product) => {
@@ -22,14 +23,13 @@ export const makeLoadValidator = (company: string): LoadValidator => {
             error: `companyCode: is ${product.companyCode} but this load is for company ${company}`
           })
         }
-        const first = firstIndexByCode.get(product.productCode)
+        const first = firstIndexByCode.firstOrAdd(product.productCode, index)
         if (first !== undefined) {
           return Either.left({
             sku: product.skuCode,
             error: `productCode: ${product.productCode} already appears at products[${first}] of this load; the first occurrence wins`
           })
         }
-        firstIndexByCode.set(product.productCode, index)
         return Either.right(product)
       })
   }

@@ -237,6 +237,17 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
       )
     )
 
+  const uncountDelivery: StreamQueueShape["uncountDelivery"] = (stream, group, consumer, delivery) =>
+    transition((current, now): Step<void> =>
+      Either.flatMap(parseId("uncountDelivery", delivery.id), (id) =>
+        Either.map(groupOf("uncountDelivery", current, stream, group), ([s, g]) => {
+          const entry = RedBlackTree.findFirst(g.pending, id)
+          if (Option.isNone(entry)) return [undefined, current] as const
+          const pending = put(g.pending, id, { consumer, deliveries: Math.max(0, delivery.deliveries - 1), deliveredAt: now })
+          return [undefined, withGroup(current, stream, s, group, { ...g, pending })] as const
+        }))
+    )
+
   const deadLetter: StreamQueueShape["deadLetter"] = (stream, group, delivery, reason, options) =>
     transition((current, now) =>
       Either.map(parseId("deadLetter", delivery.id), (id) => {
@@ -294,6 +305,7 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
     read,
     ack,
     claimStale,
+    uncountDelivery,
     deadLetter,
     readAfter,
     lastId: (stream) => Effect.map(Ref.get(state), (current) => StreamId.format(streamOf(current, stream).lastId)),

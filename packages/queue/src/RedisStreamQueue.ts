@@ -200,6 +200,11 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
         return entries.map((entry) => toDelivery(entry, entry.deliveries))
       })
 
+    // JUSTID: XCLAIM leaves the counter alone, and RETRYCOUNT sets it.
+    const uncountDelivery: StreamQueueShape["uncountDelivery"] = (stream, group, consumer, delivery) =>
+      Effect.asVoid(command("uncountDelivery", (client) =>
+        client.xClaimJustId(stream, group, consumer, 0, delivery.id, { RETRYCOUNT: Math.max(0, delivery.deliveries - 1) })))
+
     const deadLetter: StreamQueueShape["deadLetter"] = (stream, group, delivery, reason, ackOptions) =>
       // A malformed id would fail the script after the XADD: refuse it before anything is written.
       Option.isNone(StreamId.parse(delivery.id))
@@ -254,6 +259,7 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
       read,
       ack,
       claimStale,
+      uncountDelivery,
       deadLetter,
       readAfter,
       lastId,

@@ -82,6 +82,17 @@ export interface StreamQueueShape {
     consumer: string,
     options: ClaimOptions
   ) => Effect.Effect<ReadonlyArray<Delivery>, QueueError>
+  /**
+   * Takes back one delivery of a pending entry: its consumer could not work on it through no fault
+   * of the entry's (the database was down), so that delivery must not count towards dead-lettering.
+   * The entry stays pending, owned by `consumer` and idle from now; a no-op for one no longer pending.
+   */
+  readonly uncountDelivery: (
+    stream: string,
+    group: string,
+    consumer: string,
+    delivery: Delivery
+  ) => Effect.Effect<void, QueueError>
   /** Appends the entry to `${stream}:dead` and acks it in the group (see AckOptions), atomically. */
   readonly deadLetter: (
     stream: string,

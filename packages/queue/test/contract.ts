@@ -143,6 +143,27 @@ export const streamQueueContract = (options: ContractOptions): void => {
         expect(again).toEqual([{ id: ids[0], payload: "x", deliveries: 3 }])
       }))
 
+    test("an uncounted delivery keeps the entry pending, idle from now, and is not counted when it is claimed again", () =>
+      Effect.gen(function*() {
+        const queue = yield* StreamQueue
+        const stream = yield* freshStream
+        yield* queue.ensureGroup(stream, "g")
+        const [id] = yield* queue.publish(stream, ["x", "y"])
+        const [first] = yield* queue.read(stream, "g", "c1", { count: 1, blockMs: 0 })
+        const [second] = yield* queue.claimStale(stream, "g", "c2", { minIdleMs: 0, count: 1 })
+        expect([first?.deliveries, second?.deliveries]).toEqual([1, 2])
+
+        yield* queue.uncountDelivery(stream, "g", "c2", second!)
+        expect(yield* queue.claimStale(stream, "g", "c3", { minIdleMs: 300, count: 10 })).toEqual([])
+        yield* Effect.sleep("400 millis")
+        expect(yield* queue.claimStale(stream, "g", "c3", { minIdleMs: 300, count: 10 })).toEqual([{ id, payload: "x", deliveries: 2 }])
+
+        // An entry no longer pending is left alone: acked entries are not delivered again.
+        yield* queue.ack(stream, "g", [id!])
+        yield* queue.uncountDelivery(stream, "g", "c3", { id: id!, payload: "x", deliveries: 2 })
+        expect(yield* queue.claimStale(stream, "g", "c4", { minIdleMs: 0, count: 10 })).toEqual([])
+      }))
+
     test("claimStale finds idle entries behind many fresh ones and respects count", () =>
       Effect.gen(function*() {
         const queue = yield* StreamQueue

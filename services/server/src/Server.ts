@@ -1,12 +1,13 @@
 import {
   HttpApiBuilder,
-  HttpApiScalar,
   HttpIncomingMessage,
   HttpMiddleware,
   HttpServer,
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
+// Imported on its own: through the package index the bundle keeps Scalar's embedded 3 MB script.
+import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Api, PayloadTooLarge } from "@retail/api"
 import { CapacityFastLane, CapacityService } from "@retail/service-capacity"
@@ -53,7 +54,7 @@ const Background = Layer.unwrapEffect(
 const PublicAppLive = HttpApiBuilder.serve(trackInFlight).pipe(
   // No span per request: this server answers thousands of requests a second.
   HttpMiddleware.withTracerDisabledWhen(() => true),
-  Layer.provide(HttpApiScalar.layer({ path: "/v1/docs" })),
+  Layer.provide(HttpApiScalar.layerCdn({ path: "/v1/docs", version: "1.39.3" })),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v1/openapi.json" })),
   Layer.provide(ApiLive),
   Layer.provide(BodyLimit),

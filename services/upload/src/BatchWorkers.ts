@@ -20,7 +20,8 @@ const WORK_DONE = { deleteEntries: true } as const
  * A batch that fails stays pending and is claimed again after CLAIM_IDLE_MS; after
  * MAX_DELIVERIES failures while the database is up it goes to the dead-letter stream and its
  * products are recorded as failed on the load. While the database is down nothing is acked
- * and nothing is dead-lettered: the consumer waits for it.
+ * and nothing is dead-lettered, and a delivery that met the outage is given back uncounted: the
+ * consumer waits for the database.
  */
 export const BatchWorkers = Layer.scopedDiscard(
   Effect.gen(function*() {
@@ -47,7 +48,7 @@ export const BatchWorkers = Layer.scopedDiscard(
         yield* Effect.logWarning(`batch ${delivery.id} dead-lettered after ${delivery.deliveries} deliveries: ${reason}`)
       })
 
-    const handle = (delivery: Delivery) =>
+    const handle = (consumer: string) => (delivery: Delivery) =>
       Either.match(decodeProductBatch(delivery.payload), {
         onLeft: (error) => deadLetter(delivery, null, `undecodable batch: ${error.message}`),
         onRight: (batch) =>
@@ -65,7 +66,13 @@ export const BatchWorkers = Layer.scopedDiscard(
                   return yield* deadLetter(delivery, batch, `persisting failed ${delivery.deliveries} times: ${error.message}`)
                 }
                 yield* Effect.logWarning(`batch ${delivery.id} not persisted (delivery ${delivery.deliveries}); left pending`, error)
-                if (!databaseUp) yield* waitForDatabase
+                if (!databaseUp) {
+                  // The outage's deliveries must not bring the batch nearer to the dead letters.
+                  yield* queue.uncountDelivery(stream, group, consumer, delivery).pipe(
+                    Effect.catchAll((queueError) => Effect.logWarning(`delivery ${delivery.deliveries} of batch ${delivery.id} still counts`, queueError))
+                  )
+                  yield* waitForDatabase
+                }
               })
             )
           )
@@ -75,14 +82,14 @@ export const BatchWorkers = Layer.scopedDiscard(
       Effect.zipRight(
         queue.ensureGroup(stream, group),
         queue.read(stream, group, consumer, { count: 1, blockMs: 2_000 }).pipe(
-          Effect.flatMap(Effect.forEach(handle, { discard: true })),
+          Effect.flatMap(Effect.forEach(handle(consumer), { discard: true })),
           Effect.forever
         )
       )
 
     const reclaim = (consumer: string) =>
       queue.claimStale(stream, group, consumer, { minIdleMs: config.claimIdleMs, count: 10 }).pipe(
-        Effect.flatMap(Effect.forEach(handle, { discard: true })),
+        Effect.flatMap(Effect.forEach(handle(consumer), { discard: true })),
         Effect.repeat(Schedule.spaced(Math.max(100, Math.floor(config.claimIdleMs / 2))))
       )
 
