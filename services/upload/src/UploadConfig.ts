@@ -17,6 +17,10 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
   readonly multipartMaxFieldBytes: number
   /** Where file loads spool their validated batches until the whole file has been read. */
   readonly spoolDir: string
+  /** Worker threads joining /handle-csv partitions (0: joined in the request's fiber). */
+  readonly csvJoinThreads: number
+  /** Old-generation cap of each of those threads in MiB (0: V8's default). */
+  readonly csvJoinThreadHeapMb: number
   readonly batchesStream: string
   readonly consumerGroup: string
   readonly eventsStream: string
@@ -42,6 +46,14 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
         multipartMaxParts: yield* positive("MULTIPART_MAX_PARTS", 16),
         multipartMaxFieldBytes: yield* positive("MULTIPART_MAX_FIELD_BYTES", 64 * 1024),
         spoolDir: yield* Config.string("SPOOL_DIR").pipe(Config.withDefault(tmpdir())),
+        csvJoinThreads: yield* Config.integer("CSV_JOIN_THREADS").pipe(
+          Config.withDefault(2),
+          Config.validate({ message: "CSV_JOIN_THREADS must be an integer from 0 to 64", validation: (n) => n >= 0 && n <= 64 })
+        ),
+        csvJoinThreadHeapMb: yield* Config.integer("CSV_JOIN_THREAD_HEAP_MB").pipe(
+          Config.withDefault(0),
+          Config.validate({ message: "CSV_JOIN_THREAD_HEAP_MB must be a non-negative integer", validation: (n) => n >= 0 })
+        ),
         batchesStream: yield* Config.string("PRODUCT_BATCHES_STREAM").pipe(Config.withDefault("products:batches")),
         consumerGroup: yield* Config.string("PRODUCT_CONSUMER_GROUP").pipe(Config.withDefault("product-writers")),
         eventsStream: yield* Config.string("LOAD_EVENTS_STREAM").pipe(Config.withDefault("product-loads:events")),
@@ -65,6 +77,8 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
       multipartMaxParts: 16,
       multipartMaxFieldBytes: 64 * 1024,
       spoolDir: tmpdir(),
+      csvJoinThreads: 2,
+      csvJoinThreadHeapMb: 0,
       batchesStream: `products:batches:${crypto.randomUUID()}`,
       consumerGroup: "product-writers",
       eventsStream: `product-loads:events:${crypto.randomUUID()}`,
