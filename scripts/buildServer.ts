@@ -1,23 +1,27 @@
-import { build, type BuildOptions } from "esbuild"
-import { dirname, join } from "node:path"
+import { build } from "esbuild"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const repositoryRoot = fileURLToPath(new URL("../", import.meta.url))
 
+/** Packages left in node_modules: loaded from files next to their own code (PGlite's WASM, piscina's worker script) or native. */
+const external = ["@electric-sql/pglite", "@electric-sql/pglite-socket", "msgpackr-extract", "piscina"]
+
 /**
  * Bundles the server into one ES module, dist/server.mjs, for `npm start`: no TypeScript loader
  * thread at run time (measured: ~100 MB less RSS than under tsx) and a faster start. Packages
- * that load files next to their own code (PGlite's WASM, piscina's thread script) or native addons
- * stay in node_modules. `outfile` is relative to the repository root; keep it under dist/ so the
- * externals resolve the same. Beside it goes the entry of the JSON validation threads,
- * json-validation-thread.mjs, which the server starts from its own folder (JsonValidationPool.ts).
+ * that load files next to their own code (PGlite's WASM) or native addons stay in node_modules.
+ * `outfile` is relative to the repository root; keep it under dist/ so the externals resolve the same.
  * Whitespace and syntax are minified, identifiers are not: V8 keeps the whole source text in the
  * heap, and the readable bundle (8.6 MB, two bytes a character for the curly quotes in
  * dependencies' comments) held 16.5 MB of it; this one holds 3.4 MB, and traces still name functions.
+ * The CSV join worker threads run their own bundle beside it, `<outfile without .mjs>.csv-join-worker.mjs`
+ * (services/upload/src/files/CsvJoinPool.ts finds it by that name), built the same way; so do the JSON
+ * validation threads, `<outfile without .mjs>.json-validation-thread.mjs` (JsonValidationPool.ts).
  */
 export const buildServer = async (outfile = "dist/server.mjs"): Promise<string> => {
   const target = join(repositoryRoot, outfile)
-  const common: BuildOptions = {
+  const common = {
     bundle: true,
     platform: "node",
     target: "node20",
@@ -25,20 +29,21 @@ export const buildServer = async (outfile = "dist/server.mjs"): Promise<string> 
     sourcemap: true,
     minifyWhitespace: true,
     minifySyntax: true,
-    external: ["@electric-sql/pglite", "@electric-sql/pglite-socket", "msgpackr-extract", "piscina"],
+    external,
     // Bundled CommonJS dependencies call require(); an ES module has none of its own.
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     logLevel: "warning"
-  }
+  } as const
   await Promise.all([
     build({ ...common, entryPoints: [join(repositoryRoot, "services/server/src/main.ts")], outfile: target }),
-    build({
-      ...common,
-      entryPoints: [join(repositoryRoot, "services/upload/src/files/JsonValidationThread.ts")],
-      outfile: join(dirname(target), "json-validation-thread.mjs")
-    })
+    build({ ...common, entryPoints: [join(repositoryRoot, "services/upload/src/files/CsvJoinWorker.ts")], outfile: csvJoinWorkerFile(target) }),
+    build({ ...common, entryPoints: [join(repositoryRoot, "services/upload/src/files/JsonValidationThread.ts")], outfile: jsonValidationThreadFile(target) })
   ])
   return target
 }
 
+/** Where the CSV join worker's bundle goes for a server bundle at `serverFile`. */
+export const csvJoinWorkerFile = (serverFile: string): string => `${serverFile.replace(/\.m?js$/, "")}.csv-join-worker.mjs`
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) await buildServer(process.argv[2])
+export const jsonValidationThreadFile = (serverFile: string): string => `${serverFile.replace(/\.m?js$/, "")}.json-validation-thread.mjs`

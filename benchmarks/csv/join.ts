@@ -1,13 +1,16 @@
 // One measured run of the /handle-csv pipeline without HTTP: the four files are streamed from disk through
 // the same code as the endpoint (partition split, per-partition join, validation, spool), publish excluded.
-// Usage (in its own process so peak RSS is its own; run.ts and the suite's handle-csv do this):
-//   node --import tsx benchmarks/csv/join.ts <productsCsv> <hierarchiesCsv> <barcodesCsv> <attributesCsv>
+// Usage (in its own process so peak RSS is its own, worker threads included; run.ts and the suite's handle-csv do this):
+//   [CSV_JOIN_THREADS=2] node --import tsx benchmarks/csv/join.ts <productsCsv> <hierarchiesCsv> <barcodesCsv> <attributesCsv>
+// CSV_JOIN_THREADS as the server reads it (default 2; 0 joins in the main thread).
 import { CsvLayouts } from "@retail/ingest"
 import { Effect, Stream } from "effect"
 import { createReadStream, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import v8 from "node:v8"
 import { type CsvFileHeaders, joinedItems } from "../../services/upload/src/files/CsvJoin.ts"
+import { spoolJoinedPartitions } from "../../services/upload/src/files/CsvJoinedSpool.ts"
+import { makeCsvJoinPool } from "../../services/upload/src/files/CsvJoinPool.ts"
 import { makeCsvPartitions, partitionCountFor } from "../../services/upload/src/files/CsvPartitions.ts"
 import { partitionCsvFile } from "../../services/upload/src/files/CsvPartSplitter.ts"
 import { makeLoadSpool } from "../../services/upload/src/files/LoadSpool.ts"
@@ -21,6 +24,7 @@ if (productsPath === undefined || hierarchiesPath === undefined || barcodesPath 
 const inputs = { productsCsv: productsPath, hierarchiesCsv: hierarchiesPath, barcodesCsv: barcodesPath, attributesCsv: attributesPath }
 const bytes = Object.values(inputs).reduce((sum, path) => sum + statSync(path).size, 0)
 const startRssMb = process.memoryUsage.rss() / 1048576
+const threads = Number(process.env["CSV_JOIN_THREADS"] ?? 2)
 
 const fileStream = (path: string) =>
   Stream.fromAsyncIterable(createReadStream(path, { highWaterMark: 64 * 1024 }) as AsyncIterable<Buffer>, (e) => new Error(String(e)))
@@ -36,6 +40,7 @@ const startHeapMb = process.memoryUsage().heapUsed / 1048576
 
 const program = Effect.scoped(Effect.gen(function*() {
   const partitions = yield* makeCsvPartitions(tmpdir(), partitionCountFor(bytes))
+  const pool = threads === 0 ? undefined : yield* makeCsvJoinPool(threads)
   const t0 = performance.now()
   const cpu0 = process.cpuUsage()
   const productsCsv = yield* partitionCsvFile(fileStream(inputs.productsCsv), CsvLayouts.productsCsv, partitions)
@@ -48,11 +53,15 @@ const program = Effect.scoped(Effect.gen(function*() {
   const splitRssMb = process.memoryUsage.rss() / 1048576
   const headers: CsvFileHeaders = { productsCsv, hierarchiesCsv, barcodesCsv, attributesCsv }
   const spool = yield* makeLoadSpool(tmpdir())
-  const totals = yield* spoolItems(joinedItems(partitions, headers), { company: "BENCH", spool, batchSize: 250, responseErrorsCap: 1000 })
+  const options = { company: "BENCH", spool, batchSize: 250, responseErrorsCap: 1000 }
+  const totals = yield* (pool === undefined
+    ? spoolItems(joinedItems(partitions, headers), options)
+    : spoolJoinedPartitions(partitions, headers, pool, options))
   const t2 = performance.now()
   const cpu2 = process.cpuUsage(cpu0)
   return {
     bytes,
+    threads,
     partitions: partitions.count,
     products: totals.total,
     accepted: totals.accepted,

@@ -61,7 +61,9 @@ Load average before / after: ${loadBefore} / ${loadAfter} (the machine is shared
 
 Each run is its own process (\`benchmarks/csv/join.ts\`): the four files are streamed from disk in 64 KiB chunks through
 the endpoint's code: \`partitionCsvFile\` (read, header check, split rows by productCode hash into partition files),
-then \`joinedItems\` + \`spoolItems\` (per partition: type the cells, join, validate every product, write the spool).
+then the join (per partition: type the cells, join, validate every product, write the spool) in \`CSV_JOIN_THREADS\` worker threads
+(\`spoolJoinedPartitions\`; default 2, as the server) or, with CSV_JOIN_THREADS=0, \`joinedItems\` + \`spoolItems\` in the main thread.
+CPU and peak RSS are the whole process's, threads included.
 HTTP multipart parsing and publishing to the queue are not included. MB = 10^6 bytes of CSV input. On a shared machine
 the wall-clock rate mostly measures the other tenants; MB per CPU-second (user + system time of the run) is the fairer figure.
 

@@ -4,6 +4,7 @@ import { databaseUrl, redisUrl } from "../Machine.ts"
 import { itemsPerSecond, measureCandidate, megabytesPerSecond } from "../support/Candidates.ts"
 import { measureCsvPipeline } from "../support/CsvPipeline.ts"
 import { acceptedLoad, loadState } from "../support/Http.ts"
+import { processCpuSeconds } from "../support/ProcessCpu.ts"
 import { startServer } from "../support/ServerProcess.ts"
 import { mintToken, runTag } from "../support/Tokens.ts"
 import { uploadFiles } from "../support/Upload.ts"
@@ -21,6 +22,8 @@ interface HttpRun {
   readonly seconds: number
   readonly peakRssMiB: number
   readonly idleRssMiB: number
+  /** The server's CPU time (all its threads) from the first byte sent to the answer; undefined without /proc. */
+  readonly serverCpuSeconds: number | undefined
 }
 
 /** The four files over HTTP: from the first byte sent to the answer (after the last batch is published, as /handle-json). */
@@ -30,12 +33,15 @@ const overHttp = async (files: InputFiles, products: number, progress: (m: strin
   try {
     const idleRssMiB = server.rss.currentMiB()
     server.rss.reset()
+    const cpuBefore = processCpuSeconds(server.pid)
     const upload = await uploadFiles(`${server.url}/v1/handle-csv`, token, csvParts(files))
+    const cpuAfter = processCpuSeconds(server.pid)
     const peakRssMiB = server.rss.peakMiB()
     const processCode = acceptedLoad({ status: upload.status, text: upload.body }, "POST /v1/handle-csv")
     const state = await loadState(server.url, processCode, token)
     if (state.totals.accepted !== products) throw new BenchmarkFailure(`load ${processCode} accepted ${state.totals.accepted} of ${products} products`)
-    return { bytes: upload.bytes, seconds: upload.seconds, peakRssMiB, idleRssMiB }
+    const serverCpuSeconds = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore
+    return { bytes: upload.bytes, seconds: upload.seconds, peakRssMiB, idleRssMiB, serverCpuSeconds }
   } finally {
     await server.stop()
   }
@@ -64,7 +70,7 @@ export const handleCsv: Benchmark = {
       const httpMBs = http.bytes / 1e6 / http.seconds
       const pipelineMBs = pipeline.bytes / 1e6 / (pipeline.ms / 1000)
       setup.progress(
-        `HTTP ${httpMBs.toFixed(1)} MB/s, peak RSS ${http.peakRssMiB.toFixed(0)} MiB (idle ${http.idleRssMiB.toFixed(0)} MiB); ` +
+        `HTTP ${httpMBs.toFixed(1)} MB/s, server CPU ${http.serverCpuSeconds?.toFixed(2) ?? "?"} s, peak RSS ${http.peakRssMiB.toFixed(0)} MiB (idle ${http.idleRssMiB.toFixed(0)} MiB); ` +
           `pipeline ${pipelineMBs.toFixed(1)} MB/s; csv-parse ${megabytesPerSecond(csvParse).toFixed(1)} MB/s, uDSV ${megabytesPerSecond(udsv).toFixed(1)} MB/s, CsvRecordReader ${megabytesPerSecond(ours).toFixed(1)} MB/s`
       )
       const csvParseLimit = { name: "csv-parse alone (arrays), same files", sample: megabytesPerSecond(csvParse) }
@@ -74,6 +80,10 @@ export const handleCsv: Benchmark = {
           goal: { on: "median", atLeast: 40, source: "issue 3" }
         }),
         figure("products/s over HTTP", "products/s", setup.size / http.seconds),
+        ...(http.serverCpuSeconds === undefined || http.serverCpuSeconds <= 0 ? [] : [
+          // CSV_JOIN_THREADS worker threads included: on a shared machine this, not wall time, compares builds.
+          figure("MB per server CPU-second over HTTP (all threads)", "MB/s", http.bytes / 1e6 / http.serverCpuSeconds)
+        ]),
         figure("server peak RSS during the upload", "MiB", http.peakRssMiB, { better: "lower", goal: { on: "median", atMost: 256, source: "issue 3" } }),
         figure("server RSS growth during the upload (peak - RSS before it)", "MiB", Math.max(0, http.peakRssMiB - http.idleRssMiB), { better: "lower" }),
         figure("in-process: the endpoint's pipeline without HTTP (split, join, validate, spool)", "MB/s", pipelineMBs, { limit: csvParseLimit }),

@@ -2,9 +2,9 @@ import { spawn } from "node:child_process"
 import { once } from "node:events"
 import { rmSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { dirname, join } from "node:path"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { buildServer } from "../../../scripts/buildServer.ts"
+import { buildServer, csvJoinWorkerFile, jsonValidationThreadFile } from "../../../scripts/buildServer.ts"
 import { BenchmarkFailure } from "../Benchmark.ts"
 import { databaseUrl, redisUrl } from "../Machine.ts"
 import { deleteKeys } from "./Redis.ts"
@@ -20,16 +20,23 @@ const START_TIMEOUT_MS = 180_000
 /**
  * What a server under test runs: the production bundle (`npm start`'s esbuild build, so peak RSS is
  * production memory) unless BENCH_SERVER_RUNTIME=tsx asks for the TypeScript sources under tsx
- * (about 100 MB more RSS: tsx's loader thread). The bundle (with its validation thread's entry) is built once per process into a folder of its
- * own under dist/bench/ (concurrent runs never overwrite each other's), removed when the process exits.
+ * (about 100 MB more RSS: tsx's loader thread). The bundle is built once per process into its own
+ * file under dist/ (concurrent runs never overwrite each other's), removed when the process exits.
  */
 export const serverRuntime = (): "bundle" | "tsx" => (process.env["BENCH_SERVER_RUNTIME"] === "tsx" ? "tsx" : "bundle")
 
 let bundle: Promise<string> | undefined
 const serverArgs = async (): Promise<ReadonlyArray<string>> => {
   if (serverRuntime() === "tsx") return ["--import", "tsx", SERVER_MAIN]
-  bundle ??= buildServer(join("dist", "bench", String(process.pid), "server.mjs")).then((file) => {
-    process.on("exit", () => rmSync(dirname(file), { recursive: true, force: true }))
+  bundle ??= buildServer(join("dist", "bench", `server-${process.pid}.mjs`)).then((file) => {
+    process.on("exit", () => {
+      rmSync(file, { force: true })
+      rmSync(`${file}.map`, { force: true })
+      rmSync(csvJoinWorkerFile(file), { force: true })
+      rmSync(`${csvJoinWorkerFile(file)}.map`, { force: true })
+      rmSync(jsonValidationThreadFile(file), { force: true })
+      rmSync(`${jsonValidationThreadFile(file)}.map`, { force: true })
+    })
     return file
   }, (error: unknown) => {
     bundle = undefined

@@ -19,6 +19,10 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
   readonly spoolDir: string
   /** Threads parsing and validating /handle-json products (0: on the event loop's thread). */
   readonly jsonValidationThreads: number
+  /** Worker threads joining /handle-csv partitions (0: joined in the request's fiber). */
+  readonly csvJoinThreads: number
+  /** Old-generation cap of each of those threads in MiB (0: V8's default). */
+  readonly csvJoinThreadHeapMb: number
   readonly batchesStream: string
   readonly consumerGroup: string
   readonly eventsStream: string
@@ -48,6 +52,14 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
           Config.withDefault(2),
           Config.validate({ message: "JSON_VALIDATION_THREADS must be an integer from 0 to 64", validation: (n) => n >= 0 && n <= 64 })
         ),
+        csvJoinThreads: yield* Config.integer("CSV_JOIN_THREADS").pipe(
+          Config.withDefault(2),
+          Config.validate({ message: "CSV_JOIN_THREADS must be an integer from 0 to 64", validation: (n) => n >= 0 && n <= 64 })
+        ),
+        csvJoinThreadHeapMb: yield* Config.integer("CSV_JOIN_THREAD_HEAP_MB").pipe(
+          Config.withDefault(0),
+          Config.validate({ message: "CSV_JOIN_THREAD_HEAP_MB must be a non-negative integer", validation: (n) => n >= 0 })
+        ),
         batchesStream: yield* Config.string("PRODUCT_BATCHES_STREAM").pipe(Config.withDefault("products:batches")),
         consumerGroup: yield* Config.string("PRODUCT_CONSUMER_GROUP").pipe(Config.withDefault("product-writers")),
         eventsStream: yield* Config.string("LOAD_EVENTS_STREAM").pipe(Config.withDefault("product-loads:events")),
@@ -72,6 +84,8 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
       multipartMaxFieldBytes: 64 * 1024,
       spoolDir: tmpdir(),
       jsonValidationThreads: 0,
+      csvJoinThreads: 2,
+      csvJoinThreadHeapMb: 0,
       batchesStream: `products:batches:${crypto.randomUUID()}`,
       consumerGroup: "product-writers",
       eventsStream: `product-loads:events:${crypto.randomUUID()}`,

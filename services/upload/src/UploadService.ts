@@ -1,5 +1,6 @@
 import { Layer } from "effect"
 import { BatchWorkers } from "./BatchWorkers.ts"
+import { CsvJoinPool } from "./files/CsvJoinPool.ts"
 import { FileLoadPublisher } from "./files/FileLoadPublisher.ts"
 import { JsonValidationPool } from "./files/JsonValidationPool.ts"
 import { FilesHttp } from "./http/FilesHttp.ts"
@@ -16,7 +17,7 @@ import { UploadConfig } from "./UploadConfig.ts"
  * come from outside (shared with the internal listener).
  */
 export const http = Layer.mergeAll(ProductsHttp, FilesHttp, LoadsHttp).pipe(
-  Layer.provide(Layer.mergeAll(LoadIntake.Default, FileLoadPublisher.Default)),
+  Layer.provide(Layer.mergeAll(LoadIntake.Default, FileLoadPublisher.Default, CsvJoinPool.layer)),
   Layer.provide(ProductPublisher.Default),
   Layer.provide(UploadConfig.layer)
 )

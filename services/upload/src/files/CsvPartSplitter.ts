@@ -8,6 +8,8 @@ import { type CsvPartitions, partitionOf } from "./CsvPartitions.ts"
 export interface CsvFileHeader {
   readonly header: CsvHeader
   readonly delimiter: CsvDelimiter
+  /** The header row as read: a join worker resolves its own `CsvHeader` from it. */
+  readonly fields: ReadonlyArray<string>
 }
 
 /**
@@ -18,6 +20,7 @@ export interface CsvFileHeader {
 export class CsvPartSplitter {
   private readonly reader: CsvReader
   private header: CsvHeader | undefined = undefined
+  private headerFields: ReadonlyArray<string> = []
   private codeIndex = 0
   private error: CsvHeaderError | undefined = undefined
   private mayHoldSeparators = false
@@ -30,6 +33,7 @@ export class CsvPartSplitter {
         return
       }
       this.header = header
+      this.headerFields = row.fields
       this.codeIndex = header.positionOf("productCode")
       return
     }
@@ -62,7 +66,7 @@ export class CsvPartSplitter {
     const error = this.reader.end(this.onRow, this.onUnquoted) ?? this.error
     if (error !== undefined) return error
     if (this.header === undefined) return new CsvHeaderError({ file: this.layout.file, reason: "the file is empty: a header row is expected" })
-    return { header: this.header, delimiter: this.reader.delimiter ?? "," }
+    return { header: this.header, delimiter: this.reader.delimiter ?? ",", fields: this.headerFields }
   }
 }
 

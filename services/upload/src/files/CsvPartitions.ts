@@ -106,6 +106,8 @@ export const makeCsvPartitions = (dir: string, count: number) =>
       /** Appends the queued rows once they pass the memory budget. */
       flushIfFull: Effect.suspend(() => buffered >= FLUSH_BUDGET_BYTES ? flush : Effect.void),
       flush,
+      /** The file of one partition (absent when no row went to it); a join worker reads it itself. */
+      path: (partition: number): string => paths[partition]!,
       /** Everything written to one partition (call after the last flush). */
       read: (partition: number) =>
         Effect.tryPromise({

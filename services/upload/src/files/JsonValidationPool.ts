@@ -22,14 +22,14 @@ export interface ThreadEntry {
 }
 
 /**
- * Where the thread's code is. Bundled (dist/server.mjs), it is dist/json-validation-thread.mjs
+ * Where the thread's code is. Bundled (dist/server.mjs), it is dist/server.json-validation-thread.mjs
  * beside the bundle (scripts/buildServer.ts); from the TypeScript sources (tsx, vitest), it is
  * JsonValidationThread.ts beside this file, loaded through tsx in the thread.
  */
 export const defaultThreadEntry = (): ThreadEntry =>
   import.meta.url.endsWith(".ts")
     ? { filename: new URL("./JsonValidationThread.ts", import.meta.url).href, execArgv: ["--import", "tsx"] }
-    : { filename: new URL("./json-validation-thread.mjs", import.meta.url).href, execArgv: [] }
+    : { filename: `${import.meta.url.replace(/\.m?js$/, "")}.json-validation-thread.mjs`, execArgv: [] }
 
 const describe = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause))
 

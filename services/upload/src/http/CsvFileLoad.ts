@@ -4,6 +4,8 @@ import { type CsvFileName, type CsvHeaderError, CsvLayouts, type CsvSyntaxError 
 import { Effect } from "effect"
 import { FileLoadPublisher } from "../files/FileLoadPublisher.ts"
 import { type CsvFileHeaders, joinedItems } from "../files/CsvJoin.ts"
+import { spoolJoinedPartitions } from "../files/CsvJoinedSpool.ts"
+import { CsvJoinPool } from "../files/CsvJoinPool.ts"
 import { makeCsvPartitions, partitionCountFor } from "../files/CsvPartitions.ts"
 import { type CsvFileHeader, partitionCsvFile } from "../files/CsvPartSplitter.ts"
 import { makeLoadSpool } from "../files/LoadSpool.ts"
@@ -30,12 +32,14 @@ const missingParts = (missing: ReadonlyArray<CsvFileName>) =>
 /**
  * A load of four CSV files (docs/csv-format.md): each part, in whatever order it arrives, has its
  * header checked and its rows split by productCode into partition files on disk; once all four
- * were read, partitions are joined one at a time, validated and spooled, then published.
+ * were read, partitions are joined, validated and spooled (by the join threads, CSV_JOIN_THREADS
+ * partitions at a time, or one at a time in this fiber when it is 0), then published.
  */
 export const csvFileLoad = (request: HttpServerRequest.HttpServerRequest, company: string) =>
   Effect.scoped(Effect.gen(function*() {
     const config = yield* UploadConfig
     const publisher = yield* FileLoadPublisher
+    const threads = yield* CsvJoinPool
     const declared = request.headers["content-length"]
     const partitions = yield* makeCsvPartitions(config.spoolDir, partitionCountFor(declared === undefined ? undefined : Number(declared)))
     const headers = new Map<CsvFileName, CsvFileHeader>()
@@ -66,11 +70,9 @@ export const csvFileLoad = (request: HttpServerRequest.HttpServerRequest, compan
     yield* partitions.flush
 
     const spool = yield* makeLoadSpool(config.spoolDir)
-    const totals = yield* spoolItems(joinedItems(partitions, all), {
-      company,
-      spool,
-      batchSize: config.batchSize,
-      responseErrorsCap: config.responseErrorsCap
-    })
+    const options = { company, spool, batchSize: config.batchSize, responseErrorsCap: config.responseErrorsCap }
+    const totals = yield* (threads === undefined
+      ? spoolItems(joinedItems(partitions, all), options)
+      : spoolJoinedPartitions(partitions, all, threads, options))
     return yield* publisher.publish({ company, source: "HANDLE_CSV", spool, totals })
   }))
