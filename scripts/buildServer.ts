@@ -16,7 +16,8 @@ const external = ["@electric-sql/pglite", "@electric-sql/pglite-socket", "msgpac
  * heap, and the readable bundle (8.6 MB, two bytes a character for the curly quotes in
  * dependencies' comments) held 16.5 MB of it; this one holds 3.4 MB, and traces still name functions.
  * The CSV join worker threads run their own bundle beside it, `<outfile without .mjs>.csv-join-worker.mjs`
- * (services/upload/src/files/CsvJoinPool.ts finds it by that name), built the same way.
+ * (services/upload/src/files/CsvJoinPool.ts finds it by that name), built the same way; so do the JSON
+ * validation threads, `<outfile without .mjs>.json-validation-thread.mjs` (JsonValidationPool.ts).
  */
 export const buildServer = async (outfile = "dist/server.mjs"): Promise<string> => {
   const target = join(repositoryRoot, outfile)
@@ -35,7 +36,8 @@ export const buildServer = async (outfile = "dist/server.mjs"): Promise<string> 
   } as const
   await Promise.all([
     build({ ...common, entryPoints: [join(repositoryRoot, "services/server/src/main.ts")], outfile: target }),
-    build({ ...common, entryPoints: [join(repositoryRoot, "services/upload/src/files/CsvJoinWorker.ts")], outfile: csvJoinWorkerFile(target) })
+    build({ ...common, entryPoints: [join(repositoryRoot, "services/upload/src/files/CsvJoinWorker.ts")], outfile: csvJoinWorkerFile(target) }),
+    build({ ...common, entryPoints: [join(repositoryRoot, "services/upload/src/files/JsonValidationThread.ts")], outfile: jsonValidationThreadFile(target) })
   ])
   return target
 }
@@ -44,3 +46,4 @@ export const buildServer = async (outfile = "dist/server.mjs"): Promise<string> 
 export const csvJoinWorkerFile = (serverFile: string): string => `${serverFile.replace(/\.m?js$/, "")}.csv-join-worker.mjs`
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await buildServer(process.argv[2])
+export const jsonValidationThreadFile = (serverFile: string): string => `${serverFile.replace(/\.m?js$/, "")}.json-validation-thread.mjs`

@@ -1,5 +1,6 @@
 import { HttpServer } from "@effect/platform"
 import { AppLive, Infrastructure, InternalAddress, Listener } from "@retail/service-server"
+import type { JsonValidationPool } from "@retail/service-upload"
 import { ConfigProvider, Context, Effect, Layer } from "effect"
 import * as Jose from "jose"
 
@@ -34,10 +35,14 @@ export const testSettings = (overrides: Record<string, string> = {}): Record<str
 const withSettings = (settings: Record<string, string>) =>
   Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings))))
 
-/** A started server on a free port, with the infrastructure it runs on exposed to the test. */
-export const TestServer = (overrides: Record<string, string> = {}) => {
+/**
+ * A started server on a free port, with the infrastructure it runs on exposed to the test.
+ * `jsonValidationPool` replaces the infrastructure's threads of JSON file loads (a crashing one).
+ */
+export const TestServer = (overrides: Record<string, string> = {}, options: { readonly jsonValidationPool?: Layer.Layer<JsonValidationPool> } = {}) => {
   const settings = testSettings(overrides)
-  return AppLive.pipe(
+  const app = options.jsonValidationPool === undefined ? AppLive : Layer.provide(AppLive, options.jsonValidationPool)
+  return app.pipe(
     Layer.provideMerge(Listener),
     Layer.provideMerge(Infrastructure),
     Layer.provide(withSettings(settings)),

@@ -4,7 +4,7 @@ import { rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { buildServer, csvJoinWorkerFile } from "../../../scripts/buildServer.ts"
+import { buildServer, csvJoinWorkerFile, jsonValidationThreadFile } from "../../../scripts/buildServer.ts"
 import { BenchmarkFailure } from "../Benchmark.ts"
 import { databaseUrl, redisUrl } from "../Machine.ts"
 import { deleteKeys } from "./Redis.ts"
@@ -34,6 +34,8 @@ const serverArgs = async (): Promise<ReadonlyArray<string>> => {
       rmSync(`${file}.map`, { force: true })
       rmSync(csvJoinWorkerFile(file), { force: true })
       rmSync(`${csvJoinWorkerFile(file)}.map`, { force: true })
+      rmSync(jsonValidationThreadFile(file), { force: true })
+      rmSync(`${jsonValidationThreadFile(file)}.map`, { force: true })
     })
     return file
   }, (error: unknown) => {

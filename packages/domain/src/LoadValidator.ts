@@ -12,25 +12,38 @@ export interface LoadValidator {
   readonly validate: (raw: unknown, index: number) => Either.Either<Product, ProductFailure>
 }
 
-export const makeLoadValidator = (company: string): LoadValidator => {
+/**
+ * The rules of a load that look at one product alone: the product's own rules and its companyCode
+ * against the load's company. Stateless, so products can be checked apart (in worker threads) and
+ * the duplicates judged afterwards, in order, by `makeFirstOccurrences`.
+ */
+export const validateForCompany = (raw: unknown, company: string): Either.Either<Product, ProductFailure> =>
+  Either.flatMap(validateProduct(raw), (product) =>
+    product.companyCode != null && product.companyCode !== company
+      ? Either.left({ sku: product.skuCode, error: `companyCode: is ${product.companyCode} but this load is for company ${company}` })
+      : Either.right(product))
+
+/**
+ * The duplicate rule of a load: called in arrival order with each product that passed
+ * `validateForCompany`, it fails every productCode already seen (the first occurrence wins).
+ */
+export const makeFirstOccurrences = () => {
   const firstIndexByCode = makeProductCodeIndex()
+  return (productCode: string, skuCode: string, index: number): ProductFailure | undefined => {
+    const first = firstIndexByCode.firstOrAdd(productCode, index)
+    return first === undefined
+      ? undefined
+      : { sku: skuCode, error: `productCode: ${productCode} already appears at products[${first}] of this load; the first occurrence wins` }
+  }
+}
+
+export const makeLoadValidator = (company: string): LoadValidator => {
+  const firstOccurrence = makeFirstOccurrences()
   return {
     validate: (raw, index) =>
-      Either.flatMap(validateProduct(raw), (product) => {
-        if (product.companyCode != null && product.companyCode !== company) {
-          return Either.left({
-            sku: product.skuCode,
-            error: `companyCode: is ${product.companyCode} but this load is for company ${company}`
-          })
-        }
-        const first = firstIndexByCode.firstOrAdd(product.productCode, index)
-        if (first !== undefined) {
-          return Either.left({
-            sku: product.skuCode,
-            error: `productCode: ${product.productCode} already appears at products[${first}] of this load; the first occurrence wins`
-          })
-        }
-        return Either.right(product)
+      Either.flatMap(validateForCompany(raw, company), (product) => {
+        const duplicate = firstOccurrence(product.productCode, product.skuCode, index)
+        return duplicate === undefined ? Either.right(product) : Either.left(duplicate)
       })
   }
 }

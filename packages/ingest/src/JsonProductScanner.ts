@@ -12,6 +12,9 @@ export interface ScannedProduct {
   readonly offset: number
   /** 1-based line where the element starts. */
   readonly line: number
+  /** Byte offset of the first byte of that line (for columns of faults found later in the element). */
+  readonly lineStart: number
+  /** The element, JSON.parse'd; `undefined` when the scanner was made with `parseProducts: false`. */
   readonly value: unknown
   /**
    * The element's bytes as the file holds them: a view of the chunk given to `push` (the scanner
@@ -25,6 +28,12 @@ export interface JsonScanOptions {
   readonly maxElementBytes?: number
   /** Deepest nesting of arrays/objects within one element (default MAX_JSON_DEPTH); deeper is a "structure" error. */
   readonly maxDepth?: number
+  /**
+   * false: products are delimited and handed out as bytes without JSON.parse (`value` undefined),
+   * for a caller that parses them elsewhere and reports a fault with `elementFault`. Keys and values
+   * beside the products array are still parsed. Default true.
+   */
+  readonly parseProducts?: boolean
 }
 
 export const DEFAULT_MAX_ELEMENT_BYTES = 16 * 1024 * 1024
@@ -65,6 +74,7 @@ const isWs = (b: number): boolean => b === 0x20 || b === 0x0a || b === 0x0d || b
 export class JsonProductScanner {
   private readonly maxElementBytes: number
   private readonly maxDepth: number
+  private readonly parseProducts: boolean
   private readonly utf8 = new Utf8StreamValidator()
   private error: JsonSyntaxError | undefined = undefined
   private base = 0
@@ -93,6 +103,7 @@ export class JsonProductScanner {
   constructor(options: JsonScanOptions = {}) {
     this.maxElementBytes = options.maxElementBytes ?? DEFAULT_MAX_ELEMENT_BYTES
     this.maxDepth = options.maxDepth ?? MAX_JSON_DEPTH
+    this.parseProducts = options.parseProducts ?? true
   }
 
   /** Number of products handed out so far. */
@@ -336,25 +347,33 @@ export class JsonProductScanner {
       bytes = buf.subarray(from, end)
     }
     let value: unknown
-    try {
-      value = JSON.parse(bytes.toString("utf8"))
-    } catch {
-      const fault = locateJsonFault(bytes)
-      const rel = fault?.at ?? 0
-      this.failInElement(bytes, rel, fault?.reason ?? "invalid JSON value")
-      return -1
+    if (this.purpose !== PRODUCT || this.parseProducts) {
+      try {
+        value = JSON.parse(bytes.toString("utf8"))
+      } catch {
+        const where = { offset: this.elemStart, line: this.elemLine, lineStart: this.elemLineStart }
+        this.error = elementFault(bytes, where, this.purpose === PRODUCT ? this.index : undefined)
+        return -1
+      }
     }
     this.accLen = 0
     switch (this.purpose) {
       case PRODUCT:
         // The accumulator is reused for the next element that spans chunks: hand out a copy.
-        emit({ index: this.index++, offset: this.elemStart, line: this.elemLine, value, json: spanned ? Buffer.from(bytes) : bytes })
+        emit({
+          index: this.index++,
+          offset: this.elemStart,
+          line: this.elemLine,
+          lineStart: this.elemLineStart,
+          value,
+          json: spanned ? Buffer.from(bytes) : bytes
+        })
         this.state = ARR_AFTER
         break
       case KEY:
         if (value === "products") {
           if (this.seenProducts) {
-            this.failInElement(bytes, 0, "duplicate \"products\" key")
+            this.record("syntax", "duplicate \"products\" key", this.elemStart, this.elemLine, this.elemLineStart)
             return -1
           }
           this.productsNext = true
@@ -414,17 +433,6 @@ export class JsonProductScanner {
     return this.record("too-large", `${what} is larger than the limit of ${this.maxElementBytes} bytes`, this.elemStart, this.elemLine, this.elemLineStart)
   }
 
-  private failInElement(bytes: Buffer, rel: number, reason: string): void {
-    let line = this.elemLine
-    let lineStart = this.elemLineStart
-    for (let j = bytes.indexOf(NL); j !== -1 && j < rel; j = bytes.indexOf(NL, j + 1)) {
-      line++
-      lineStart = this.elemStart + j + 1
-    }
-    const where = this.purpose === PRODUCT ? ` in product ${this.index}` : ""
-    this.record("syntax", `${reason}${where}`, this.elemStart + rel, line, lineStart)
-  }
-
   /** Error at absolute `offset`, which lies in the current chunk before relative `upTo` (or before it). */
   private fail(kind: JsonErrorKind, reason: string, offset: number, buf: Buffer, upTo: number): JsonSyntaxError {
     this.countLines(buf, Math.max(0, Math.min(upTo, offset - this.base)))
@@ -435,4 +443,30 @@ export class JsonProductScanner {
     this.error = new JsonSyntaxError({ kind, reason, offset, line, column: offset - lineStart + 1 })
     return this.error
   }
+}
+
+/** Where an element starts in the file: its byte offset, line, and the offset of that line's first byte. */
+export interface ElementStart {
+  readonly offset: number
+  readonly line: number
+  readonly lineStart: number
+}
+
+/**
+ * The file's fault when JSON.parse rejected an element (`bytes`, starting at `start`): the first
+ * RFC 8259 violation in it, with its byte offset, line and column in the file. `productIndex` names
+ * the product when the element is one.
+ */
+export const elementFault = (bytes: Uint8Array, start: ElementStart, productIndex?: number): JsonSyntaxError => {
+  const fault = locateJsonFault(bytes)
+  const rel = fault?.at ?? 0
+  let line = start.line
+  let lineStart = start.lineStart
+  for (let j = bytes.indexOf(NL); j !== -1 && j < rel; j = bytes.indexOf(NL, j + 1)) {
+    line++
+    lineStart = start.offset + j + 1
+  }
+  const where = productIndex === undefined ? "" : ` in product ${productIndex}`
+  const offset = start.offset + rel
+  return new JsonSyntaxError({ kind: "syntax", reason: `${fault?.reason ?? "invalid JSON value"}${where}`, offset, line, column: offset - lineStart + 1 })
 }

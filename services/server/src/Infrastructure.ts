@@ -1,5 +1,6 @@
 import { FileLoadSlotsLive } from "@retail/limits"
 import { MemoryStreamQueue, RedisStreamQueue } from "@retail/queue"
+import { UploadService } from "@retail/service-upload"
 import { CapacityRepository, Database, LoadRepository, Outbox, ProductRepository } from "@retail/store"
 import { Effect, Layer, Option } from "effect"
 import { ServerConfig } from "./ServerConfig.ts"
@@ -7,7 +8,8 @@ import { ServerConfig } from "./ServerConfig.ts"
 /**
  * The repositories over PostgreSQL when DATABASE_URL is set, else the embedded one; Redis Streams
  * when REDIS_URL is set, else in-process; and the process's file load slots, which the public and
- * the internal listener share (FILE_LOADS_PER_COMPANY counts a company's loads on both).
+ * the internal listener share (FILE_LOADS_PER_COMPANY counts a company's loads on both), as they
+ * share the threads that validate JSON files. Released after the listeners, so after requests drained.
  */
 export const Infrastructure = Layer.unwrapEffect(
   Effect.gen(function*() {
@@ -22,6 +24,6 @@ export const Infrastructure = Layer.unwrapEffect(
         `queue: ${Option.isSome(config.redisUrl) ? "Redis Streams (REDIS_URL)" : "in-process"}`
     )
     const repositories = Layer.mergeAll(ProductRepository.Default, LoadRepository.Default, Outbox.Default, CapacityRepository.Default)
-    return Layer.mergeAll(Layer.provideMerge(repositories, database), queue, FileLoadSlotsLive)
+    return Layer.mergeAll(Layer.provideMerge(repositories, database), queue, FileLoadSlotsLive, UploadService.jsonValidationPool)
   })
 )

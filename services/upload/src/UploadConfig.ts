@@ -17,6 +17,8 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
   readonly multipartMaxFieldBytes: number
   /** Where file loads spool their validated batches until the whole file has been read. */
   readonly spoolDir: string
+  /** Threads parsing and validating /handle-json products (0: on the event loop's thread). */
+  readonly jsonValidationThreads: number
   /** Worker threads joining /handle-csv partitions (0: joined in the request's fiber). */
   readonly csvJoinThreads: number
   /** Old-generation cap of each of those threads in MiB (0: V8's default). */
@@ -46,6 +48,10 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
         multipartMaxParts: yield* positive("MULTIPART_MAX_PARTS", 16),
         multipartMaxFieldBytes: yield* positive("MULTIPART_MAX_FIELD_BYTES", 64 * 1024),
         spoolDir: yield* Config.string("SPOOL_DIR").pipe(Config.withDefault(tmpdir())),
+        jsonValidationThreads: yield* Config.integer("JSON_VALIDATION_THREADS").pipe(
+          Config.withDefault(2),
+          Config.validate({ message: "JSON_VALIDATION_THREADS must be an integer from 0 to 64", validation: (n) => n >= 0 && n <= 64 })
+        ),
         csvJoinThreads: yield* Config.integer("CSV_JOIN_THREADS").pipe(
           Config.withDefault(2),
           Config.validate({ message: "CSV_JOIN_THREADS must be an integer from 0 to 64", validation: (n) => n >= 0 && n <= 64 })
@@ -77,6 +83,7 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
       multipartMaxParts: 16,
       multipartMaxFieldBytes: 64 * 1024,
       spoolDir: tmpdir(),
+      jsonValidationThreads: 0,
       csvJoinThreads: 2,
       csvJoinThreadHeapMb: 0,
       batchesStream: `products:batches:${crypto.randomUUID()}`,

@@ -2,6 +2,7 @@ import { Layer } from "effect"
 import { BatchWorkers } from "./BatchWorkers.ts"
 import { CsvJoinPool } from "./files/CsvJoinPool.ts"
 import { FileLoadPublisher } from "./files/FileLoadPublisher.ts"
+import { JsonValidationPool } from "./files/JsonValidationPool.ts"
 import { FilesHttp } from "./http/FilesHttp.ts"
 import { InternalFilesHttp } from "./http/InternalFilesHttp.ts"
 import { LoadsHttp } from "./http/LoadsHttp.ts"
@@ -11,7 +12,10 @@ import { OutboxRelay } from "./OutboxRelay.ts"
 import { ProductPublisher } from "./ProductPublisher.ts"
 import { UploadConfig } from "./UploadConfig.ts"
 
-/** The upload endpoints, ready to be added to the HttpApi; FileLoadSlots comes from outside (shared with the internal listener). */
+/**
+ * The upload endpoints, ready to be added to the HttpApi; FileLoadSlots and the JsonValidationPool
+ * come from outside (shared with the internal listener).
+ */
 export const http = Layer.mergeAll(ProductsHttp, FilesHttp, LoadsHttp).pipe(
   Layer.provide(Layer.mergeAll(LoadIntake.Default, FileLoadPublisher.Default, CsvJoinPool.layer)),
   Layer.provide(ProductPublisher.Default),
@@ -27,3 +31,10 @@ export const internalHttp = InternalFilesHttp.pipe(
 
 /** Workers persisting product batches and the relay of load events. */
 export const background = Layer.mergeAll(BatchWorkers, OutboxRelay).pipe(Layer.provide(UploadConfig.layer))
+
+/**
+ * The threads of JSON file loads, for the infrastructure layer: shared by both listeners, and
+ * released after them, once the requests in flight drained (a pool closed with the endpoints
+ * would fail the uploads the shutdown grace period lets finish).
+ */
+export const jsonValidationPool = JsonValidationPool.layer.pipe(Layer.provide(UploadConfig.layer))

@@ -1,4 +1,5 @@
 export * from "./BatchWorkers.ts"
+export { JsonValidationPool, ValidationThreadFailed } from "./files/JsonValidationPool.ts"
 export * from "./LoadIntake.ts"
 export * from "./OutboxRelay.ts"
 export * from "./ProductPublisher.ts"

@@ -17,73 +17,113 @@ export interface SpoolTotals {
   readonly firstErrors: ReadonlyArray<LoadError>
 }
 
+export interface SpoolOptions {
+  readonly company: string
+  readonly spool: LoadSpool
+  readonly batchSize: number
+  readonly responseErrorsCap: number
+}
+
+/**
+ * What a file load writes to its spool, in file order: accepted products into batches of
+ * `batchSize` (as bytes), failures into pages, and the totals. Appending is synchronous; `drain`
+ * writes what filled up since the last drain (call it after each chunk of products, so that the
+ * disk back-pressures the upload), `finish` the rest.
+ */
+export const makeSpoolWriter = (options: SpoolOptions) => {
+  const { batchSize, responseErrorsCap, spool } = options
+  const firstErrors: Array<LoadError> = []
+  const batch = new BatchBuffer()
+  let errors: Array<ErrorEntry> = []
+  let writes: Array<Effect.Effect<void, StorageFailed>> = []
+  let total = 0
+  let accepted = 0
+  let failed = 0
+
+  const writeBatch = () => {
+    const count = batch.count
+    const products = batch.take()
+    return spool.writeBatch(count, products).pipe(Effect.ensuring(Effect.sync(() => batch.recycle(products))))
+  }
+  const afterProduct = () => {
+    if (batch.count >= batchSize) writes.push(writeBatch())
+    if (errors.length >= ERRORS_PAGE) {
+      writes.push(spool.writeErrors(JSON.stringify(errors)))
+      errors = []
+    }
+  }
+  const takeWrites = () => {
+    const pending = writes
+    writes = []
+    return Effect.all(pending, { discard: true })
+  }
+
+  return {
+    fail: (entry: ErrorEntry): void => {
+      total++
+      failed++
+      errors.push(entry)
+      if (firstErrors.length < responseErrorsCap) firstErrors.push(new LoadError(entry, { disableValidation: true }))
+      afterProduct()
+    },
+    /** An accepted product, as the bytes of its JSON. */
+    acceptBytes: (json: Uint8Array): void => {
+      total++
+      accepted++
+      batch.appendBytes(json)
+      afterProduct()
+    },
+    /** An accepted product, as JSON text. */
+    acceptText: (json: string): void => {
+      total++
+      accepted++
+      batch.appendText(json)
+      afterProduct()
+    },
+    drain: Effect.suspend(takeWrites),
+    finish: Effect.suspend(() => {
+      if (batch.count > 0) writes.push(writeBatch())
+      if (errors.length > 0) writes.push(spool.writeErrors(JSON.stringify(errors)))
+      errors = []
+      return takeWrites()
+    }),
+    totals: (): SpoolTotals => ({ total, accepted, failed, firstErrors })
+  }
+}
+
+export type SpoolWriter = ReturnType<typeof makeSpoolWriter>
+
 /**
  * Validates every item of a file as load-products does and writes accepted products (in
  * batches) and failures (in pages) to the spool. An accepted product is spooled as the bytes it
  * came as when the item carries them and validation kept all of it (`sameJson`), else re-encoded.
  * Memory: the batches of one chunk of items, one page, the response's errors.
  */
-export const spoolItems = <E, R>(
-  items: Stream.Stream<LoadItem, E, R>,
-  options: { readonly company: string; readonly spool: LoadSpool; readonly batchSize: number; readonly responseErrorsCap: number }
-) =>
+export const spoolItems = <E, R>(items: Stream.Stream<LoadItem, E, R>, options: SpoolOptions) =>
   Effect.suspend(() => {
-    const { batchSize, responseErrorsCap, spool } = options
     const validator = makeLoadValidator(options.company)
-    const firstErrors: Array<LoadError> = []
-    const batch = new BatchBuffer()
-    let errors: Array<ErrorEntry> = []
-    let total = 0
-    let accepted = 0
-    let failed = 0
-
-    const fail = (entry: ErrorEntry) => {
-      failed++
-      errors.push(entry)
-      if (firstErrors.length < responseErrorsCap) firstErrors.push(new LoadError(entry, { disableValidation: true }))
-    }
-
-    const writeBatch = () => {
-      const count = batch.count
-      const products = batch.take()
-      return spool.writeBatch(count, products).pipe(Effect.ensuring(Effect.sync(() => batch.recycle(products))))
-    }
+    const writer = makeSpoolWriter(options)
 
     const consume = (chunk: Chunk.Chunk<LoadItem>) =>
       Effect.suspend(() => {
-        const writes: Array<Effect.Effect<void, StorageFailed>> = []
         for (const item of chunk) {
-          total++
           if (item._tag === "Failed") {
-            fail({ sku: item.sku, error: item.error })
+            writer.fail({ sku: item.sku, error: item.error })
           } else {
             Either.match(validator.validate(item.value, item.index), {
-              onLeft: (failure) => fail(item.locate === undefined ? failure : { sku: failure.sku, error: item.locate(failure.error) }),
+              onLeft: (failure) => writer.fail(item.locate === undefined ? failure : { sku: failure.sku, error: item.locate(failure.error) }),
               onRight: (product) => {
-                accepted++
-                if (item.json !== undefined && sameJson(item.value, product)) batch.appendBytes(item.json)
-                else batch.appendText(JSON.stringify(product))
+                if (item.json !== undefined && sameJson(item.value, product)) writer.acceptBytes(item.json)
+                else writer.acceptText(JSON.stringify(product))
               }
             })
           }
-          if (batch.count >= batchSize) writes.push(writeBatch())
-          if (errors.length >= ERRORS_PAGE) {
-            writes.push(spool.writeErrors(JSON.stringify(errors)))
-            errors = []
-          }
         }
-        return Effect.all(writes, { discard: true })
+        return writer.drain
       })
 
-    const flush = Effect.suspend(() =>
-      Effect.all([
-        batch.count > 0 ? writeBatch() : Effect.void,
-        errors.length > 0 ? spool.writeErrors(JSON.stringify(errors)) : Effect.void
-      ], { discard: true })
-    )
-
     return Stream.runForEachChunk(items, consume).pipe(
-      Effect.zipRight(flush),
-      Effect.map((): SpoolTotals => ({ total, accepted, failed, firstErrors }))
+      Effect.zipRight(writer.finish),
+      Effect.map(writer.totals)
     )
   })

@@ -1,12 +1,11 @@
 import type { HttpServerRequest } from "@effect/platform"
-import { InvalidRequest } from "@retail/api"
+import { InvalidRequest, StorageFailed } from "@retail/api"
 import type { LoadSource } from "@retail/domain"
-import { scanJsonProducts } from "@retail/ingest"
-import { Effect, Option, Stream } from "effect"
+import { Effect, Option } from "effect"
 import { FileLoadPublisher } from "../files/FileLoadPublisher.ts"
-import { productItem } from "../files/LoadItem.ts"
 import { makeLoadSpool } from "../files/LoadSpool.ts"
-import { type SpoolTotals, spoolItems } from "../files/SpoolItems.ts"
+import type { SpoolTotals } from "../files/SpoolItems.ts"
+import { spoolJsonFile } from "../files/SpoolJsonFile.ts"
 import { UploadConfig } from "../UploadConfig.ts"
 import { type MultipartOptions, readMultipart } from "./MultipartUpload.ts"
 
@@ -37,11 +36,13 @@ export const jsonFileLoad = <E, R>(
       [PRODUCTS_JSON]: (content, fields) =>
         Effect.gen(function*() {
           const company = yield* companyOf(fields)
-          const items = content.pipe(scanJsonProducts(), Stream.map((product) => productItem(product.index, product.value, product.json)))
-          const totals = yield* spoolItems(items, { company, spool, batchSize: config.batchSize, responseErrorsCap: config.responseErrorsCap }).pipe(
-            Effect.catchTag("JsonSyntaxError", (error) =>
-              Effect.fail(new InvalidRequest({ message: `${PRODUCTS_JSON} is not a well-formed products file: ${error.message}. Nothing was published.` }))
-            )
+          const totals = yield* spoolJsonFile(content, { company, spool, batchSize: config.batchSize, responseErrorsCap: config.responseErrorsCap }).pipe(
+            Effect.catchTags({
+              JsonSyntaxError: (error) =>
+                Effect.fail(new InvalidRequest({ message: `${PRODUCTS_JSON} is not a well-formed products file: ${error.message}. Nothing was published.` })),
+              ValidationThreadFailed: (error) =>
+                Effect.fail(new StorageFailed({ message: `The upload could not be validated (a validation thread failed: ${error.message}); nothing was published. Retry later.` }))
+            })
           )
           scanned = Option.some({ company, totals })
         })

@@ -1,0 +1,119 @@
+import { describe, expect, it, layer } from "@effect/vitest"
+import { sampleProduct } from "@retail/testkit"
+import { Chunk, Data, Effect, Either, Stream } from "effect"
+import fc from "fast-check"
+import { tmpdir } from "node:os"
+import { JsonValidationPool } from "../src/files/JsonValidationPool.ts"
+import { makeLoadSpool } from "../src/files/LoadSpool.ts"
+import { spoolJsonFile } from "../src/files/SpoolJsonFile.ts"
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+
+class UploadCut extends Data.TaggedError("UploadCut")<{ readonly message: string }> {}
+
+/** Everything a file load's outcome is made of: the failure's tag and message, or the totals and every spooled record. */
+const outcome = (chunks: ReadonlyArray<Uint8Array>, options: { readonly cut: boolean; readonly blockBytes: number }) =>
+  Effect.scoped(Effect.gen(function*() {
+    const spool = yield* makeLoadSpool(tmpdir())
+    const bytes = Stream.fromIterable(chunks)
+    const content = options.cut ? Stream.concat(bytes, Stream.fail(new UploadCut({ message: "the upload ended early" }))) : bytes
+    const result = yield* Effect.either(
+      spoolJsonFile(content, { company: "ACME", spool, batchSize: 3, responseErrorsCap: 4 }, options.blockBytes)
+    )
+    if (Either.isLeft(result)) return { failure: `${result.left._tag}: ${result.left.message}` }
+    const records = Chunk.toReadonlyArray(yield* Stream.runCollect(spool.records())).map((record) =>
+      record._tag === "Batch" ? `B${record.count} ${decoder.decode(record.productsJson)}` : `E ${record.json}`
+    )
+    return { totals: JSON.parse(JSON.stringify(result.right)) as unknown, records }
+  }))
+
+/** Products of every kind a file holds: valid (compact or pretty-printed), invalid, duplicated, of another company, with an undeclared key. */
+const productText = fc.tuple(fc.integer({ min: 0, max: 40 }), fc.constantFrom("valid", "pretty", "invalid", "otherCompany", "extraKey", "noSku"))
+  .map(([code, kind]) => {
+    const product = sampleProduct(code)
+    switch (kind) {
+      case "pretty":
+        return JSON.stringify(product, null, 2)
+      case "invalid":
+        return JSON.stringify({ ...product, price: -1, weight: "heavy" })
+      case "otherCompany":
+        return JSON.stringify({ ...product, companyCode: "OTHER" })
+      case "extraKey":
+        return JSON.stringify({ ...product, internalNote: "not for the queue", barcodes: product.barcodes.map((b) => ({ ...b, x: 1 })) })
+      case "noSku": {
+        const { skuCode: _, ...rest } = product
+        return JSON.stringify(rest)
+      }
+      default:
+        return JSON.stringify(product)
+    }
+  })
+
+/** A file (object or top-level array), perhaps spoiled at one byte or cut short, in random chunks. */
+const file = fc.record({
+  products: fc.array(productText, { maxLength: 24 }),
+  topArray: fc.boolean(),
+  spoil: fc.option(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom("}", "]", ",", "x", "\"", "\n", "\\", "\u00ff", "cut"))),
+  chunk: fc.integer({ min: 1, max: 5000 }),
+  blockBytes: fc.integer({ min: 1, max: 8000 }),
+  cut: fc.boolean()
+}).map(({ products, topArray, spoil, chunk, blockBytes, cut }) => {
+  const text = topArray ? `[${products.join(",\n")}]` : `{"source":"test","products":[${products.join(",")}],"n":1}`
+  let bytes = encoder.encode(text)
+  if (spoil !== null) {
+    const [where, what] = spoil
+    const at = Math.floor(where * bytes.length)
+    bytes = what === "cut" ? bytes.subarray(0, at) : new Uint8Array([...bytes.subarray(0, at), ...encoder.encode(what), ...bytes.subarray(at + 1)])
+  }
+  const chunks: Array<Uint8Array> = []
+  for (let i = 0; i < bytes.length; i += chunk) chunks.push(bytes.subarray(i, i + chunk))
+  return { chunks, blockBytes, cut }
+})
+
+layer(JsonValidationPool.make(2))("spoolJsonFile in validation threads", (it) => {
+  it.effect("ends exactly as on the event loop's thread: the same failure and message, or the same totals, batches and errors", () =>
+    Effect.gen(function*() {
+      const threads = yield* JsonValidationPool
+      const inline = JsonValidationPool.make(0)
+      yield* Effect.promise(() =>
+        fc.assert(
+          fc.asyncProperty(file, async (input) => {
+            const viaThreads = await Effect.runPromise(Effect.provideService(outcome(input.chunks, input), JsonValidationPool, threads))
+            const onThisThread = await Effect.runPromise(Effect.provide(outcome(input.chunks, input), inline))
+            expect(viaThreads).toEqual(onThisThread)
+          }),
+          { numRuns: 150 }
+        )
+      )
+    }))
+
+  it.effect("a product that is not well-formed wins over a fault further on and over the upload failing, as when the scanner stopped at it", () =>
+    Effect.gen(function*() {
+      const products = [0, 1, 2, 3].map((i) => JSON.stringify(sampleProduct(i)))
+      products[1] = products[1]!.replace("\"price\":", "\"price\":+")
+      const chunks = [encoder.encode(`{"products":[${products.join(",")}]`)]
+      // In a block sent before the failure, and in the block still being filled when it came.
+      for (const blockBytes of [64, 1 << 20]) {
+        const { failure } = yield* outcome(chunks, { cut: true, blockBytes })
+        expect(failure).toMatch(/^JsonSyntaxError: unexpected character '\+': expected a value in product 1 at byte \d+ \(line 1, column \d+\)$/)
+      }
+    }))
+})
+
+describe("spoolJsonFile when a validation thread dies", () => {
+  it.effect("fails the load with ValidationThreadFailed (nothing spooled is published: the caller publishes only totals), without hanging", () =>
+    Effect.gen(function*() {
+      const crashing = JsonValidationPool.make(1, {
+        filename: new URL("./support/crashingValidationThread.ts", import.meta.url).href,
+        execArgv: ["--import", "tsx"]
+      })
+      const chunks = [encoder.encode(`[${[0, 1, 2].map((i) => JSON.stringify(sampleProduct(i))).join(",")}]`)]
+      const result = yield* Effect.scoped(Effect.gen(function*() {
+        const spool = yield* makeLoadSpool(tmpdir())
+        return yield* Effect.either(spoolJsonFile(Stream.fromIterable(chunks), { company: "ACME", spool, batchSize: 3, responseErrorsCap: 4 }, 64))
+      })).pipe(Effect.provide(crashing))
+      expect(Either.isLeft(result) && result.left._tag).toBe("ValidationThreadFailed")
+      expect(Either.isLeft(result) && result.left.message).toMatch(/exited with code: 70/)
+    }))
+})
