@@ -4,6 +4,13 @@ import { fileURLToPath } from "node:url"
 
 const repositoryRoot = fileURLToPath(new URL("../", import.meta.url))
 
+/** Where a worker thread's bundle goes beside a server bundle at `serverFile` (WorkerThreads.ts `threadEntry` looks there). */
+const threadBundleFile = (serverFile: string, name: string): string => `${serverFile.replace(/\.m?js$/, "")}.${name}.mjs`
+/** Where the CSV join worker's bundle goes for a server bundle at `serverFile`. */
+export const csvJoinWorkerFile = (serverFile: string): string => threadBundleFile(serverFile, "csv-join-worker")
+/** Where the JSON validation thread's bundle goes for a server bundle at `serverFile`. */
+export const jsonValidationThreadFile = (serverFile: string): string => threadBundleFile(serverFile, "json-validation-thread")
+
 /** Packages left in node_modules: loaded from files next to their own code (PGlite's WASM, piscina's worker script) or native. */
 const external = ["@electric-sql/pglite", "@electric-sql/pglite-socket", "msgpackr-extract", "piscina"]
 
@@ -42,8 +49,4 @@ export const buildServer = async (outfile = "dist/server.mjs"): Promise<string> 
   return target
 }
 
-/** Where the CSV join worker's bundle goes for a server bundle at `serverFile`. */
-export const csvJoinWorkerFile = (serverFile: string): string => `${serverFile.replace(/\.m?js$/, "")}.csv-join-worker.mjs`
-
 if (process.argv[1] === fileURLToPath(import.meta.url)) await buildServer(process.argv[2])
-export const jsonValidationThreadFile = (serverFile: string): string => `${serverFile.replace(/\.m?js$/, "")}.json-validation-thread.mjs`
