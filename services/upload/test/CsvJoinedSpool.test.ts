@@ -73,7 +73,9 @@ describe("CSV partitions joined in worker threads", () => {
 
   it.live("a thread that dies fails its partition with StorageFailed, and the pool goes on with a new thread", () =>
     Effect.scoped(Effect.gen(function*() {
-      const pool = yield* makeCsvJoinPool(1, { entry: new URL("./fixtures/CrashingCsvJoinWorker.ts", import.meta.url) })
+      const pool = yield* makeCsvJoinPool(1, {
+        entry: { filename: new URL("./fixtures/CrashingCsvJoinWorker.ts", import.meta.url).href, execArgv: ["--import", "tsx"] }
+      })
       const headers = csvFilesOf([])
       const taskHeaders = Object.fromEntries(FILES.map((file) => [file, { fields: headers[file].trim().split(","), delimiter: "," as const }]))
       const task = (path: string) => ({ path, company: "ACME", headers: taskHeaders as Record<CsvFileName, { fields: Array<string>; delimiter: "," }> })
