@@ -31,7 +31,7 @@ export const encodeDeliveryResponseB = (response: DeliveryResponseB): string => 
     `,"dispatchMode":${text(e.dispatchMode)},"deliveryCost":${text(e.deliveryCost)},"pickingDays":${text(e.pickingDays)}` +
     `,"processingDays":${text(e.processingDays)},"leadTimes":${text(e.leadTimes)},"routeDaysOfWeek":${text(e.routeDaysOfWeek)}` +
     `,"deliveryDates":${text(e.deliveryDates)},"originEntityDetails":${shared(e.originEntityDetails)}` +
-    `,"pickupEntityDetails":${shared(e.pickupEntityDetails)},"deliveryTrace":${trace(e.deliveryTrace)}` +
+    `,"pickupEntityDetails":${shared(e.pickupEntityDetails)},"deliveryTrace":${shared(e.deliveryTrace, trace)}` +
     `,"arriveDates":${text(e.arriveDates)},"detailedCapacityError":${text(e.detailedCapacityError)}` +
     `,"dispatchItems":${text(e.dispatchItems)}}`
   let out = `{"request":${text(response.request)},"logisticsCapacity":[`
