@@ -208,7 +208,8 @@ const planPartsOf = (dispatch: DispatchResult): PlanParts => {
   }
   if (plan !== undefined) {
     partsByPlan.set(plan, parts)
-    lastingJson(parts.deliveryTrace)
+    lastingJson(parts.leadTimes, parts.routeDaysOfWeek, parts.deliveryDates, parts.deliveryTrace, parts.arriveDates)
+    if (dispatch.originNode !== undefined) lastingJson(dispatch.originNode.pickingDayNames)
     for (const trace of parts.deliveryTrace) lastingJson(trace.details, trace.deliveryWindows)
   }
   return parts
