@@ -47,8 +47,9 @@ const EMPTY_ENTITY: EntityDetails = {
   deliveryTime: "",
   addressInfo: { address: "", district: "", province: "", ubigeoCode: "", country: "", latitude: 0, longitude: 0 }
 }
+lastingJson(EMPTY_ENTITY)
 
-/** One per node model (a snapshot's models never change), so entries of one node share it and its text. */
+/** One per node model (a snapshot's models never change), so entries of one node share it and its text, across answers too. */
 const entityOfNode = new WeakMap<NodeModel, EntityDetails>()
 
 export const entityDetailsOf = (model: NodeModel | undefined): EntityDetails => {
@@ -57,6 +58,7 @@ export const entityDetailsOf = (model: NodeModel | undefined): EntityDetails => 
   if (entity === undefined) {
     entity = entityDetailsOfNode(model)
     entityOfNode.set(model, entity)
+    lastingJson(entity)
   }
   return entity
 }
