@@ -1,6 +1,7 @@
 import type { Day } from "./Calendar.ts"
 import { clockOf, type DispatchToPlan, type PathPlan, type PlanContext, planPath } from "./Planner.ts"
 import type { RoutePath } from "./Routing.ts"
+import type { Snapshot } from "./Snapshot.ts"
 
 type Usage = ReadonlyMap<Day, number>
 
@@ -10,14 +11,34 @@ interface CachedPlan {
   readonly plan: PathPlan
 }
 
-/** Plans kept per path; the oldest goes first (keys change with the day, the units and the cut-offs). */
-const PLANS_PER_PATH = 64
+/**
+ * Plans kept per snapshot, the oldest dropped first: bounds memory whatever the traffic (a plan with
+ * its answer parts and their text is a few KB); keys change with the day, the units and the cut-offs.
+ */
+export const PLANS_PER_SNAPSHOT = 2048
+
+/** Plans by snapshot (a network replacement builds a new one, and its plans go with the old). */
+const plansBySnapshot = new WeakMap<Snapshot, Map<string, CachedPlan>>()
+
+/** A number per path, for keys: a path belongs to one snapshot, and one path may lead to several zones. */
+const pathIds = new WeakMap<RoutePath, number>()
+let nextPathId = 0
+const pathIdOf = (path: RoutePath): number => {
+  let id = pathIds.get(path)
+  if (id === undefined) {
+    id = nextPathId++
+    pathIds.set(path, id)
+  }
+  return id
+}
+
+const reused = new WeakSet<PathPlan>()
 
 /**
- * Plans by path: a path belongs to one snapshot (a network replacement builds new paths), so a
- * snapshot's plans go with it.
+ * Whether a plan has served more than one dispatch: what is built from it is worth keeping with it
+ * from then on (a plan used once, as under traffic that never repeats, costs nothing more).
  */
-const plansByPath = new WeakMap<RoutePath, Map<string, CachedPlan>>()
+export const isReusedPlan = (plan: PathPlan): boolean => reused.has(plan)
 
 /**
  * Everything `planPath` reads besides the snapshot's fixed model and the usage maps: the dispatch,
@@ -27,7 +48,7 @@ const plansByPath = new WeakMap<RoutePath, Map<string, CachedPlan>>()
 const keyOf = (context: PlanContext, dispatch: DispatchToPlan, path: RoutePath): string => {
   const { origin } = dispatch
   const originClock = clockOf(context, origin)
-  let key = `${origin.code}|${dispatch.dispatchType}|${dispatch.deliveryMode}|${dispatch.zone?.code ?? ""}|` +
+  let key = `${pathIdOf(path)}|${origin.code}|${dispatch.dispatchType}|${dispatch.deliveryMode}|${dispatch.zone?.code ?? ""}|` +
     `${dispatch.pickupNode?.code ?? ""}|${dispatch.units}|${dispatch.purchaseDate}|${context.deliveryFrom}|` +
     `${context.deliveryUntil}|${context.options.horizonDays}|${context.options.deliveryDatesCount}|` +
     `${originClock.today}${originClock.minute >= origin.cutoffMinute ? "+" : "-"}`
@@ -63,16 +84,19 @@ const sameMaps = (kept: ReadonlyArray<Usage>, now: ReadonlyArray<Usage>): boolea
 export const cachedPlanPath = (context: PlanContext, dispatch: DispatchToPlan, path: RoutePath): PathPlan => {
   const key = keyOf(context, dispatch, path)
   const read = usageOf(dispatch, path)
-  let plans = plansByPath.get(path)
+  let plans = plansBySnapshot.get(context.snapshot)
   const kept = plans?.get(key)
-  if (kept !== undefined && sameMaps(kept.read, read)) return kept.plan
+  if (kept !== undefined && sameMaps(kept.read, read)) {
+    reused.add(kept.plan)
+    return kept.plan
+  }
   const plan = planPath(context, dispatch, path)
   if (plans === undefined) {
     plans = new Map()
-    plansByPath.set(path, plans)
+    plansBySnapshot.set(context.snapshot, plans)
   }
   plans.delete(key)
-  if (plans.size >= PLANS_PER_PATH) {
+  if (plans.size >= PLANS_PER_SNAPSHOT) {
     const oldest = plans.keys().next()
     if (oldest.done !== true) plans.delete(oldest.value)
   }

@@ -16,6 +16,7 @@ import {
   type StockShortage
 } from "./EngineTypes.ts"
 import { mapPacked } from "./Packed.ts"
+import { isReusedPlan } from "./PlanCache.ts"
 import type { PathPlan } from "./Planner.ts"
 import { lastingJson } from "./SharedText.ts"
 import type { Snapshot } from "./Snapshot.ts"
@@ -195,14 +196,15 @@ const partsOf = (dispatch: DispatchResult): DispatchParts => {
 }
 
 /**
- * Parts of a planned dispatch, kept with its plan: a plan is shared only by dispatches of the same
- * origin, destination, mode, type and units (PlanCache.ts), and the parts depend on nothing else.
+ * Parts of a planned dispatch, kept with its plan once the plan is reused: a plan is shared only by
+ * dispatches of the same origin, destination, mode, type and units (PlanCache.ts), and the parts
+ * depend on nothing else.
  */
 const partsByPlan = new WeakMap<PathPlan, { readonly units: number; readonly parts: DispatchParts }>()
 
 const sharedPartsOf = (dispatch: DispatchResult): DispatchParts => {
   const plan = dispatch.plan
-  if (plan === undefined) return partsOf(dispatch)
+  if (plan === undefined || !isReusedPlan(plan)) return partsOf(dispatch)
   const kept = partsByPlan.get(plan)
   if (kept !== undefined && kept.units === dispatch.units) return kept.parts
   const parts = partsOf(dispatch)

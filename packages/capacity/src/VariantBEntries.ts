@@ -2,6 +2,7 @@ import { type Day, formatDay } from "./Calendar.ts"
 import type { DispatchResult, Evaluation, StockShortage, WindowSlot } from "./EngineTypes.ts"
 import type { DeliveryMode, DispatchType } from "./Network.ts"
 import { mapPacked } from "./Packed.ts"
+import { isReusedPlan } from "./PlanCache.ts"
 import type { PathPlan } from "./Planner.ts"
 import { lastingJson } from "./SharedText.ts"
 import type { NodeModel, Snapshot, ZoneModel } from "./Snapshot.ts"
@@ -191,13 +192,13 @@ interface PlanParts {
 }
 
 /**
- * Kept with the plan: a plan is shared only by dispatches of the same origin, destination, mode,
+ * Kept with the plan once it is reused: a plan is shared only by dispatches of the same origin, destination, mode,
  * type and units (PlanCache.ts), so equal dispatches share these parts and their text.
  */
 const partsByPlan = new WeakMap<PathPlan, PlanParts>()
 
 const planPartsOf = (dispatch: DispatchResult): PlanParts => {
-  const plan = dispatch.plan
+  const plan = dispatch.plan !== undefined && isReusedPlan(dispatch.plan) ? dispatch.plan : undefined
   const kept = plan === undefined ? undefined : partsByPlan.get(plan)
   if (kept !== undefined && kept.units === dispatch.units) return kept
   const parts: PlanParts = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Either, Option } from "effect"
 import fc from "fast-check"
 import {
   buildSnapshotOn,
@@ -15,7 +15,10 @@ import {
   evaluateVariantA,
   evaluateVariantB,
   type NetworkDocument,
+  formatDay,
   parseDay,
+  pathKey,
+  PLANS_PER_SNAPSHOT,
   resourceKey,
   type Snapshot,
   UsageBoard,
@@ -214,6 +217,33 @@ describe("plans reused across requests", () => {
     apply(board, fill, -1)
     expect(dispatchOf(snapshot, body, now, undefined)?.pickingDate).toBe(pickingDay)
     expect(answerA(snapshot, body, now)).toBe(before)
+  })
+})
+
+describe("the plans kept", () => {
+  it("are at most PLANS_PER_SNAPSHOT per snapshot, the oldest replanned first", () => {
+    const snapshot = buildSnapshotOn(demo, new UsageBoard().cellOf)
+    const now = limaTime("2027-03-01", "09:00")
+    const firstDay = Option.getOrThrow(parseDay("2027-03-01"))
+    /** The same dispatch bought on the n-th day from 2027-03-01: a plan of its own each. */
+    const planOf = (n: number) =>
+      dispatchOf(snapshot, {
+        purchaseDate: formatDay(firstDay + n),
+        items: [{ origin: "CD-LURIN", entityType: "CD", skuCode: "SKU-TV-55-4K", zone: "", dispatchType: "NORMAL", quantity: 1, destination: "150122", latitude: -12.1, longitude: -77, deliveryMode: "HOME_DELIVERY" }]
+      }, now, undefined)?.plan
+    // Each request plans every candidate path to the zone: that many plans a day.
+    const perDay = snapshot.paths.get(pathKey("CD-LURIN", "NORMAL", "HOME_DELIVERY", "LIMA-MODERNA"))?.length ?? 0
+    expect(perDay).toBeGreaterThan(0)
+    const days = Math.floor(PLANS_PER_SNAPSHOT / perDay)
+    const first = planOf(0)
+    expect(first?.deliveries.length).toBeGreaterThan(0)
+    for (let n = 1; n < days; n++) planOf(n)
+    expect(planOf(0)).toBe(first)
+    planOf(days)
+    planOf(days + 1)
+    const again = planOf(0)
+    expect(again).not.toBe(first)
+    expect(again).toEqual(first)
   })
 })
 
