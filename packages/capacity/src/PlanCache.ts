@@ -20,7 +20,7 @@ export const PLANS_PER_SNAPSHOT = 2048
 /** Plans by snapshot (a network replacement builds a new one, and its plans go with the old). */
 const plansBySnapshot = new WeakMap<Snapshot, Map<string, CachedPlan>>()
 
-/** A number per path, for keys: a path belongs to one snapshot, and one path may lead to several zones. */
+/** A number per path, for keys (a path belongs to one snapshot). */
 const pathIds = new WeakMap<RoutePath, number>()
 let nextPathId = 0
 const pathIdOf = (path: RoutePath): number => {
@@ -48,6 +48,7 @@ export const isReusedPlan = (plan: PathPlan): boolean => reused.has(plan)
 const keyOf = (context: PlanContext, dispatch: DispatchToPlan, path: RoutePath): string => {
   const { origin } = dispatch
   const originClock = clockOf(context, origin)
+  // One path may reach several zones (searchPaths), so the zone is part of the key.
   let key = `${pathIdOf(path)}|${origin.code}|${dispatch.dispatchType}|${dispatch.deliveryMode}|${dispatch.zone?.code ?? ""}|` +
     `${dispatch.pickupNode?.code ?? ""}|${dispatch.units}|${dispatch.purchaseDate}|${context.deliveryFrom}|` +
     `${context.deliveryUntil}|${context.options.horizonDays}|${context.options.deliveryDatesCount}|` +
@@ -95,8 +96,7 @@ export const cachedPlanPath = (context: PlanContext, dispatch: DispatchToPlan, p
     plans = new Map()
     plansBySnapshot.set(context.snapshot, plans)
   }
-  plans.delete(key)
-  if (plans.size >= PLANS_PER_SNAPSHOT) {
+  if (kept === undefined && plans.size >= PLANS_PER_SNAPSHOT) {
     const oldest = plans.keys().next()
     if (oldest.done !== true) plans.delete(oldest.value)
   }

@@ -1,13 +1,22 @@
 /**
- * JSON text of parts that outlive one answer: immutable values shared by many answers (a cached
- * dispatch's trace, dates and route lists), registered by whoever builds them. Their text is kept
- * while they live.
+ * JSON text of parts that outlive one answer: immutable values shared by many answers (a reused
+ * plan's trace, dates and route lists; a node's entity details), registered by whoever builds them.
+ * `null` until first written; their text is kept while they live.
  */
-const lastingText = new WeakMap<object, string | undefined>()
+const lastingText = new WeakMap<object, string | null>()
 
 /** Marks values as never changing again and shared across answers: their JSON text is written once. */
 export const lastingJson = (...values: ReadonlyArray<object>): void => {
-  for (const value of values) if (!lastingText.has(value)) lastingText.set(value, undefined)
+  for (const value of values) if (!lastingText.has(value)) lastingText.set(value, null)
+}
+
+/** `JSON.stringify(value)`, kept across answers when the value is marked `lastingJson`. */
+export const lastingJsonText = <A extends object>(value: A, write: (value: A) => string = JSON.stringify): string => {
+  const kept = lastingText.get(value)
+  if (typeof kept === "string") return kept
+  const text = write(value)
+  if (kept === null) lastingText.set(value, text)
+  return text
 }
 
 /**
@@ -21,11 +30,10 @@ export const sharedJsonText = (): <A extends object>(value: A, write?: (value: A
   const written = new Map<object, string>()
   return (value, write = JSON.stringify) => {
     if (Array.isArray(value) && value.length === 0) return "[]"
-    let text = written.get(value) ?? lastingText.get(value)
+    let text = written.get(value)
     if (text === undefined) {
-      text = write(value)
+      text = lastingJsonText(value, write)
       written.set(value, text)
-      if (lastingText.has(value)) lastingText.set(value, text)
     }
     return text
   }

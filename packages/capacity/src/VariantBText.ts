@@ -1,4 +1,4 @@
-import { sharedJsonText } from "./SharedText.ts"
+import { lastingJsonText as lasting, sharedJsonText } from "./SharedText.ts"
 import type { DeliveryResponseB, DeliveryTraceB, LogisticsCapacity } from "./VariantB.ts"
 
 /**
@@ -29,11 +29,11 @@ export const encodeDeliveryResponseB = (response: DeliveryResponseB): string => 
   const entry = (e: LogisticsCapacity): string =>
     `{"origin":${text(e.origin)},"destination":${text(e.destination)},"zone":${text(e.zone)},"route":${text(e.route)}` +
     `,"pickingDate":${text(e.pickingDate)},"message":${text(e.message)},"dispatchType":${text(e.dispatchType)}` +
-    `,"dispatchMode":${text(e.dispatchMode)},"deliveryCost":${text(e.deliveryCost)},"pickingDays":${shared(e.pickingDays)}` +
-    `,"processingDays":${text(e.processingDays)},"leadTimes":${shared(e.leadTimes)},"routeDaysOfWeek":${shared(e.routeDaysOfWeek)}` +
-    `,"deliveryDates":${shared(e.deliveryDates)},"originEntityDetails":${shared(e.originEntityDetails)}` +
-    `,"pickupEntityDetails":${shared(e.pickupEntityDetails)},"deliveryTrace":${shared(e.deliveryTrace, trace)}` +
-    `,"arriveDates":${shared(e.arriveDates)},"detailedCapacityError":${text(e.detailedCapacityError)}` +
+    `,"dispatchMode":${text(e.dispatchMode)},"deliveryCost":${text(e.deliveryCost)},"pickingDays":${lasting(e.pickingDays)}` +
+    `,"processingDays":${text(e.processingDays)},"leadTimes":${lasting(e.leadTimes)},"routeDaysOfWeek":${lasting(e.routeDaysOfWeek)}` +
+    `,"deliveryDates":${lasting(e.deliveryDates)},"originEntityDetails":${shared(e.originEntityDetails)}` +
+    `,"pickupEntityDetails":${shared(e.pickupEntityDetails)},"deliveryTrace":${lasting(e.deliveryTrace, trace)}` +
+    `,"arriveDates":${lasting(e.arriveDates)},"detailedCapacityError":${text(e.detailedCapacityError)}` +
     `,"dispatchItems":${text(e.dispatchItems)}}`
   let out = `{"request":${text(response.request)},"logisticsCapacity":[`
   const entries = response.logisticsCapacity
