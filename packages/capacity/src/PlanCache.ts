@@ -9,6 +9,8 @@ interface CachedPlan {
   /** Every usage map the plan could have read, as it was: owners replace maps whole, never edit them. */
   readonly read: ReadonlyArray<Usage>
   readonly plan: PathPlan
+  /** Served more than one dispatch (then in `reused`). */
+  reused: boolean
 }
 
 /**
@@ -88,7 +90,10 @@ export const cachedPlanPath = (context: PlanContext, dispatch: DispatchToPlan, p
   let plans = plansBySnapshot.get(context.snapshot)
   const kept = plans?.get(key)
   if (kept !== undefined && sameMaps(kept.read, read)) {
-    reused.add(kept.plan)
+    if (!kept.reused) {
+      kept.reused = true
+      reused.add(kept.plan)
+    }
     return kept.plan
   }
   const plan = planPath(context, dispatch, path)
@@ -100,6 +105,6 @@ export const cachedPlanPath = (context: PlanContext, dispatch: DispatchToPlan, p
     const oldest = plans.keys().next()
     if (oldest.done !== true) plans.delete(oldest.value)
   }
-  plans.set(key, { read, plan })
+  plans.set(key, { read, plan, reused: false })
   return plan
 }

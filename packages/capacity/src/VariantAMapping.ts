@@ -204,10 +204,11 @@ const partsByPlan = new WeakMap<PathPlan, { readonly units: number; readonly par
 
 const sharedPartsOf = (dispatch: DispatchResult): DispatchParts => {
   const plan = dispatch.plan
-  if (plan === undefined || !isReusedPlan(plan)) return partsOf(dispatch)
+  if (plan === undefined) return partsOf(dispatch)
   const kept = partsByPlan.get(plan)
   if (kept !== undefined && kept.units === dispatch.units) return kept.parts
   const parts = partsOf(dispatch)
+  if (!isReusedPlan(plan)) return parts
   partsByPlan.set(plan, { units: dispatch.units, parts })
   lastingJson(parts.leadTimes, parts.routeDaysOfWeek, parts.pickingDays, parts.deliveryDates, parts.deliveryTrace, parts.arriveDates)
   return parts

@@ -198,7 +198,7 @@ interface PlanParts {
 const partsByPlan = new WeakMap<PathPlan, PlanParts>()
 
 const planPartsOf = (dispatch: DispatchResult): PlanParts => {
-  const plan = dispatch.plan !== undefined && isReusedPlan(dispatch.plan) ? dispatch.plan : undefined
+  const plan = dispatch.plan
   const kept = plan === undefined ? undefined : partsByPlan.get(plan)
   if (kept !== undefined && kept.units === dispatch.units) return kept
   const parts: PlanParts = {
@@ -209,7 +209,7 @@ const planPartsOf = (dispatch: DispatchResult): PlanParts => {
     deliveryTrace: traceOf(dispatch),
     arriveDates: arriveDatesOf(dispatch)
   }
-  if (plan !== undefined) {
+  if (plan !== undefined && isReusedPlan(plan)) {
     partsByPlan.set(plan, parts)
     lastingJson(parts.leadTimes, parts.routeDaysOfWeek, parts.deliveryDates, parts.deliveryTrace, parts.arriveDates)
     if (dispatch.originNode !== undefined) lastingJson(dispatch.originNode.pickingDayNames)
