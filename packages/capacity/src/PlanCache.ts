@@ -19,8 +19,14 @@ interface CachedPlan {
  */
 export const PLANS_PER_SNAPSHOT = 2048
 
+/**
+ * A key seen once: its plan is kept from the second time, so traffic that never repeats keeps no
+ * plan alive (kept plans outlive the young generation, and dropping them costs full collections).
+ */
+const SEEN = "seen"
+
 /** Plans by snapshot (a network replacement builds a new one, and its plans go with the old). */
-const plansBySnapshot = new WeakMap<Snapshot, Map<string, CachedPlan>>()
+const plansBySnapshot = new WeakMap<Snapshot, Map<string, CachedPlan | typeof SEEN>>()
 
 /** A number per path, for keys (a path belongs to one snapshot). */
 const pathIds = new WeakMap<RoutePath, number>()
@@ -82,14 +88,15 @@ const sameMaps = (kept: ReadonlyArray<Usage>, now: ReadonlyArray<Usage>): boolea
 /**
  * `planPath`, reusing the plan of an earlier equal dispatch on the same path while no usage map it
  * may have read was replaced (a consumption, a release or a reload replaces the maps it touches):
- * the same inputs give the same plan, so answers stay exactly what a fresh evaluation gives.
+ * the same inputs give the same plan, so answers stay exactly what a fresh evaluation gives. A plan
+ * is kept from the second time its key is asked.
  */
 export const cachedPlanPath = (context: PlanContext, dispatch: DispatchToPlan, path: RoutePath): PathPlan => {
   const key = keyOf(context, dispatch, path)
   const read = usageOf(dispatch, path)
   let plans = plansBySnapshot.get(context.snapshot)
   const kept = plans?.get(key)
-  if (kept !== undefined && sameMaps(kept.read, read)) {
+  if (kept !== undefined && kept !== SEEN && sameMaps(kept.read, read)) {
     if (!kept.reused) {
       kept.reused = true
       reused.add(kept.plan)
@@ -105,6 +112,6 @@ export const cachedPlanPath = (context: PlanContext, dispatch: DispatchToPlan, p
     const oldest = plans.keys().next()
     if (oldest.done !== true) plans.delete(oldest.value)
   }
-  plans.set(key, { read, plan, reused: false })
+  plans.set(key, kept === undefined ? SEEN : { read, plan, reused: false })
   return plan
 }

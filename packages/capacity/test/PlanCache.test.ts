@@ -204,7 +204,10 @@ describe("plans reused across requests", () => {
       items: [{ origin: "CD-LURIN", entityType: "CD", skuCode: "SKU-TV-55-4K", zone: "", dispatchType: "NORMAL", quantity: 2, destination: "150122", latitude: -12.1, longitude: -77, deliveryMode: "HOME_DELIVERY" }]
     }
     const now = limaTime("2027-03-01", "09:00")
+    const once = dispatchOf(snapshot, body, now, undefined)
+    // Kept from the second time it is asked.
     const first = dispatchOf(snapshot, body, now, undefined)
+    expect(first?.plan).not.toBe(once?.plan)
     expect(dispatchOf(snapshot, body, now, undefined)?.plan).toBe(first?.plan)
     const before = answerA(snapshot, body, now)
     const pickingDay = first?.pickingDate
@@ -235,12 +238,14 @@ describe("the plans kept", () => {
     const perDay = snapshot.paths.get(pathKey("CD-LURIN", "NORMAL", "HOME_DELIVERY", "LIMA-MODERNA"))?.length ?? 0
     expect(perDay).toBeGreaterThan(0)
     const days = Math.floor(PLANS_PER_SNAPSHOT / perDay)
+    planOf(0)
     const first = planOf(0)
     expect(first?.deliveries.length).toBeGreaterThan(0)
     for (let n = 1; n < days; n++) planOf(n)
     expect(planOf(0)).toBe(first)
     planOf(days)
     planOf(days + 1)
+    planOf(0)
     const again = planOf(0)
     expect(again).not.toBe(first)
     expect(again).toEqual(first)
