@@ -10,7 +10,8 @@ import {
   type StockShortage
 } from "./EngineTypes.ts"
 import type { DeliveryMode, DispatchType } from "./Network.ts"
-import { type PathPlan, type PlanContext, planPath } from "./Planner.ts"
+import { cachedPlanPath } from "./PlanCache.ts"
+import type { PathPlan, PlanContext } from "./Planner.ts"
 import type { RoutePath } from "./Routing.ts"
 import { type NodeModel, pathKey, type Snapshot, stockKey, type ZoneModel } from "./Snapshot.ts"
 
@@ -123,7 +124,8 @@ const dispatchResult = (
   legs: plan?.legs ?? [],
   deliveries: plan?.deliveries ?? [],
   cost,
-  shortage: plan?.shortage
+  shortage: plan?.shortage,
+  plan
 })
 
 /**
@@ -210,7 +212,7 @@ export const evaluate = (
     let best: PathPlan | undefined
     let firstTried: PathPlan | undefined
     for (const path of candidates) {
-      const plan = planPath(context, dispatch, path)
+      const plan = cachedPlanPath(context, dispatch, path)
       firstTried ??= plan
       if (plan.deliveries.length > 0 && (best === undefined || firstDelivery(plan) < firstDelivery(best))) best = plan
     }

@@ -1,5 +1,6 @@
 import type { Day } from "./Calendar.ts"
 import type { DeliveryMode, DispatchType } from "./Network.ts"
+import type { PathPlan } from "./Planner.ts"
 import type { RoutePath } from "./Routing.ts"
 import type { NodeModel, RouteModel, WindowModel } from "./Snapshot.ts"
 
@@ -109,6 +110,8 @@ export interface DispatchResult {
   readonly deliveries: ReadonlyArray<DeliveryOption>
   readonly cost: number
   readonly shortage: CapacityShortage | undefined
+  /** The plan chosen, shared with every equal dispatch while usage is unchanged (PlanCache.ts); undefined when none was made. */
+  readonly plan: PathPlan | undefined
 }
 
 export interface ItemResult {

@@ -32,6 +32,8 @@ export interface OriginSearchInput {
   readonly canServe: (node: string) => boolean
   /** Lines whose origin the request fixed: they hold stock, an origin and an item slot first. */
   readonly fixed: ReadonlyArray<{ readonly origin: string; readonly sku: string; readonly units: number }>
+  /** `rankByProximity(customer, candidates, maxDistanceKm)` when the caller has it already. */
+  readonly ranked?: ReadonlyArray<RankedCandidate>
 }
 
 export type OriginChoice =
@@ -73,7 +75,7 @@ export const searchOrigins = (
   demands: ReadonlyArray<OriginDemand>,
   options: OriginSearchOptions
 ): ReadonlyArray<OriginChoice> => {
-  const ranked = rankByProximity(input.customer, input.candidates, options.maxDistanceKm)
+  const ranked = (input.ranked ?? rankByProximity(input.customer, input.candidates, options.maxDistanceKm))
     .filter((candidate) => input.canServe(candidate.code))
   const taken = new Map<string, number>()
   const linesAt = new Map<string, number>()

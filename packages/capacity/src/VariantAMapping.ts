@@ -16,6 +16,9 @@ import {
   type StockShortage
 } from "./EngineTypes.ts"
 import { mapPacked } from "./Packed.ts"
+import { isReusedPlan } from "./PlanCache.ts"
+import type { PathPlan } from "./Planner.ts"
+import { lastingJson } from "./SharedText.ts"
 import type { Snapshot } from "./Snapshot.ts"
 import {
   type ArriveDateA,
@@ -192,6 +195,25 @@ const partsOf = (dispatch: DispatchResult): DispatchParts => {
   }
 }
 
+/**
+ * Parts of a planned dispatch, kept with its plan once the plan is reused: a plan is shared only by
+ * dispatches of the same origin, destination, mode, type and units (PlanCache.ts), and the parts
+ * depend on nothing else.
+ */
+const partsByPlan = new WeakMap<PathPlan, { readonly units: number; readonly parts: DispatchParts }>()
+
+const sharedPartsOf = (dispatch: DispatchResult): DispatchParts => {
+  const plan = dispatch.plan
+  if (plan === undefined) return partsOf(dispatch)
+  const kept = partsByPlan.get(plan)
+  if (kept !== undefined && kept.units === dispatch.units) return kept.parts
+  const parts = partsOf(dispatch)
+  if (!isReusedPlan(plan)) return parts
+  partsByPlan.set(plan, { units: dispatch.units, parts })
+  lastingJson(parts.leadTimes, parts.routeDaysOfWeek, parts.pickingDays, parts.deliveryDates, parts.deliveryTrace, parts.arriveDates)
+  return parts
+}
+
 interface Outcome {
   readonly deliveryCost: number
   readonly pickingDate: string
@@ -299,7 +321,7 @@ export const evaluateVariantA = (
     if (source === undefined) return
     let shared = parts.get(result.dispatch)
     if (shared === undefined) {
-      shared = partsOf(result.dispatch)
+      shared = sharedPartsOf(result.dispatch)
       parts.set(result.dispatch, shared)
     }
     results.push(resultOf(source, result, shared, request.purchaseDate))

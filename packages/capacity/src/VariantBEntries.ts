@@ -2,6 +2,9 @@ import { type Day, formatDay } from "./Calendar.ts"
 import type { DispatchResult, Evaluation, StockShortage, WindowSlot } from "./EngineTypes.ts"
 import type { DeliveryMode, DispatchType } from "./Network.ts"
 import { mapPacked } from "./Packed.ts"
+import { isReusedPlan } from "./PlanCache.ts"
+import type { PathPlan } from "./Planner.ts"
+import { lastingJson } from "./SharedText.ts"
 import type { NodeModel, Snapshot, ZoneModel } from "./Snapshot.ts"
 import type { DeliveryWindowA } from "./VariantA.ts"
 import type {
@@ -45,8 +48,9 @@ const EMPTY_ENTITY: EntityDetails = {
   deliveryTime: "",
   addressInfo: { address: "", district: "", province: "", ubigeoCode: "", country: "", latitude: 0, longitude: 0 }
 }
+lastingJson(EMPTY_ENTITY)
 
-/** One per node model (a snapshot's models never change), so entries of one node share it and its text. */
+/** One per node model (a snapshot's models never change), so entries of one node share it and its text, across answers too. */
 const entityOfNode = new WeakMap<NodeModel, EntityDetails>()
 
 export const entityDetailsOf = (model: NodeModel | undefined): EntityDetails => {
@@ -55,6 +59,7 @@ export const entityDetailsOf = (model: NodeModel | undefined): EntityDetails => 
   if (entity === undefined) {
     entity = entityDetailsOfNode(model)
     entityOfNode.set(model, entity)
+    lastingJson(entity)
   }
   return entity
 }
@@ -176,6 +181,43 @@ const capacityErrorOf = (dispatch: DispatchResult, shipped: ReadonlyArray<Line>)
   }
 }
 
+/** Parts of an entry that depend only on the dispatch's plan and units. */
+interface PlanParts {
+  readonly units: number
+  readonly leadTimes: ReadonlyArray<number>
+  readonly routeDaysOfWeek: ReadonlyArray<ReadonlyArray<string>>
+  readonly deliveryDates: ReadonlyArray<ReadonlyArray<string>>
+  readonly deliveryTrace: ReadonlyArray<DeliveryTraceB>
+  readonly arriveDates: ReadonlyArray<ArriveDateB>
+}
+
+/**
+ * Kept with the plan once it is reused: a plan is shared only by dispatches of the same origin, destination, mode,
+ * type and units (PlanCache.ts), so equal dispatches share these parts and their text.
+ */
+const partsByPlan = new WeakMap<PathPlan, PlanParts>()
+
+const planPartsOf = (dispatch: DispatchResult): PlanParts => {
+  const plan = dispatch.plan
+  const kept = plan === undefined ? undefined : partsByPlan.get(plan)
+  if (kept !== undefined && kept.units === dispatch.units) return kept
+  const parts: PlanParts = {
+    units: dispatch.units,
+    leadTimes: mapPacked(dispatch.path, (leg) => leg.leadTime.days),
+    routeDaysOfWeek: mapPacked(dispatch.path, (leg) => leg.departureDayNames),
+    deliveryDates: deliveryDatesOf(dispatch),
+    deliveryTrace: traceOf(dispatch),
+    arriveDates: arriveDatesOf(dispatch)
+  }
+  if (plan !== undefined && isReusedPlan(plan)) {
+    partsByPlan.set(plan, parts)
+    lastingJson(parts.leadTimes, parts.routeDaysOfWeek, parts.deliveryDates, parts.deliveryTrace, parts.arriveDates)
+    if (dispatch.originNode !== undefined) lastingJson(dispatch.originNode.pickingDayNames)
+    for (const trace of parts.deliveryTrace) lastingJson(trace.details, trace.deliveryWindows)
+  }
+  return parts
+}
+
 export interface EntryContext {
   readonly snapshot: Snapshot
   readonly request: DeliveryRequestB
@@ -216,6 +258,7 @@ export const entryOfDispatch = (
     ))
   }
   const origin = dispatch.originNode
+  const parts = planPartsOf(dispatch)
   return {
     origin: dispatch.origin,
     destination: destinationOf(context, alternative),
@@ -228,13 +271,13 @@ export const entryOfDispatch = (
     deliveryCost: context.costEnabled ? dispatch.cost : 0,
     pickingDays: origin?.pickingDayNames ?? [],
     processingDays: origin?.node.processingDays ?? 0,
-    leadTimes: mapPacked(dispatch.path, (leg) => leg.leadTime.days),
-    routeDaysOfWeek: mapPacked(dispatch.path, (leg) => leg.departureDayNames),
-    deliveryDates: deliveryDatesOf(dispatch),
+    leadTimes: parts.leadTimes,
+    routeDaysOfWeek: parts.routeDaysOfWeek,
+    deliveryDates: parts.deliveryDates,
     originEntityDetails: entityDetailsOf(origin),
     pickupEntityDetails: entityDetailsOf(alternative.store),
-    deliveryTrace: traceOf(dispatch),
-    arriveDates: arriveDatesOf(dispatch),
+    deliveryTrace: parts.deliveryTrace,
+    arriveDates: parts.arriveDates,
     detailedCapacityError: errors,
     dispatchItems: mapPacked(shipped, (line) => dispatchItemOf(line.item, dispatch.origin))
   }

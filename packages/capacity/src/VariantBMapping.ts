@@ -8,10 +8,11 @@ import {
   type Evaluation
 } from "./EngineTypes.ts"
 import type { GeoPoint } from "./Geo.ts"
-import type { DispatchType } from "./Network.ts"
-import { type OriginCandidate, rankByProximity, searchOrigins } from "./OriginSearch.ts"
+import type { DeliveryMode, DispatchType } from "./Network.ts"
+import { originIndexOf } from "./OriginIndex.ts"
+import { rankByProximity, searchOrigins } from "./OriginSearch.ts"
 import { nearestPickupStores } from "./PickupStores.ts"
-import { type NodeModel, pathKey, type Snapshot, stockKey, type ZoneModel } from "./Snapshot.ts"
+import { pathKey, type Snapshot, type ZoneModel } from "./Snapshot.ts"
 import type { DeliveryRequestB, DeliveryResponseB, ItemB, LogisticsCapacity } from "./VariantB.ts"
 import { NoRouteFound } from "./VariantAMapping.ts"
 import { originOfItem } from "./VariantBDecode.ts"
@@ -34,25 +35,6 @@ export const unitWeightKg = (item: ItemB, freight: boolean): number => {
       ? item.height * item.width * item.length
       : 0)
   return Math.max(real, volume / VOLUMETRIC_DIVISOR)
-}
-
-const pointOf = (model: NodeModel): GeoPoint => model.node.address
-
-/** Nodes that can ship items (hubs only cross-dock). */
-const originCandidates = (snapshot: Snapshot): ReadonlyArray<OriginCandidate> => {
-  const candidates: Array<OriginCandidate> = []
-  for (const model of snapshot.nodes.values()) {
-    if (model.node.type !== "HUB") candidates.push({ code: model.code, point: pointOf(model) })
-  }
-  return candidates
-}
-
-const storeCandidates = (snapshot: Snapshot): ReadonlyArray<OriginCandidate> => {
-  const stores: Array<OriginCandidate> = []
-  for (const model of snapshot.nodes.values()) {
-    if (model.node.type === "TD") stores.push({ code: model.code, point: pointOf(model) })
-  }
-  return stores
 }
 
 const resolveZone = (snapshot: Snapshot, request: DeliveryRequestB): ZoneModel | undefined => {
@@ -96,26 +78,32 @@ export const evaluateVariantB = (
     const units = item.units ?? Math.ceil(item.quantity)
     return { index, item, origin: originOfItem(item), units, weightKg: unitWeightKg(item, freight) * units }
   })
-  const candidates = searching ? originCandidates(snapshot) : []
+  const index = originIndexOf(snapshot)
+  const candidates = searching ? index.origins : []
   const inRange = rankByProximity(customer, candidates, maxDistanceKm)
-  const stockOf = (node: string, sku: string) => snapshot.stock.get(stockKey(node, sku))
+  const stockOf = index.stockOf
+  /** Whether `snapshot.paths` has `pathKey(node, dispatchType, mode, destination)`, by the index for the snapshot's nodes. */
+  const pathsTo = (mode: DeliveryMode, destination: string) => {
+    const serving = index.servingNodes(dispatchType, mode, destination)
+    return (node: string) =>
+      serving.has(node) || (!snapshot.nodes.has(node) && snapshot.paths.has(pathKey(node, dispatchType, mode, destination)))
+  }
 
   const alternatives: Array<Alternative> = []
   if (mode !== "STORE_WITHDRAWAL") alternatives.push({ mode: "HOME_DELIVERY", store: undefined })
   let rankedStores = false
   if (mode !== "HOME_DELIVERY") {
-    const reaches = (store: string) =>
-      lines.some((line) =>
+    const reaches = (store: string) => {
+      const hasPath = pathsTo("STORE_WITHDRAWAL", store)
+      return lines.some((line) =>
         line.origin !== undefined
-          ? snapshot.paths.has(pathKey(line.origin, dispatchType, "STORE_WITHDRAWAL", store))
-          : inRange.some((candidate) =>
-            stockOf(candidate.code, line.item.skuCode) !== undefined &&
-            snapshot.paths.has(pathKey(candidate.code, dispatchType, "STORE_WITHDRAWAL", store))
-          )
+          ? hasPath(line.origin)
+          : inRange.some((candidate) => stockOf(candidate.code, line.item.skuCode) !== undefined && hasPath(candidate.code))
       )
+    }
     const stores = nearestPickupStores(
       customer,
-      storeCandidates(snapshot),
+      index.stores,
       calculation?.maxPickupPoint ?? DEFAULT_MAX_PICKUP_POINTS,
       reaches
     )
@@ -132,8 +120,7 @@ export const evaluateVariantB = (
 
   const evaluateAlternative = (alternative: Alternative): AlternativeOutcome => {
     const destination = alternative.store?.code ?? context.zone?.code
-    const canServe = (node: string) =>
-      destination !== undefined && snapshot.paths.has(pathKey(node, dispatchType, alternative.mode, destination))
+    const canServe = destination === undefined ? () => false : pathsTo(alternative.mode, destination)
     const fixed: Array<{ origin: string; sku: string; units: number }> = []
     const searched: Array<Line> = []
     for (const line of lines) {
@@ -141,7 +128,7 @@ export const evaluateVariantB = (
       else searched.push(line)
     }
     const choices = searched.length === 0 ? [] : searchOrigins(
-      { customer, candidates, stockOf, canServe, fixed },
+      { customer, candidates, stockOf, canServe, fixed, ranked: inRange },
       searched.map((line) => ({ sku: line.item.skuCode, units: line.units })),
       {
         maxOrigins: calculation?.maxOrigins ?? Number.POSITIVE_INFINITY,

@@ -1,4 +1,4 @@
-import { sharedJsonText } from "./SharedText.ts"
+import { lastingJsonText as lasting, sharedJsonText } from "./SharedText.ts"
 import type { DeliveryResponseB, DeliveryTraceB, LogisticsCapacity } from "./VariantB.ts"
 
 /**
@@ -6,8 +6,9 @@ import type { DeliveryResponseB, DeliveryTraceB, LogisticsCapacity } from "./Var
  * Every delivery option of a dispatch's trace refers to the same leg details (traceOf builds them
  * once per dispatch, about 40% of the text at 5 items) and options with alike windows to one
  * windows list; entries from or to the same node share its entity details (entityDetailsOf keeps
- * one per node). Those are serialised once (by identity) and
- * spliced in; the rest goes through JSON.stringify, keys in the order `entryOfDispatch`,
+ * one per node). Those are serialised once (by identity) and spliced in; the parts an entry keeps
+ * with its dispatch's plan (trace, dates, route lists: planPartsOf) keep their text across answers
+ * while the plan is reused. The rest goes through JSON.stringify, keys in the order `entryOfDispatch`,
  * `unservedEntry` and `traceOf` build them in, which is the order JSON.stringify would write.
  */
 export const encodeDeliveryResponseB = (response: DeliveryResponseB): string => {
@@ -28,11 +29,11 @@ export const encodeDeliveryResponseB = (response: DeliveryResponseB): string => 
   const entry = (e: LogisticsCapacity): string =>
     `{"origin":${text(e.origin)},"destination":${text(e.destination)},"zone":${text(e.zone)},"route":${text(e.route)}` +
     `,"pickingDate":${text(e.pickingDate)},"message":${text(e.message)},"dispatchType":${text(e.dispatchType)}` +
-    `,"dispatchMode":${text(e.dispatchMode)},"deliveryCost":${text(e.deliveryCost)},"pickingDays":${text(e.pickingDays)}` +
-    `,"processingDays":${text(e.processingDays)},"leadTimes":${text(e.leadTimes)},"routeDaysOfWeek":${text(e.routeDaysOfWeek)}` +
-    `,"deliveryDates":${text(e.deliveryDates)},"originEntityDetails":${shared(e.originEntityDetails)}` +
-    `,"pickupEntityDetails":${shared(e.pickupEntityDetails)},"deliveryTrace":${trace(e.deliveryTrace)}` +
-    `,"arriveDates":${text(e.arriveDates)},"detailedCapacityError":${text(e.detailedCapacityError)}` +
+    `,"dispatchMode":${text(e.dispatchMode)},"deliveryCost":${text(e.deliveryCost)},"pickingDays":${lasting(e.pickingDays)}` +
+    `,"processingDays":${text(e.processingDays)},"leadTimes":${lasting(e.leadTimes)},"routeDaysOfWeek":${lasting(e.routeDaysOfWeek)}` +
+    `,"deliveryDates":${lasting(e.deliveryDates)},"originEntityDetails":${shared(e.originEntityDetails)}` +
+    `,"pickupEntityDetails":${shared(e.pickupEntityDetails)},"deliveryTrace":${lasting(e.deliveryTrace, trace)}` +
+    `,"arriveDates":${lasting(e.arriveDates)},"detailedCapacityError":${text(e.detailedCapacityError)}` +
     `,"dispatchItems":${text(e.dispatchItems)}}`
   let out = `{"request":${text(response.request)},"logisticsCapacity":[`
   const entries = response.logisticsCapacity

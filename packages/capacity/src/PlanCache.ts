@@ -1,0 +1,165 @@
+import type { Day } from "./Calendar.ts"
+import type { EngineOptions } from "./EngineTypes.ts"
+import type { DispatchType } from "./Network.ts"
+import { clockOf, type DispatchToPlan, type PathPlan, type PlanContext, planPath } from "./Planner.ts"
+import type { RoutePath } from "./Routing.ts"
+import type { NodeModel, Snapshot, ZoneModel } from "./Snapshot.ts"
+
+type Usage = ReadonlyMap<Day, number>
+
+/**
+ * One dispatch asked on one path: everything `planPath` reads besides the snapshot's fixed model
+ * and the usage maps (the dispatch, the request's delivery range, the options, and of each clock it
+ * consults only the local day and whether the cut-off it is compared with has passed), compared as
+ * numbers and identities: a miss builds no string.
+ */
+interface Asked {
+  readonly origin: NodeModel
+  readonly dispatchType: DispatchType
+  readonly zone: ZoneModel | undefined
+  readonly pickupNode: NodeModel | undefined
+  readonly units: number
+  readonly purchaseDate: Day
+  readonly deliveryFrom: Day | undefined
+  readonly deliveryUntil: Day | undefined
+  readonly options: EngineOptions
+  /** Per clock consulted (the origin's, then each leg's source): its day, then 1 when past the cut-off. */
+  readonly clocks: ReadonlyArray<number>
+}
+
+interface Kept extends Asked {
+  /** Every usage map the plan could have read, as it was: owners replace maps whole, never edit them. */
+  read: ReadonlyArray<Usage>
+  /** Undefined while the key was asked once only: a plan is kept from the second time. */
+  plan: PathPlan | undefined
+  /** Served more than one dispatch (then in `reused`). */
+  reused: boolean
+}
+
+/**
+ * Plans (and keys asked once) kept per snapshot: when there are this many, all are dropped. Bounds
+ * memory whatever the traffic (a plan with its answer parts and their text is a few KB).
+ */
+export const PLANS_PER_SNAPSHOT = 2048
+/** Kept per path, the oldest dropped first: lookups scan them. */
+export const PLANS_PER_PATH = 32
+
+interface SnapshotPlans {
+  byPath: WeakMap<RoutePath, Array<Kept>>
+  count: number
+}
+
+/** By snapshot (a network replacement builds a new one, and its plans go with the old). */
+const plansBySnapshot = new WeakMap<Snapshot, SnapshotPlans>()
+
+const reused = new WeakSet<PathPlan>()
+
+/**
+ * Whether a plan has served more than one dispatch: what is built from it is worth keeping with it
+ * from then on (a plan used once, as under traffic that never repeats, costs nothing more).
+ */
+export const isReusedPlan = (plan: PathPlan): boolean => reused.has(plan)
+
+const clocksOf = (context: PlanContext, dispatch: DispatchToPlan, path: RoutePath): Array<number> => {
+  const originClock = clockOf(context, dispatch.origin)
+  const clocks = [originClock.today, originClock.minute >= dispatch.origin.cutoffMinute ? 1 : 0]
+  for (const route of path) {
+    const clock = clockOf(context, route.source)
+    clocks.push(clock.today, clock.minute >= route.cutoffMinute ? 1 : 0)
+  }
+  return clocks
+}
+
+const sameNumbers = (a: ReadonlyArray<number>, b: ReadonlyArray<number>): boolean => {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+const isAsked = (kept: Kept, context: PlanContext, dispatch: DispatchToPlan, clocks: ReadonlyArray<number>): boolean =>
+  kept.units === dispatch.units && kept.purchaseDate === dispatch.purchaseDate && kept.origin === dispatch.origin &&
+  kept.dispatchType === dispatch.dispatchType && kept.zone === dispatch.zone && kept.pickupNode === dispatch.pickupNode &&
+  kept.deliveryFrom === context.deliveryFrom && kept.deliveryUntil === context.deliveryUntil &&
+  kept.options.horizonDays === context.options.horizonDays &&
+  kept.options.deliveryDatesCount === context.options.deliveryDatesCount && sameNumbers(kept.clocks, clocks)
+
+/** The usage maps `planPath` may read for this dispatch and path, in a fixed order. */
+const usageOf = (dispatch: DispatchToPlan, path: RoutePath): Array<Usage> => {
+  const read: Array<Usage> = [dispatch.origin.picking[dispatch.dispatchType].used]
+  for (const route of path) {
+    read.push(route.used)
+    read.push(route.source.dispatch[dispatch.dispatchType].used)
+  }
+  if (dispatch.zone !== undefined) for (const window of dispatch.zone.windows) read.push(window.used)
+  return read
+}
+
+const sameMaps = (kept: ReadonlyArray<Usage>, now: ReadonlyArray<Usage>): boolean => {
+  if (kept.length !== now.length) return false
+  for (let i = 0; i < kept.length; i++) if (kept[i] !== now[i]) return false
+  return true
+}
+
+/**
+ * `planPath`, reusing the plan of an earlier equal dispatch on the same path while no usage map it
+ * may have read was replaced (a consumption, a release or a reload replaces the maps it touches):
+ * the same inputs give the same plan, so answers stay exactly what a fresh evaluation gives. A plan
+ * is kept from the second time its dispatch is asked.
+ */
+export const cachedPlanPath = (context: PlanContext, dispatch: DispatchToPlan, path: RoutePath): PathPlan => {
+  const clocks = clocksOf(context, dispatch, path)
+  const read = usageOf(dispatch, path)
+  let plans = plansBySnapshot.get(context.snapshot)
+  const onPath = plans?.byPath.get(path)
+  let kept: Kept | undefined
+  if (onPath !== undefined) {
+    for (const candidate of onPath) {
+      if (isAsked(candidate, context, dispatch, clocks)) {
+        kept = candidate
+        break
+      }
+    }
+  }
+  if (kept?.plan !== undefined && sameMaps(kept.read, read)) {
+    if (!kept.reused) {
+      kept.reused = true
+      reused.add(kept.plan)
+    }
+    return kept.plan
+  }
+  const plan = planPath(context, dispatch, path)
+  if (kept !== undefined) {
+    // Asked before: keep the plan from now on (or the newer one, when usage changed).
+    kept.plan = plan
+    kept.read = read
+    kept.reused = false
+    return plan
+  }
+  if (plans === undefined || plans.count >= PLANS_PER_SNAPSHOT) {
+    plans = { byPath: new WeakMap(), count: 0 }
+    plansBySnapshot.set(context.snapshot, plans)
+  }
+  let list = plans.byPath.get(path)
+  if (list === undefined) {
+    list = []
+    plans.byPath.set(path, list)
+  }
+  if (list.length >= PLANS_PER_PATH) list.shift()
+  else plans.count++
+  list.push({
+    origin: dispatch.origin,
+    dispatchType: dispatch.dispatchType,
+    zone: dispatch.zone,
+    pickupNode: dispatch.pickupNode,
+    units: dispatch.units,
+    purchaseDate: dispatch.purchaseDate,
+    deliveryFrom: context.deliveryFrom,
+    deliveryUntil: context.deliveryUntil,
+    options: context.options,
+    clocks,
+    read,
+    plan: undefined,
+    reused: false
+  })
+  return plan
+}
