@@ -197,6 +197,7 @@ export const capacity: Benchmark = {
   defaultSize: 2,
   smokeSize: 1,
   open: async (setup) => {
+    setup.note("Each case sends one body over and over with no order placed meanwhile, so every plan after the first request is reused (docs/capacity.md, \"Plans reused across requests\", has the server's CPU per request when none is).")
     const cases: Array<Case> = capacityRequests().flatMap((kind) =>
       ITEM_COUNTS.map((items) => {
         const bodyText = JSON.stringify(kind.body(items))
