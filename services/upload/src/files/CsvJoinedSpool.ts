@@ -1,23 +1,18 @@
-import { LoadError } from "@retail/domain"
-import type { ErrorEntry } from "@retail/store"
 import { Effect, Queue, Stream } from "effect"
-import { BatchBuffer } from "./BatchBuffer.ts"
 import type { CsvFileHeaders } from "./CsvJoin.ts"
 import type { CsvJoinThreads } from "./CsvJoinPool.ts"
 import type { CsvJoinResult, CsvJoinTask } from "./CsvJoinTask.ts"
 import type { CsvPartitions } from "./CsvPartitions.ts"
-import type { LoadSpool } from "./LoadSpool.ts"
-import type { SpoolTotals } from "./SpoolItems.ts"
+import { makeSpoolWriter, type SpoolOptions } from "./SpoolItems.ts"
 
-const ERRORS_PAGE = 1000
 /** First size of an output buffer; one a partition outgrew is replaced by one a quarter larger than that partition's products. */
 const FIRST_OUTPUT_BYTES = 1024 * 1024
 
 /**
  * The worker-thread half of a CSV load: every partition is joined, validated and encoded by the
  * join threads (`threads.threads` partitions at a time), and the results are spooled here in
- * partition order, item by item, exactly as `spoolItems` spools the items of `joinedItems`: the same
- * batches, the same error pages, the same totals and the same first errors, in the same order.
+ * partition order, item by item, by the spool writer `spoolItems` uses for `joinedItems`: the
+ * same batches, error pages, totals and first errors, in the same order.
  * Memory: the results of at most 2 × `threads.threads` partitions waiting for their turn.
  *
  * The threads write each partition's products into one of 2 × `threads.threads` shared buffers, which
@@ -28,41 +23,20 @@ export const spoolJoinedPartitions = (
   partitions: Pick<CsvPartitions, "count" | "path">,
   headers: CsvFileHeaders,
   threads: CsvJoinThreads,
-  options: {
-    readonly company: string
-    readonly spool: LoadSpool
-    readonly batchSize: number
-    readonly responseErrorsCap: number
+  options: SpoolOptions & {
     /** First size of each shared output buffer (default 1 MiB). */
     readonly firstOutputBytes?: number
   }
 ) =>
   Effect.suspend(() => {
-    const { batchSize, company, responseErrorsCap, spool } = options
+    const { company } = options
     const taskHeaders: CsvJoinTask["headers"] = {
       productsCsv: { fields: headers.productsCsv.fields, delimiter: headers.productsCsv.delimiter },
       hierarchiesCsv: { fields: headers.hierarchiesCsv.fields, delimiter: headers.hierarchiesCsv.delimiter },
       barcodesCsv: { fields: headers.barcodesCsv.fields, delimiter: headers.barcodesCsv.delimiter },
       attributesCsv: { fields: headers.attributesCsv.fields, delimiter: headers.attributesCsv.delimiter }
     }
-    const firstErrors: Array<LoadError> = []
-    const batch = new BatchBuffer()
-    let errors: Array<ErrorEntry> = []
-    let total = 0
-    let accepted = 0
-    let failed = 0
-
-    const fail = (entry: ErrorEntry) => {
-      failed++
-      errors.push(entry)
-      if (firstErrors.length < responseErrorsCap) firstErrors.push(new LoadError(entry, { disableValidation: true }))
-    }
-
-    const writeBatch = () => {
-      const count = batch.count
-      const products = batch.take()
-      return spool.writeBatch(count, products).pipe(Effect.ensuring(Effect.sync(() => batch.recycle(products))))
-    }
+    const writer = makeSpoolWriter(options)
 
     // Each full batch is written before the next is built, so BatchBuffer reuses its two buffers
     // instead of allocating one per batch of a partition (external memory the collector chases).
@@ -71,30 +45,16 @@ export const spoolJoinedPartitions = (
         let product = 0
         let error = 0
         for (let i = 0; i < result.accepted.length; i++) {
-          total++
           if (result.accepted[i] === 1) {
-            accepted++
             const start = product === 0 ? 0 : result.ends[product - 1]!
-            batch.appendBytes(result.products.subarray(start, result.ends[product]!))
+            writer.acceptBytes(result.products.subarray(start, result.ends[product]!))
             product++
           } else {
-            fail(result.errors[error++]!)
+            writer.fail(result.errors[error++]!)
           }
-          if (batch.count >= batchSize) yield* writeBatch()
-          if (errors.length >= ERRORS_PAGE) {
-            const page = errors
-            errors = []
-            yield* spool.writeErrors(JSON.stringify(page))
-          }
+          if (writer.due()) yield* writer.drain
         }
       })
-
-    const flush = Effect.suspend(() =>
-      Effect.all([
-        batch.count > 0 ? writeBatch() : Effect.void,
-        errors.length > 0 ? spool.writeErrors(JSON.stringify(errors)) : Effect.void
-      ], { discard: true })
-    )
 
     // Twice as many tasks as threads: a thread finds its next partition queued while this fiber spools the last one.
     const concurrency = 2 * threads.threads
@@ -115,7 +75,7 @@ export const spoolJoinedPartitions = (
         Stream.mapEffect(join(outputs), { concurrency }),
         Stream.runForEach(({ output, result }) => Effect.zipRight(consume(result), Queue.offer(outputs, outputAfter(output, result))))
       )
-      yield* flush
-      return { total, accepted, failed, firstErrors } satisfies SpoolTotals
+      yield* writer.finish
+      return writer.totals()
     })
   })

@@ -80,6 +80,8 @@ export const makeSpoolWriter = (options: SpoolOptions) => {
       batch.appendText(json)
       afterProduct()
     },
+    /** Whether a batch or an error page filled up since the last drain. */
+    due: (): boolean => writes.length > 0,
     drain: Effect.suspend(takeWrites),
     finish: Effect.suspend(() => {
       if (batch.count > 0) writes.push(writeBatch())
