@@ -56,8 +56,8 @@ export const redisCommand = (url: string, args: ReadonlyArray<string>): Effect.E
 export const pendingEntries = (url: string, stream: string, group: string) =>
   Effect.map(redisCommand(url, ["XPENDING", stream, group, "-", "+", "100000"]), (reply) =>
     (Array.isArray(reply) ? reply : []).map((entry) => {
-      const [id, consumer, , deliveries] = Array.isArray(entry) ? entry : []
-      return { id: String(id), consumer: String(consumer), deliveries: Number(deliveries) }
+      const [id, consumer, idleMs, deliveries] = Array.isArray(entry) ? entry : []
+      return { id: String(id), consumer: String(consumer), idleMs: Number(idleMs), deliveries: Number(deliveries) }
     }))
 
 export const streamLength = (url: string, stream: string) => Effect.map(redisCommand(url, ["XLEN", stream]), Number)
