@@ -41,6 +41,8 @@ export class CsvByteReader {
   private readonly maxRecordChars: number
   private delimiterByte = -1
   private pending: Uint8Array = NO_BYTES
+  /** Where the last incomplete line and the next chunk are put together, reused (a fresh array per chunk is garbage outside the heap). */
+  private carry: Uint8Array = NO_BYTES
   /** Offset in the file of `pending[0]`. */
   private offset = 0
   private line = 1
@@ -61,8 +63,7 @@ export class CsvByteReader {
 
   push(chunk: Uint8Array, emit: (row: CsvRow) => void, emitLine: CsvLineSink): CsvSyntaxError | undefined {
     if (this.rest !== undefined) return this.rest.push(chunk, emit)
-    const data = this.pending.length === 0 ? chunk : concat(this.pending, chunk)
-    return this.read(data, false, emit, emitLine)
+    return this.read(this.pending.length === 0 ? chunk : this.joined(chunk), false, emit, emitLine)
   }
 
   end(emit: (row: CsvRow) => void, emitLine: CsvLineSink): CsvSyntaxError | undefined {
@@ -110,6 +111,20 @@ export class CsvByteReader {
     return this.keep(data, Math.min(p, n), emit)
   }
 
+  /** The pending bytes then `chunk`, in `carry` (the pending bytes may already be in it: `set` copies an overlapping range as it was). */
+  private joined(chunk: Uint8Array): Uint8Array {
+    const need = this.pending.length + chunk.length
+    if (this.carry.length < need) {
+      const grown = new Uint8Array(Math.max(need, 2 * this.carry.length))
+      grown.set(this.pending, 0)
+      this.carry = grown
+    } else {
+      this.carry.set(this.pending, 0)
+    }
+    this.carry.set(chunk, this.pending.length)
+    return this.carry.subarray(0, need)
+  }
+
   /** Keeps the incomplete last line; one longer than a record may be goes to `CsvReader`, which fails on it as it would. */
   private keep(data: Uint8Array, p: number, emit: (row: CsvRow) => void): CsvSyntaxError | undefined {
     if (data.length - p > this.maxRecordChars) return this.handOver(data, p, false, emit)
@@ -129,13 +144,6 @@ export class CsvByteReader {
     if (error !== undefined || !final) return error
     return this.rest.end(emit)
   }
-}
-
-const concat = (a: Uint8Array, b: Uint8Array): Uint8Array => {
-  const joined = new Uint8Array(a.length + b.length)
-  joined.set(a, 0)
-  joined.set(b, a.length)
-  return joined
 }
 
 /** `;` when the header line holds more semicolons than commas, else `,` (as CsvReader decides). */

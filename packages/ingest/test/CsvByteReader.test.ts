@@ -77,7 +77,20 @@ const tokens = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom([0xff], [0xc3], [0xe2, 0x82], [0xef, 0xbb, 0xbf]) }
 )
 const files = fc.tuple(fc.boolean(), fc.array(tokens, { maxLength: 60 })).map(([bom, parts]) => bytesOf(bom ? "\ufeff" : "", ...parts))
-const cutFiles = files.chain((input) => fc.tuple(fc.constant(input), fc.array(fc.nat({ max: input.length }), { maxLength: 5 }), fc.nat({ max: 3 })))
+/** Mostly well-formed files (what the fast path sees), with a noisy record now and then. */
+const cellText = fc.array(fc.constantFrom("a", "é", "𝄞", " ", ",", ";", "\"", "\n", "\r", "x1"), { maxLength: 6 }).map((parts) => parts.join(""))
+const cell = fc.oneof(
+  cellText.map((text) => text.replace(/[,;"\r\n]/g, "")),
+  cellText.map((text) => `"${text.replaceAll("\"", "\"\"")}"`),
+  cellText
+)
+const wellFormed = fc.tuple(
+  fc.constantFrom(",", ";"),
+  fc.constantFrom("\n", "\r\n"),
+  fc.boolean(),
+  fc.array(fc.array(cell, { minLength: 1, maxLength: 4 }), { maxLength: 12 })
+).map(([d, eol, bom, records]) => bytesOf(bom ? "\ufeff" : "", ...records.map((cells) => cells.join(d) + eol)))
+const cutFiles = fc.oneof(files, wellFormed).chain((input) => fc.tuple(fc.constant(input), fc.array(fc.nat({ max: input.length }), { maxLength: 5 }), fc.nat({ max: 3 })))
 
 describe("CsvByteReader", () => {
   // A file that fails is dropped whole: which of its rows came before the error depends on the cuts for both readers.
