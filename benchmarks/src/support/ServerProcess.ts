@@ -103,7 +103,8 @@ export const startServer = async (settings: Readonly<Record<string, string>>, pr
     ...streams,
     ...settings
   }
-  const args = await serverArgs()
+  // Node flags NODE_OPTIONS refuses, for the servers alone: `--cpu-prof --cpu-prof-dir=DIR` profiles them.
+  const args = [...(process.env["BENCH_SERVER_NODE_ARGS"]?.split(" ").filter((arg) => arg !== "") ?? []), ...(await serverArgs())]
   const child = spawn(process.execPath, args, { cwd: repositoryRoot, env, stdio: ["ignore", "pipe", "pipe"] })
   let tail = ""
   const keep = (chunk: string) => {
