@@ -61,6 +61,18 @@ describe("CSV join", () => {
       for (const product of products) expect(byCode.get(product.productCode)).toEqual(product)
     }))
 
+  it.effect("joins files whose records turn to quoted line breaks midway (the split reads the rest of such a file field by field)", () =>
+    Effect.gen(function*() {
+      const products = sampleProducts(300, { prefix: "Q" }).map((product, i) =>
+        i === 120 ? { ...product, description: "two\nlines, \"quoted\"" } : i % 7 === 0 ? { ...product, description: `a, "b"; c ${i}` } : product
+      )
+      const { items } = yield* join(csvFilesOf(products), 5)
+      expect(failuresOf(items)).toEqual([])
+      const joined = new Map(productsOf(items).map((value) => Either.getOrThrow(validateProduct(value))).map((p) => [p.productCode, p]))
+      expect(joined.size).toBe(300)
+      for (const product of products) expect(joined.get(product.productCode)).toEqual(product)
+    }))
+
   it.effect("gives the same products whatever the partition count and the order of the files", () =>
     Effect.gen(function*() {
       const files = csvFilesOf(sampleProducts(500, { prefix: "K" }), { delimiter: ";", lineEnd: "\r\n", bom: true })
