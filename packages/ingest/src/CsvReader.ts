@@ -1,5 +1,5 @@
 import { CsvSyntaxError } from "./CsvErrors.ts"
-import { firstInvalidUtf8 } from "./Utf8.ts"
+import { firstInvalidUtf8, incompleteTailStart } from "./Utf8.ts"
 
 /** One CSV record: its fields and the 1-based physical line where it starts. */
 export interface CsvRow {
@@ -24,6 +24,11 @@ export interface CsvReadOptions {
   readonly delimiter?: CsvDelimiter
   /** Longest accepted record, in UTF-16 code units (a runaway quote otherwise buffers the whole file). */
   readonly maxRecordChars?: number
+  /**
+   * Reads the rest of a file from a record boundary (with `delimiter` given): lines and byte offsets
+   * are numbered from there, and a byte order mark is not expected (one there is a character).
+   */
+  readonly continueAt?: { readonly line: number; readonly byte: number }
 }
 
 export const DEFAULT_MAX_RECORD_CHARS = 1024 * 1024
@@ -43,17 +48,22 @@ const LF = 10
 export class CsvReader {
   readonly file: string
   private readonly maxRecordChars: number
-  private readonly decoder = new TextDecoder("utf-8", { fatal: true })
+  private readonly decoder: InstanceType<typeof TextDecoder>
   private delimiterChar: string | undefined
   private pending = ""
-  private line = 1
-  private bytes = 0
+  /** The bytes of a character the last chunk ended inside (the decoder holds them): an invalid sequence may start there. */
+  private held: Uint8Array = new Uint8Array(0)
+  private line: number
+  private bytes: number
   private error: CsvSyntaxError | undefined = undefined
 
   constructor(options: CsvReadOptions = {}) {
     this.file = options.file ?? "csv"
     this.maxRecordChars = options.maxRecordChars ?? DEFAULT_MAX_RECORD_CHARS
     this.delimiterChar = options.delimiter
+    this.decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: options.continueAt !== undefined })
+    this.line = options.continueAt?.line ?? 1
+    this.bytes = options.continueAt?.byte ?? 0
   }
 
   /** The delimiter in use, once the header line has been seen. */
@@ -71,6 +81,7 @@ export class CsvReader {
       return this.invalidUtf8(chunk)
     }
     this.bytes += chunk.length
+    this.held = heldAfter(this.held, chunk)
     return this.parse(this.pending.length === 0 ? text : this.pending + text, false, emit, emitUnquoted)
   }
 
@@ -208,8 +219,10 @@ export class CsvReader {
     return undefined
   }
 
+  /** Where the first invalid sequence starts, counting from this chunk (negative: in bytes the decoder held), however the file was cut. */
   private invalidUtf8(chunk: Uint8Array): CsvSyntaxError {
-    const at = Math.max(0, firstInvalidUtf8(chunk, 0, chunk.length))
+    const bytes = joinBytes(this.held, chunk)
+    const at = Math.max(0, firstInvalidUtf8(bytes, 0, bytes.length)) - this.held.length
     let line = this.line + countLf(this.pending, 0, this.pending.length)
     for (let i = 0; i < at; i++) if (chunk[i] === LF) line++
     return this.fail(line, `invalid UTF-8 byte sequence at byte ${this.bytes + at}`)
@@ -227,6 +240,14 @@ interface QuotedRecord {
   readonly end: number
   readonly fault: string | undefined
 }
+
+/**
+ * The fields of a record that is one physical line (its text without the line end), as the reader
+ * gives them; undefined when the slow walk must decide (a quoted field running past the line end, or
+ * text after a closing quote).
+ */
+export const splitCsvLine = (line: string, d: CsvDelimiter): Array<string> | undefined =>
+  line.indexOf("\"") === -1 ? line.split(d) : splitQuotedLine(line, d)
 
 /**
  * Fields of one physical line holding quotes, or undefined when the slow walk must decide (a quoted
@@ -274,6 +295,20 @@ const fieldEnd = (text: string, p: number, d: string, n: number): number => {
   const lineEnd = nl === -1 ? n : nl > p && text.charCodeAt(nl - 1) === CR ? nl - 1 : nl
   const dl = text.indexOf(d, p)
   return dl !== -1 && dl < lineEnd ? dl : lineEnd
+}
+
+const joinBytes = (a: Uint8Array, b: Uint8Array): Uint8Array => {
+  if (a.length === 0) return b
+  const joined = new Uint8Array(a.length + b.length)
+  joined.set(a, 0)
+  joined.set(b, a.length)
+  return joined
+}
+
+/** The incomplete character at the end of `held` then `chunk` (at most 3 bytes, copied). */
+const heldAfter = (held: Uint8Array, chunk: Uint8Array): Uint8Array => {
+  const bytes = chunk.length >= 3 ? chunk : joinBytes(held, chunk)
+  return bytes.slice(incompleteTailStart(bytes, 0, bytes.length))
 }
 
 const countLf = (text: string, from: number, to: number): number => {

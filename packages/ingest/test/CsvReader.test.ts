@@ -109,6 +109,13 @@ describe("CsvReader", () => {
     expect(read(new Uint8Array([...encode("a\n"), 0xc3])).error?.reason).toMatch(/incomplete character at end of file/)
   })
 
+  it("places an invalid sequence that starts in one chunk and breaks in the next where it starts", () => {
+    const input = new Uint8Array([...encode("a,b\n1,é"), 0xe2, 0x82, 0x41, ...encode("\n")])
+    for (let cut = 0; cut <= input.length; cut++) {
+      expect(readCut(input, [cut]).error?.message).toBe("productsCsv line 2: invalid UTF-8 byte sequence at byte 8")
+    }
+  })
+
   it("fails on a record longer than maxRecordChars instead of buffering the file", () => {
     const r = read(`a,b\n"${"x".repeat(500)}`, 64, { maxRecordChars: 200 })
     expect(r.error).toMatchObject({ line: 2 })

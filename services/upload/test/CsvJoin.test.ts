@@ -5,8 +5,8 @@ import { csvFilesOf, type CsvFiles, sampleProduct, sampleProducts } from "@retai
 import { Chunk, Effect, Either, Fiber, Stream } from "effect"
 import { tmpdir } from "node:os"
 import { type CsvFileHeaders, joinedItems } from "../src/files/CsvJoin.ts"
-import { decodePartitionRow, encodePartitionRow, encodeUnquotedRow, fieldOfPartitionRow, lineOfPartitionRow } from "../src/files/CsvPartitionRow.ts"
-import { makeCsvPartitions, partitionCountFor, partitionOf } from "../src/files/CsvPartitions.ts"
+import { decodePartitionRow, encodePartitionRow, encodeLineRow, fieldOfPartitionRow, lineOfPartitionRow } from "../src/files/CsvPartitionRow.ts"
+import { makeCsvPartitions, partitionCountFor, partitionOf, partitionOfBytes } from "../src/files/CsvPartitions.ts"
 import { partitionCsvFile } from "../src/files/CsvPartSplitter.ts"
 import type { LoadItem } from "../src/files/LoadItem.ts"
 
@@ -59,6 +59,18 @@ describe("CSV join", () => {
       expect(joined).toHaveLength(3000)
       const byCode = new Map(joined.map((p) => [p.productCode, p]))
       for (const product of products) expect(byCode.get(product.productCode)).toEqual(product)
+    }))
+
+  it.effect("joins files whose records turn to quoted line breaks midway (the split reads the rest of such a file field by field)", () =>
+    Effect.gen(function*() {
+      const products = sampleProducts(300, { prefix: "Q" }).map((product, i) =>
+        i === 120 ? { ...product, description: "two\nlines, \"quoted\"" } : i % 7 === 0 ? { ...product, description: `a, "b"; c ${i}` } : product
+      )
+      const { items } = yield* join(csvFilesOf(products), 5)
+      expect(failuresOf(items)).toEqual([])
+      const joined = new Map(productsOf(items).map((value) => Either.getOrThrow(validateProduct(value))).map((p) => [p.productCode, p]))
+      expect(joined.size).toBe(300)
+      for (const product of products) expect(joined.get(product.productCode)).toEqual(product)
     }))
 
   it.effect("gives the same products whatever the partition count and the order of the files", () =>
@@ -143,12 +155,33 @@ describe("CSV partitions", () => {
 
   it("a record without quotes is kept as its text and split with its file's delimiter, separators and all", () => {
     for (const [delimiter, text] of [[",", "P1,a;b,,c\x1fd\x1ee"], [";", "P1;a,b;;c\x1fd\x1ee"]] as const) {
-      const encoded = encodeUnquotedRow("attributesCsv", 12, text)
+      const encoded = encodeLineRow("attributesCsv", 12, text)
       expect(encoded).toBe(`A12\x1d${text}\n`)
       const fields = text.split(delimiter)
       expect(decodePartitionRow(encoded.slice(0, -1), delimiter)).toEqual({ file: "attributesCsv", row: { line: 12, fields } })
       expect(lineOfPartitionRow(encoded)).toBe(12)
       for (const index of [0, 1, 2, 3, 4]) expect(fieldOfPartitionRow(encoded.slice(0, -1), index, delimiter)).toBe(fields[index] ?? "")
+    }
+  })
+
+  it("a one-line record with quotes is kept as its text too and split as CsvReader splits it; its productCode found before or after quotes", () => {
+    const cases = [
+      { text: "P1,\"a,\"\"b\"\"\",c", fields: ["P1", "a,\"b\"", "c"] },
+      { text: "\"P,2\",x,\"\"", fields: ["P,2", "x", ""] },
+      { text: "\"a,b\",P3,y", fields: ["a,b", "P3", "y"] },
+      { text: "P4,12\" x,z", fields: ["P4", "12\" x", "z"] }
+    ]
+    for (const { fields, text } of cases) {
+      const encoded = encodeLineRow("hierarchiesCsv", 3, text).slice(0, -1)
+      expect(decodePartitionRow(encoded, ",")).toEqual({ file: "hierarchiesCsv", row: { line: 3, fields } })
+      for (const index of [0, 1, 2, 3]) expect(fieldOfPartitionRow(encoded, index, ",")).toBe(fields[index] ?? "")
+    }
+  })
+
+  it("hashes a productCode's UTF-8 bytes to the partition of its text", () => {
+    for (const code of ["P000123", "", "Pé€𝄞", "\"x"]) {
+      const bytes = encoder.encode(`,${code},`)
+      for (const count of [1, 7, 1024]) expect(partitionOfBytes(bytes, 1, bytes.length - 1, count)).toBe(partitionOf(code, count))
     }
   })
 

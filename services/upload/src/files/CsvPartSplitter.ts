@@ -1,8 +1,19 @@
-import { type CsvDelimiter, CsvHeader, CsvHeaderError, type CsvLayout, CsvReader, type CsvRow, type CsvSyntaxError } from "@retail/ingest"
+import {
+  CsvByteReader,
+  type CsvDelimiter,
+  CsvHeader,
+  CsvHeaderError,
+  type CsvLayout,
+  type CsvRow,
+  type CsvSyntaxError,
+  splitCsvLine
+} from "@retail/ingest"
 import type { StorageFailed } from "@retail/api"
 import { Effect, Stream } from "effect"
-import { encodePartitionRow, encodeUnquotedRow, fieldAt, holdsSeparatorBytes } from "./CsvPartitionRow.ts"
-import { type CsvPartitions, partitionOf } from "./CsvPartitions.ts"
+import { encodePartitionRow, holdsSeparatorBytes, lineRowPrefix } from "./CsvPartitionRow.ts"
+import { type CsvPartitions, partitionOf, partitionOfBytes } from "./CsvPartitions.ts"
+
+const QUOTE = 34
 
 /** What the join needs of a file once it was read: its checked header and its delimiter. */
 export interface CsvFileHeader {
@@ -14,11 +25,12 @@ export interface CsvFileHeader {
 
 /**
  * Reads one of the four CSV files as it streams in: checks its header, then queues each data row,
- * untyped, to the partition of its productCode. A record without quotes is queued as its own text,
- * not even split into fields (all but its productCode); typing the cells waits for the join.
+ * untyped, to the partition of its productCode. A record that is one well-formed line (nearly all)
+ * is queued as its own bytes, never decoded nor split into fields (only its productCode is looked
+ * at); typing the cells waits for the join.
  */
 export class CsvPartSplitter {
-  private readonly reader: CsvReader
+  private readonly reader: CsvByteReader
   private header: CsvHeader | undefined = undefined
   private headerFields: ReadonlyArray<string> = []
   private codeIndex = 0
@@ -35,35 +47,47 @@ export class CsvPartSplitter {
       this.header = header
       this.headerFields = row.fields
       this.codeIndex = header.positionOf("productCode")
+      this.reader.field = this.codeIndex
       return
     }
     const code = row.fields[this.codeIndex] ?? ""
     this.partitions.add(partitionOf(code, this.partitions.count), encodePartitionRow(this.layout.file, row, this.mayHoldSeparators))
   }
-  private readonly onUnquoted = (line: number, text: string): void => {
+  private readonly onLine = (line: number, bytes: Uint8Array, start: number, end: number, fieldStart: number, fieldEnd: number): void => {
+    if (this.error !== undefined) return
+    const delimiter = this.reader.delimiter ?? ","
     if (this.header === undefined) {
-      this.onRow({ line, fields: text.split(this.reader.delimiter ?? ",") })
+      this.onRow({ line, fields: splitCsvLine(Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString("utf8"), delimiter) ?? [] })
       return
     }
-    if (this.error !== undefined) return
-    const code = fieldAt(text, 0, this.reader.delimiter ?? ",", this.codeIndex)
-    this.partitions.add(partitionOf(code, this.partitions.count), encodeUnquotedRow(this.layout.file, line, text))
+    const partition = fieldStart === -1
+      ? partitionOf("", this.partitions.count)
+      : bytes[fieldStart] === QUOTE
+      ? this.partitionOfLine(bytes, start, end, delimiter)
+      : partitionOfBytes(bytes, fieldStart, fieldEnd, this.partitions.count)
+    this.partitions.addLine(partition, lineRowPrefix(this.layout.file, line), bytes, start, end)
+  }
+
+  /** The slow way, for a quoted productCode: the line's fields. */
+  private partitionOfLine(bytes: Uint8Array, start: number, end: number, delimiter: CsvDelimiter): number {
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString("utf8")
+    return partitionOf(splitCsvLine(text, delimiter)?.[this.codeIndex] ?? "", this.partitions.count)
   }
 
   constructor(
     readonly layout: CsvLayout,
-    private readonly partitions: Pick<CsvPartitions, "add" | "count">
+    private readonly partitions: Pick<CsvPartitions, "add" | "addLine" | "count">
   ) {
-    this.reader = new CsvReader({ file: layout.file })
+    this.reader = new CsvByteReader({ file: layout.file, field: 0 })
   }
 
   push(chunk: Uint8Array): CsvSyntaxError | CsvHeaderError | undefined {
     if (!this.mayHoldSeparators && holdsSeparatorBytes(chunk)) this.mayHoldSeparators = true
-    return this.reader.push(chunk, this.onRow, this.onUnquoted) ?? this.error
+    return this.reader.push(chunk, this.onRow, this.onLine) ?? this.error
   }
 
   end(): CsvFileHeader | CsvSyntaxError | CsvHeaderError {
-    const error = this.reader.end(this.onRow, this.onUnquoted) ?? this.error
+    const error = this.reader.end(this.onRow, this.onLine) ?? this.error
     if (error !== undefined) return error
     if (this.header === undefined) return new CsvHeaderError({ file: this.layout.file, reason: "the file is empty: a header row is expected" })
     return { header: this.header, delimiter: this.reader.delimiter ?? ",", fields: this.headerFields }

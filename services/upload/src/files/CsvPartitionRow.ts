@@ -1,4 +1,4 @@
-import type { CsvDelimiter, CsvFileName, CsvRow } from "@retail/ingest"
+import { type CsvDelimiter, type CsvFileName, type CsvRow, splitCsvLine } from "@retail/ingest"
 
 /** One letter per CSV file in a partition file. */
 const KIND: Readonly<Record<CsvFileName, string>> = { productsCsv: "P", hierarchiesCsv: "H", barcodesCsv: "B", attributesCsv: "A" }
@@ -15,11 +15,15 @@ export interface PartitionRow {
 }
 
 /**
- * A record without quotes as one line of a partition file: `<kind><line>` U+001D then the record's
- * text as it was in the file (no line break, since only a quoted field can hold one). Its fields are
- * split again with the file's delimiter when the partition is joined; nothing is re-encoded.
+ * A record that is one well-formed line (quoted fields or not) as one line of a partition file:
+ * `<kind><line>` U+001D then the record's text as it was in the file, without its line end (it holds
+ * no line break: only a quoted field can). Its fields are split (`splitCsvLine`, with the file's
+ * delimiter) when the partition is joined; the split copies the bytes, never decodes nor re-encodes them.
  */
-export const encodeUnquotedRow = (file: CsvFileName, line: number, text: string): string => `${KIND[file]}${line}${GS}${text}\n`
+export const encodeLineRow = (file: CsvFileName, line: number, text: string): string => `${lineRowPrefix(file, line)}${text}\n`
+
+/** What `encodeLineRow` writes before the record's text. */
+export const lineRowPrefix = (file: CsvFileName, line: number): string => `${KIND[file]}${line}${GS}`
 
 /**
  * Any other CSV row as one line of a partition file: `<kind><line>` then the fields joined by U+001F,
@@ -55,7 +59,10 @@ export const decodePartitionRow = (text: string, delimiter: CsvDelimiter): Parti
   const i = separatorAt(text)
   const line = Number(text.slice(1, i))
   const separator = text.charAt(i)
-  if (separator === GS) return { file, row: { line, fields: text.slice(i + 1).split(delimiter) } }
+  if (separator === GS) {
+    const fields = splitCsvLine(text.slice(i + 1), delimiter)
+    return fields === undefined ? undefined : { file, row: { line, fields } }
+  }
   if (separator === US) return { file, row: { line, fields: text.slice(i + 1).split(US) } }
   if (separator !== RS) return undefined
   const parsed: unknown = JSON.parse(text.slice(i + 1))
@@ -76,12 +83,29 @@ export const fieldAt = (text: string, from: number, separator: string, index: nu
   return text.slice(start, end === -1 ? text.length : end)
 }
 
+/** Where field `index` of `text` from `from` on ends (fields separated by `separator`); text.length past the last field. */
+const fieldEndAt = (text: string, from: number, separator: string, index: number): number => {
+  let start = from
+  for (let k = 0; k < index; k++) {
+    const next = text.indexOf(separator, start)
+    if (next === -1) return text.length
+    start = next + 1
+  }
+  const end = text.indexOf(separator, start)
+  return end === -1 ? text.length : end
+}
+
 /** Field `index` of an encoded row (`delimiter`: of the row's file), "" when the row has fewer fields: what the join groups by. */
 export const fieldOfPartitionRow = (text: string, index: number, delimiter: CsvDelimiter): string => {
   const i = separatorAt(text)
   const kind = text.charAt(i)
-  if (kind === RS) return decodePartitionRow(text, delimiter)?.row.fields[index] ?? ""
-  return fieldAt(text, i + 1, kind === GS ? delimiter : US, index)
+  if (kind === US) return fieldAt(text, i + 1, US, index)
+  if (kind === GS) {
+    // A line's quotes matter only when one comes before the end of the field, as its delimiters place it.
+    const quote = text.indexOf("\"", i + 1)
+    if (quote === -1 || quote > fieldEndAt(text, i + 1, delimiter, index)) return fieldAt(text, i + 1, delimiter, index)
+  }
+  return decodePartitionRow(text, delimiter)?.row.fields[index] ?? ""
 }
 
 /** The CSV line number of an encoded row. */

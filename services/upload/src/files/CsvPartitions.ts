@@ -27,6 +27,21 @@ export const partitionOf = (productCode: string, count: number): number => {
   return (hash >>> 0) % count
 }
 
+/**
+ * `partitionOf` the UTF-8 text in bytes[start, end) without decoding it when it is ASCII (a byte then
+ * is its UTF-16 code unit, so the hash is the same).
+ */
+export const partitionOfBytes = (bytes: Uint8Array, start: number, end: number, count: number): number => {
+  let hash = 0x811c9dc5
+  for (let i = start; i < end; i++) {
+    const b = bytes[i]!
+    if (b >= 0x80) return partitionOf(Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString("utf8"), count)
+    hash ^= b
+    hash = Math.imul(hash, 0x01000193)
+  }
+  return (hash >>> 0) % count
+}
+
 const partitionFailed = (operation: string) => (cause: unknown) =>
   new StorageFailed({
     message: `The CSV files could not be ${operation} in temporary storage (${cause instanceof Error ? cause.message : String(cause)}); nothing was published. Retry later.`
@@ -102,6 +117,17 @@ export const makeCsvPartitions = (dir: string, count: number) =>
         const written = buffer.write(row, used[partition]!)
         used[partition]! += written
         buffered += written
+      },
+      /** Queues one row as `prefix` (ASCII) then bytes[start, end) (UTF-8) and a line break for partition `partition`. */
+      addLine: (partition: number, prefix: string, bytes: Uint8Array, start: number, end: number): void => {
+        const length = prefix.length + (end - start) + 1
+        const buffer = room(partition, length)
+        let at = used[partition]!
+        at += buffer.write(prefix, at, "latin1")
+        buffer.set(bytes.subarray(start, end), at)
+        buffer[at + end - start] = 10
+        used[partition]! += length
+        buffered += length
       },
       /** Appends the queued rows once they pass the memory budget. */
       flushIfFull: Effect.suspend(() => buffered >= FLUSH_BUDGET_BYTES ? flush : Effect.void),
