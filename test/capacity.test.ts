@@ -223,6 +223,41 @@ describe("delivery capacity", () => {
         expect(again!.pickingDate).toBe(runMonday)
       }))
 
+    it.effect("consumptions: concurrent orders and releases over shared legs all apply, and the ledger adds up", () =>
+      Effect.gen(function*() {
+        // Both CDs reach Lima Este through the hub: their orders share its departure, its dispatch pool and the zone's window.
+        const weekLater = new Date(Date.parse(`${runMonday}T00:00:00Z`) + 7 * DAY_MS).toISOString().slice(0, 10)
+        const answers = yield* Effect.forEach(["CD-LURIN", "CD-CALLAO"], (origin) =>
+          Effect.map(capacity({ purchaseDate: weekLater, items: [item({ origin, destination: "150103" })] }), (offered) => {
+            expect(offered.status).toBe(200)
+            const [answer] = offered.json() as ReadonlyArray<Answer>
+            expect(answer!.route).toContain("R-HUB-ESTE")
+            return answer!
+          }))
+        const orderFor = (i: number) => orderOf(answers[i % 2]!, `shared-${run}-${i}`, 1)
+        const first = yield* Effect.forEach(Array.from({ length: 10 }, (_, i) => i), (i) =>
+          send("POST", "/v1/delivery/capacity/consumptions", orderFor(i)), { concurrency: "unbounded" })
+        expect(first.map((answer) => answer.status)).toEqual(Array(10).fill(200))
+
+        // Ten more orders while the first five are given back, all at once.
+        const mixed = yield* Effect.all([
+          Effect.forEach(Array.from({ length: 10 }, (_, i) => i + 10), (i) =>
+            send("POST", "/v1/delivery/capacity/consumptions", orderFor(i)), { concurrency: "unbounded" }),
+          Effect.forEach(Array.from({ length: 5 }, (_, i) => i), (i) =>
+            send("DELETE", `/v1/delivery/capacity/consumptions/shared-${run}-${i}`), { concurrency: "unbounded" })
+        ], { concurrency: "unbounded" })
+        expect(mixed.flat().map((answer) => answer.status)).toEqual(Array(15).fill(200))
+
+        const until = new Date(Date.parse(`${weekLater}T00:00:00Z`) + 6 * DAY_MS).toISOString().slice(0, 10)
+        const hub = (yield* send("GET", `/v1/delivery/capacity/nodes/HUB-SANTA-ANITA?from=${weekLater}&to=${until}`)).json() as {
+          usage: ReadonlyArray<{ kind: string; used: number }>
+          orders: ReadonlyArray<{ orderId: string }>
+        }
+        const held = new Set(hub.orders.map((order) => order.orderId).filter((id) => id.startsWith(`shared-${run}-`)))
+        expect(held.size).toBe(15)
+        expect(hub.usage.filter((row) => row.kind === "NODE_DISPATCH").reduce((sum, row) => sum + row.used, 0)).toBe(15)
+      }))
+
     it.effect("consumptions: a home delivery order takes picking, each leg's departure and one delivery in its window", () =>
       Effect.gen(function*() {
         const offered = yield* capacity({

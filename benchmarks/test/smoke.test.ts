@@ -95,6 +95,19 @@ describe("benchmark suite, smoke size, one run each", () => {
     ])
     expect(figures.find((f) => f.name === "variant A, 20 item(s): requests/s")?.limit?.name).toContain("bare node:http")
   }, SMOKE_TIMEOUT)
+
+  it("capacity-checkout: varied carts with orders placed meanwhile, beside a bare node:http server answering each cart", async () => {
+    const figures = expectWellFormed(await smoke([byName("capacity-checkout")]), [
+      "variant A, 1 item(s), varied carts: requests/s",
+      "variant A, 5 item(s), varied carts: p99 latency",
+      "variant B home delivery, fixed origins, 5 item(s), varied carts: requests/s",
+      "variant B all modes, origins searched, 5 item(s), varied carts: p99 latency"
+    ])
+    const applied = figures.filter((f) => f.name.endsWith("orders applied meanwhile"))
+    expect(applied).toHaveLength(4)
+    for (const f of applied) expect(f.median, f.name).toBeGreaterThan(0)
+    expect(figures.find((f) => f.name === "variant A, 5 item(s), varied carts: requests/s")?.limit?.name).toContain("bare node:http")
+  }, SMOKE_TIMEOUT)
 })
 
 describe("soak, smoke size", () => {

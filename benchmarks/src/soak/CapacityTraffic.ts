@@ -1,10 +1,10 @@
-import { Schema } from "effect"
 import { writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { BenchmarkFailure } from "../Benchmark.ts"
 import { type CapacityRequestKind, variantA, variantBAllModesSearch } from "../suite/Capacity.ts"
 import { autocannon } from "../support/Autocannon.ts"
+import { decodeOffers, type Offer, orderOf } from "../support/CapacityOrders.ts"
 import { type Answer, post } from "../support/Http.ts"
 import type { ServerHandle } from "../support/ServerProcess.ts"
 import { BENCH_CAPACITY_KEY, runTag } from "../support/Tokens.ts"
@@ -45,35 +45,6 @@ export const capacityQuotes = async (server: ServerHandle, perSecond: number, co
       return { tally: c.tally, p50: result.p50, p99: result.p99 }
     }))
   return { run, bodyFiles: cases.map((c) => c.bodyFile) }
-}
-
-const Offer = Schema.Struct({
-  dispatchCode: Schema.String,
-  route: Schema.String,
-  pickingDate: Schema.String,
-  deliveryTrace: Schema.NonEmptyArray(Schema.Struct({
-    deliveryDate: Schema.String,
-    details: Schema.Array(Schema.Unknown),
-    deliveryWindows: Schema.Array(Schema.Struct({ deliveryWindow: Schema.String, blocked: Schema.Boolean }))
-  }))
-})
-type Offer = typeof Offer.Type
-const decodeOffers = Schema.decodeUnknownEither(Schema.parseJson(Schema.NonEmptyArray(Offer)), { onExcessProperty: "ignore" })
-
-/** An order as a client places it (docs/capacity.md): the answer's dispatch, its first offered date and free window. */
-const orderOf = (offer: Offer, orderId: string, units: number) => {
-  const [trace] = offer.deliveryTrace
-  const window = trace.deliveryWindows.find((candidate) => !candidate.blocked)
-  return {
-    orderId,
-    dispatchCode: offer.dispatchCode,
-    route: offer.route,
-    pickingDate: offer.pickingDate,
-    details: trace.details,
-    deliveryDate: trace.deliveryDate,
-    ...(window === undefined ? {} : { deliveryWindow: window.deliveryWindow }),
-    units
-  }
 }
 
 const DAY_MS = 86_400_000

@@ -1,5 +1,6 @@
 import type { Benchmark } from "../Benchmark.ts"
 import { capacity } from "./Capacity.ts"
+import { capacityCheckout } from "./CapacityCheckout.ts"
 import { endToEnd } from "./EndToEnd.ts"
 import { handleCsv } from "./HandleCsv.ts"
 import { handleJson } from "./HandleJson.ts"
@@ -7,7 +8,7 @@ import { loadProducts } from "./LoadProducts.ts"
 import { soak } from "./Soak.ts"
 
 /** Every benchmark of `npm run bench`, in the order they run. */
-export const benchmarks: ReadonlyArray<Benchmark> = [loadProducts, handleJson, handleCsv, endToEnd, capacity]
+export const benchmarks: ReadonlyArray<Benchmark> = [loadProducts, handleJson, handleCsv, endToEnd, capacity, capacityCheckout]
 
 /** Run only when named (`npm run bench -- soak`): minutes of traffic would double the whole suite's time. */
 export const allBenchmarks: ReadonlyArray<Benchmark> = [...benchmarks, soak]

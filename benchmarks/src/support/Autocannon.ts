@@ -1,9 +1,14 @@
-import { createRequire } from "node:module"
 import { Either, Schema } from "effect"
+import { rmSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { BenchmarkFailure } from "../Benchmark.ts"
 import { runToEnd } from "./ChildProcess.ts"
 
 const AUTOCANNON = createRequire(import.meta.url).resolve("autocannon")
+const VARIED_LOAD = fileURLToPath(new URL("./variedLoadMain.ts", import.meta.url))
 
 const Latency = Schema.Struct({ p50: Schema.Number, p99: Schema.Number, p99_9: Schema.Number })
 const Result = Schema.Struct({
@@ -26,6 +31,8 @@ export interface LoadOptions {
   readonly method?: "GET" | "POST"
   readonly headers?: Readonly<Record<string, string>>
   readonly bodyFile?: string
+  /** POST bodies each request draws from at random (seeded), instead of one `bodyFile`. */
+  readonly bodies?: { readonly texts: ReadonlyArray<string>; readonly seed: number }
   /** Requests per second over all connections (autocannon's --overallRate): a steady rate instead of flat out. */
   readonly rate?: number
   /** "any": non-2xx answers, errors and timeouts are counted in the result instead of failing the benchmark. */
@@ -44,13 +51,8 @@ export interface LoadResult {
   readonly timeouts: number
 }
 
-/**
- * autocannon in its own process (its event loop is not the runner's), JSON output decoded. Any
- * non-2xx answer, connection error or timeout fails the benchmark (a fast error is no figure)
- * unless `accept: "any"` asks for them to be counted.
- */
-export const autocannon = async (options: LoadOptions): Promise<LoadResult> => {
-  const args = [
+const runCli = (options: LoadOptions) =>
+  runToEnd(process.execPath, [
     AUTOCANNON, "--json", "--connections", String(options.connections),
     ...(options.amount === undefined ? ["--duration", String(options.seconds)] : ["--amount", String(options.amount)]),
     "--method", options.method ?? "GET", "--timeout", "180",
@@ -58,8 +60,35 @@ export const autocannon = async (options: LoadOptions): Promise<LoadResult> => {
     ...Object.entries(options.headers ?? {}).flatMap(([k, v]) => ["--headers", `${k}=${v}`]),
     ...(options.bodyFile === undefined ? [] : ["--input", options.bodyFile]),
     options.url
-  ]
-  const { stdout } = await runToEnd(process.execPath, args, "autocannon")
+  ], "autocannon")
+
+/** The CLI takes one body; a script of ours drives autocannon's API to draw each request's body. */
+const runVaried = async (options: LoadOptions, bodies: NonNullable<LoadOptions["bodies"]>) => {
+  if (options.method !== "POST" || options.rate !== undefined) throw new BenchmarkFailure("varied bodies are POSTed flat out (no --overallRate)")
+  const file = join(tmpdir(), `retail-bench-varied-${crypto.randomUUID()}.json`)
+  writeFileSync(file, JSON.stringify({
+    url: options.url,
+    connections: options.connections,
+    seconds: options.seconds,
+    ...(options.amount === undefined ? {} : { amount: options.amount }),
+    headers: options.headers ?? {},
+    bodies: bodies.texts,
+    seed: bodies.seed
+  }))
+  try {
+    return await runToEnd(process.execPath, ["--import", "tsx", VARIED_LOAD, file], "autocannon (varied bodies)")
+  } finally {
+    rmSync(file, { force: true })
+  }
+}
+
+/**
+ * autocannon in its own process (its event loop is not the runner's), JSON output decoded. Any
+ * non-2xx answer, connection error or timeout fails the benchmark (a fast error is no figure)
+ * unless `accept: "any"` asks for them to be counted.
+ */
+export const autocannon = async (options: LoadOptions): Promise<LoadResult> => {
+  const { stdout } = options.bodies === undefined ? await runCli(options) : await runVaried(options, options.bodies)
   const result = Either.getOrElse(decodeResult(stdout.trim()), (error) => {
     throw new BenchmarkFailure(`autocannon printed no result: ${error.message.slice(0, 300)}`)
   })

@@ -9,12 +9,14 @@ const MAIN = fileURLToPath(new URL("./bareServerMain.ts", import.meta.url))
 
 export interface BareServer {
   readonly url: string
+  readonly pid: number
   readonly stop: () => Promise<void>
 }
 
 /**
  * The limit of an HTTP endpoint: a bare node:http server in its own process that reads the request
- * body and answers the given bytes for each path (the same JSON the real endpoint answered).
+ * body and answers the given bytes for each path (the same JSON the real endpoint answered), or,
+ * for a key `${path} ${body}`, for that path and body (requests whose bodies vary).
  */
 export const startBareServer = async (answers: Readonly<Record<string, string>>): Promise<BareServer> => {
   const file = join(tmpdir(), `retail-bench-bare-${crypto.randomUUID()}.json`)
@@ -34,6 +36,7 @@ export const startBareServer = async (answers: Readonly<Record<string, string>>)
   })
   return {
     url,
+    pid: child.pid ?? 0,
     stop: async () => {
       if (child.exitCode !== null) return
       const exited = new Promise((r) => child.once("exit", r))

@@ -17,3 +17,11 @@ export const processCpuSeconds = (pid: number): number | undefined => {
     return undefined
   }
 }
+
+/** What `measure` gives, and the CPU seconds process `pid` used meanwhile (undefined where there is no /proc). */
+export const cpuOfDuring = async <A>(pid: number, measure: () => Promise<A>): Promise<{ readonly result: A; readonly cpuSeconds: number | undefined }> => {
+  const before = processCpuSeconds(pid)
+  const result = await measure()
+  const after = processCpuSeconds(pid)
+  return { result, cpuSeconds: before === undefined || after === undefined ? undefined : after - before }
+}

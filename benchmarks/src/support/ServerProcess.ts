@@ -27,9 +27,9 @@ const START_TIMEOUT_MS = 180_000
 export const serverRuntime = (): "bundle" | "tsx" => (process.env["BENCH_SERVER_RUNTIME"] === "tsx" ? "tsx" : "bundle")
 
 let bundle: Promise<string> | undefined
-/** `npm start`'s Node.js flags (its V8 heap sizes) but those the server's NODE_OPTIONS sets itself, then what to run. */
-const serverArgs = async (nodeOptions: string | undefined): Promise<ReadonlyArray<string>> => {
-  const startFlags = flagsNotIn(serverNodeFlags(), nodeOptions)
+/** `npm start`'s Node.js flags (its V8 heap sizes) but those `overrides` (the server's NODE_OPTIONS and BENCH_SERVER_NODE_ARGS) set, then what to run. */
+const serverArgs = async (overrides: string): Promise<ReadonlyArray<string>> => {
+  const startFlags = flagsNotIn(serverNodeFlags(), overrides)
   if (serverRuntime() === "tsx") return [...startFlags, "--import", "tsx", SERVER_MAIN]
   bundle ??= buildServer(join("dist", "bench", `server-${process.pid}.mjs`)).then((file) => {
     process.on("exit", () => {
@@ -106,7 +106,9 @@ export const startServer = async (settings: Readonly<Record<string, string>>, pr
     ...streams,
     ...settings
   }
-  const args = await serverArgs(env["NODE_OPTIONS"])
+  // Node flags NODE_OPTIONS refuses, for the servers alone: `--cpu-prof --cpu-prof-dir=DIR` profiles them.
+  const nodeArgs = process.env["BENCH_SERVER_NODE_ARGS"]?.split(" ").filter((arg) => arg !== "") ?? []
+  const args = [...nodeArgs, ...(await serverArgs(`${env["NODE_OPTIONS"] ?? ""} ${nodeArgs.join(" ")}`))]
   const child = spawn(process.execPath, args, { cwd: repositoryRoot, env, stdio: ["ignore", "pipe", "pipe"] })
   let tail = ""
   const keep = (chunk: string) => {

@@ -1,4 +1,5 @@
-// A bare node:http server: reads each request body to its end, answers the JSON configured for its path.
+// A bare node:http server: reads each request body to its end, answers the JSON configured for its
+// path, or for its path and body (key `${path} ${body}`) when the path alone has none.
 import { readFileSync } from "node:fs"
 import { createServer } from "node:http"
 import { Schema } from "effect"
@@ -8,9 +9,14 @@ const answers = new Map(
 )
 
 const server = createServer((request, response) => {
-  const answer = answers.get(request.url ?? "")
-  request.on("data", () => undefined)
+  const path = request.url ?? ""
+  const byPath = answers.get(path)
+  const chunks: Array<Buffer> = []
+  request.on("data", (chunk: Buffer) => {
+    if (byPath === undefined) chunks.push(chunk)
+  })
   request.on("end", () => {
+    const answer = byPath ?? answers.get(`${path} ${Buffer.concat(chunks).toString("utf8")}`)
     if (answer === undefined) {
       response.writeHead(404).end()
       return

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { type CapacityUse, resourceKey } from "@retail/capacity"
 import { Effect, Option, Schema } from "effect"
 import { columnsOf, LedgerRow, UsageRow, type UsageState, statesOfRows } from "./CapacityRows.ts"
-import { sqlDefectsAsFailures, storeOperation } from "./StoreError.ts"
+import { sqlDefectsAsFailures, storeOperation, toStoreError } from "./StoreError.ts"
 
 /** A use of an order with the capacity its resource has now (from the current network). */
 export interface LimitedUse {
@@ -33,6 +33,15 @@ const NetworkRow = Schema.Struct({ version: Schema.NumberFromString, document: S
 const decodeNetworkRows = Schema.decodeUnknown(Schema.Array(NetworkRow))
 const decodeUsageRows = Schema.decodeUnknown(Schema.Array(UsageRow))
 const decodeLedgerRows = Schema.decodeUnknown(Schema.Array(LedgerRow))
+/** An order's ledger rows as it is deleted; one row of nulls for an order that took nothing. */
+const decodeHeldRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({
+  orderId: Schema.String,
+  kind: Schema.NullOr(Schema.String),
+  code: Schema.NullOr(Schema.String),
+  slot: Schema.NullOr(Schema.String),
+  day: Schema.NullOr(Schema.String),
+  units: Schema.NullOr(Schema.Number)
+})))
 
 /** Uses of one order on the same resource and date add up; sorted so every transaction locks rows in one order. */
 const merge = (uses: ReadonlyArray<LimitedUse>): ReadonlyArray<LimitedUse> => {
@@ -93,8 +102,12 @@ export class CapacityRepository extends Effect.Service<CapacityRepository>()("@r
       )
 
     /**
-     * Takes every use of an order or none: each one is a conditional UPDATE (`used + n <= total`)
-     * that holds the row lock until commit, so concurrent orders in any process cannot oversell.
+     * Takes every use of an order or none, in three statements whatever the number of uses (each
+     * round trip costs the server more than the SQL does): the order row (a conflict means it was
+     * applied already), the usage rows it needs, then one statement that locks those rows in a
+     * fixed order (no deadlocks between orders), adds each use where `used + n <= total` still
+     * holds and records what it took; a use without room rolls the whole order back. Concurrent
+     * orders in any process therefore cannot oversell.
      */
     const consume = (orderId: string, uses: ReadonlyArray<LimitedUse>) =>
       sql.withTransaction(
@@ -102,45 +115,71 @@ export class CapacityRepository extends Effect.Service<CapacityRepository>()("@r
           const inserted = yield* sql`INSERT INTO capacity_orders (order_id) VALUES (${orderId})
                                       ON CONFLICT (order_id) DO NOTHING RETURNING order_id`
           if (inserted.length === 0) return { _tag: "AlreadyApplied" } as ConsumeOutcome
-          const usage: Array<UsageState> = []
-          for (const { total, use } of merge(uses)) {
-            const { code, kind, slot } = columnsOf(use.resource)
-            yield* sql`INSERT INTO capacity_usage (kind, code, slot, day, used)
-                       VALUES (${kind}, ${code}, ${slot}, ${use.date}::date, 0) ON CONFLICT DO NOTHING`
-            const updated = yield* sql<{ used: number; revision: number }>`UPDATE capacity_usage
-              SET used = used + ${use.amount}, revision = revision + 1
-              WHERE kind = ${kind} AND code = ${code} AND slot = ${slot} AND day = ${use.date}::date
-                AND used + ${use.amount} <= ${total}
-              RETURNING used, revision`
-            const row = updated[0]
-            if (row === undefined) {
-              return yield* new CapacityExhausted({ kind, code, slot, date: use.date, requested: use.amount, total })
-            }
-            yield* sql`INSERT INTO capacity_ledger (order_id, kind, code, slot, day, units)
-                       VALUES (${orderId}, ${kind}, ${code}, ${slot}, ${use.date}::date, ${use.amount})`
-            usage.push({ resource: use.resource, date: use.date, used: row.used, revision: row.revision })
+          const wanted = merge(uses).map(({ total, use }) => ({ ...columnsOf(use.resource), day: use.date, amount: use.amount, total }))
+          const rows = JSON.stringify(wanted)
+          yield* sql`INSERT INTO capacity_usage (kind, code, slot, day, used)
+                     SELECT kind, code, slot, day, 0 FROM jsonb_to_recordset(${rows}::jsonb) AS w(kind text, code text, slot text, day date)
+                     ORDER BY kind, code, slot, day
+                     ON CONFLICT DO NOTHING`
+          const taken = yield* sql`
+            WITH wanted AS (
+              SELECT * FROM jsonb_to_recordset(${rows}::jsonb) AS w(kind text, code text, slot text, day date, amount integer, total integer)
+            ), locked AS MATERIALIZED (
+              SELECT u.kind, u.code, u.slot, u.day FROM capacity_usage u JOIN wanted USING (kind, code, slot, day)
+              ORDER BY u.kind, u.code, u.slot, u.day FOR UPDATE OF u
+            ), taken AS (
+              UPDATE capacity_usage u SET used = u.used + w.amount, revision = u.revision + 1
+              FROM wanted w JOIN locked USING (kind, code, slot, day)
+              WHERE u.kind = w.kind AND u.code = w.code AND u.slot = w.slot AND u.day = w.day AND u.used + w.amount <= w.total
+              RETURNING u.kind, u.code, u.slot, u.day, u.used, u.revision, w.amount
+            ), recorded AS (
+              INSERT INTO capacity_ledger (order_id, kind, code, slot, day, units)
+              SELECT ${orderId}, kind, code, slot, day, amount FROM taken
+            )
+            SELECT kind, code, slot, to_char(day, 'YYYY-MM-DD') AS day, used, revision FROM taken`.pipe(Effect.flatMap(decodeUsageRows))
+          const missing = wanted.find((w) => !taken.some((t) => t.kind === w.kind && t.code === w.code && t.slot === w.slot && t.day === w.day))
+          if (missing !== undefined) {
+            return yield* new CapacityExhausted({
+              kind: missing.kind,
+              code: missing.code,
+              slot: missing.slot,
+              date: missing.day,
+              requested: missing.amount,
+              total: missing.total
+            })
           }
-          return { _tag: "Applied", usage } as ConsumeOutcome
+          return { _tag: "Applied", usage: statesOfRows(taken) } as ConsumeOutcome
         })
-      ).pipe(sqlDefectsAsFailures, Effect.catchIf((e) => e._tag !== "CapacityExhausted", storeOperation("consumeCapacity")))
+      ).pipe(
+        sqlDefectsAsFailures,
+        Effect.catchIf((e) => e._tag !== "CapacityExhausted", (e) => Effect.fail(toStoreError("consumeCapacity")(e)))
+      )
 
-    /** Gives back what an order took; none when the order is unknown (already released). */
+    /**
+     * Gives back what an order took; none when the order is unknown (already released). Two
+     * statements: the order goes (its ledger rows with it) answering what they held, then the
+     * usage rows are locked in the order `consume` locks them and lowered.
+     */
     const release = (orderId: string) =>
       sql.withTransaction(
         Effect.gen(function*() {
-          const rows = yield* sql`SELECT order_id AS "orderId", kind, code, slot, to_char(day, 'YYYY-MM-DD') AS day, units
-                                  FROM capacity_ledger WHERE order_id = ${orderId} ORDER BY kind, code, slot, day`.pipe(
-            Effect.flatMap(decodeLedgerRows)
-          )
-          const deleted = yield* sql`DELETE FROM capacity_orders WHERE order_id = ${orderId} RETURNING order_id`
-          if (deleted.length === 0) return Option.none<ReadonlyArray<UsageState>>()
-          const usage: Array<UsageRow> = []
-          for (const row of rows) {
-            const updated = yield* sql`UPDATE capacity_usage SET used = GREATEST(used - ${row.units}, 0), revision = revision + 1
-              WHERE kind = ${row.kind} AND code = ${row.code} AND slot = ${row.slot} AND day = ${row.day}::date
-              RETURNING ${usageColumns}`.pipe(Effect.flatMap(decodeUsageRows))
-            usage.push(...updated)
-          }
+          const held = yield* sql`
+            WITH gone AS (DELETE FROM capacity_orders WHERE order_id = ${orderId} RETURNING order_id)
+            SELECT gone.order_id AS "orderId", l.kind, l.code, l.slot, to_char(l.day, 'YYYY-MM-DD') AS day, l.units
+            FROM gone LEFT JOIN capacity_ledger l USING (order_id)`.pipe(Effect.flatMap(decodeHeldRows))
+          if (held.length === 0) return Option.none<ReadonlyArray<UsageState>>()
+          const given = JSON.stringify(held.filter((row) => row.kind !== null))
+          const usage = yield* sql`
+            WITH given AS (
+              SELECT * FROM jsonb_to_recordset(${given}::jsonb) AS g(kind text, code text, slot text, day date, units integer)
+            ), locked AS MATERIALIZED (
+              SELECT u.kind, u.code, u.slot, u.day FROM capacity_usage u JOIN given USING (kind, code, slot, day)
+              ORDER BY u.kind, u.code, u.slot, u.day FOR UPDATE OF u
+            )
+            UPDATE capacity_usage u SET used = GREATEST(u.used - g.units, 0), revision = u.revision + 1
+            FROM given g JOIN locked USING (kind, code, slot, day)
+            WHERE u.kind = g.kind AND u.code = g.code AND u.slot = g.slot AND u.day = g.day
+            RETURNING u.kind, u.code, u.slot, to_char(u.day, 'YYYY-MM-DD') AS day, u.used, u.revision`.pipe(Effect.flatMap(decodeUsageRows))
           return Option.some(statesOfRows(usage))
         })
       ).pipe(storeOperation("releaseCapacity"))

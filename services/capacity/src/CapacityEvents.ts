@@ -86,7 +86,8 @@ const onStream = (queue: typeof StreamQueue.Service, stream: string): CapacityEv
   follow: (from, follower) => {
     let position = from
     let lost = false
-    const step = Effect.flatMap(queue.readAfter(stream, position, READ), (entries) =>
+    // Suspended: each read starts after the last entry applied, not where following began.
+    const step = Effect.flatMap(Effect.suspend(() => queue.readAfter(stream, position, READ)), (entries) =>
       Effect.forEach(entries, (entry) =>
         Either.match(decode(entry.payload), {
           onLeft: (error) => Effect.logWarning(`capacity events: skipping undecodable entry ${entry.id}: ${error.message}`),

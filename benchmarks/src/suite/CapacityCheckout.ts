@@ -1,0 +1,266 @@
+import { Either, Schema } from "effect"
+import { type Benchmark, BenchmarkFailure, figure, type Figure } from "../Benchmark.ts"
+import { runMonday } from "../soak/CapacityTraffic.ts"
+import { paced, Tally, timed } from "../soak/Tally.ts"
+import { autocannon } from "../support/Autocannon.ts"
+import { type BareServer, startBareServer } from "../support/BareServer.ts"
+import { decodeOffers, type Offer, orderOf } from "../support/CapacityOrders.ts"
+import { post } from "../support/Http.ts"
+import { cpuOfDuring } from "../support/ProcessCpu.ts"
+import { type ServerHandle, startServer, withServerLog } from "../support/ServerProcess.ts"
+import { BENCH_CAPACITY_KEY, runTag } from "../support/Tokens.ts"
+import { type CapacityRequestKind, variantA, variantBAllModesSearch, variantBHomeFixed } from "./Capacity.ts"
+import { type Cart, type CartLine, cartStream, type Holder } from "./CheckoutCarts.ts"
+
+const CONNECTIONS = 64
+const SEED = 20261122
+/** A large retailer's peak: 180,000 orders an hour, each taking capacity from the ledger. */
+const ORDERS_PER_SECOND = 50
+
+/** One kind of request asked with varied carts: how a cart becomes its body. */
+interface CheckoutKind {
+  readonly kind: CapacityRequestKind
+  readonly items: number
+  readonly holderTypes: ReadonlyArray<string>
+  readonly expressShare: number
+  /** The body for a cart, each line from one of the holders `ships` accepts; undefined when a line has none. */
+  readonly body: (cart: Cart, purchaseDate: string, ships: Ships) => unknown
+}
+
+/** Whether a holder's home delivery of the cart's type reaches the cart's destination (`sku`: one it holds). */
+type Ships = (holder: Holder, cart: Cart, sku: string) => boolean
+
+const originOf = (line: CartLine, cart: Cart, ships: Ships, pick: number): Holder | undefined => {
+  const able = line.holders.filter((holder) => ships(holder, cart, line.sku))
+  return able[pick % Math.max(1, able.length)]
+}
+
+const bodyA = (cart: Cart, purchaseDate: string, ships: Ships) => {
+  const items = cart.lines.map((line, i) => {
+    const origin = originOf(line, cart, ships, i)
+    return origin === undefined ? undefined : {
+      origin: origin.code,
+      entityType: origin.type,
+      skuCode: line.sku,
+      zone: "",
+      dispatchType: cart.dispatchType,
+      quantity: line.quantity,
+      destination: cart.destination.ubigeo,
+      latitude: cart.destination.latitude,
+      longitude: cart.destination.longitude,
+      deliveryMode: "HOME_DELIVERY",
+      weight: line.weight,
+      line: "BENCH",
+      division: "CHECKOUT",
+      measurable: "UN"
+    }
+  })
+  return items.every((item) => item !== undefined) ? { purchaseDate, items } : undefined
+}
+
+const deliveryData = (cart: Cart) => ({
+  latitude: cart.destination.latitude,
+  longitude: cart.destination.longitude,
+  ubigeoCode: cart.destination.ubigeo,
+  destination: "Av. Benchmark 100"
+})
+
+const bodyBHome = (cart: Cart, purchaseDate: string, ships: Ships) => {
+  const items = cart.lines.map((line, i) => {
+    const origin = originOf(line, cart, ships, i)
+    return origin === undefined ? undefined : { skuCode: line.sku, origin: origin.code, quantity: line.quantity, weight: line.weight }
+  })
+  return items.every((item) => item !== undefined)
+    ? { purchaseDate, saleChannel: "WEB", dispatchType: cart.dispatchType, dispatchMode: "HOME_DELIVERY", deliveryData: deliveryData(cart), items }
+    : undefined
+}
+
+const bodyBAllModes = (cart: Cart, purchaseDate: string) => ({
+  purchaseDate,
+  saleChannel: "WEB",
+  dispatchMode: "ALL_DISPATCH_MODES",
+  calculationOptions: { calculate: "SEARCH_ORIGINS_BY_COORDINATES", optimization: "PROXIMITY_STORE", maxDistancePickingStore: 30, maxPickupPoint: 2 },
+  deliveryData: deliveryData(cart),
+  items: cart.lines.map((line) => ({ skuCode: line.sku, quantity: line.quantity, weight: line.weight }))
+})
+
+const HOME_HOLDERS = ["CD", "PRV", "SELLER"]
+
+const checkoutKinds = (): ReadonlyArray<CheckoutKind> => {
+  const a = variantA()
+  const bHome = variantBHomeFixed()
+  return [
+    { kind: a, items: 1, holderTypes: HOME_HOLDERS, expressShare: 0.15, body: bodyA },
+    { kind: a, items: 5, holderTypes: HOME_HOLDERS, expressShare: 0.15, body: bodyA },
+    { kind: bHome, items: 5, holderTypes: HOME_HOLDERS, expressShare: 0.15, body: bodyBHome },
+    { kind: variantBAllModesSearch(), items: 5, holderTypes: ["CD", "TD"], expressShare: 0, body: bodyBAllModes }
+  ]
+}
+
+/** Routability of one holder to a destination, by the engine in-process on a one-item variant A body (memoised). */
+const shipsBy = (a: CapacityRequestKind, purchaseDate: string): Ships => {
+  const known = new Map<string, boolean>()
+  return (holder, cart, sku) => {
+    const key = `${holder.code} ${cart.destination.ubigeo} ${cart.dispatchType}`
+    const cached = known.get(key)
+    if (cached !== undefined) return cached
+    const body = bodyA({ ...cart, lines: [{ sku, holders: [holder], quantity: 1, weight: 1 }] }, purchaseDate, () => true)
+    let routed: boolean
+    try {
+      routed = a.wrongAnswer(a.inProcess(JSON.stringify(body)), 1) === undefined
+    } catch {
+      routed = false
+    }
+    known.set(key, routed)
+    return routed
+  }
+}
+
+/**
+ * Bodies of one kind from the cart stream, keeping those the engine answers in full in-process
+ * (every item routed, dated and in stock: the benchmark measures answers, not refusals).
+ */
+const poolOf = (checkout: CheckoutKind, size: number, purchaseDate: string, ships: Ships): ReadonlyArray<string> => {
+  const next = cartStream({ seed: SEED + checkout.items, lines: checkout.items, holderTypes: checkout.holderTypes, expressShare: checkout.expressShare })
+  const pool: Array<string> = []
+  for (let attempts = 0; pool.length < size && attempts < size * 20; attempts++) {
+    const body = checkout.body(next(), purchaseDate, ships)
+    if (body === undefined) continue
+    const text = JSON.stringify(body)
+    try {
+      if (checkout.kind.wrongAnswer(checkout.kind.inProcess(text), checkout.items) === undefined) pool.push(text)
+    } catch {
+      continue
+    }
+  }
+  if (pool.length < size) throw new BenchmarkFailure(`${checkout.kind.label}, ${checkout.items} items: only ${pool.length} of ${size} carts answered in full`)
+  return pool
+}
+
+/**
+ * Orders placed at a steady rate on dispatches of variant A answers; `release` gives back what the
+ * applied ones took (outside the measured window), so every case starts from the same ledger.
+ */
+const orderFlow = (server: ServerHandle, offers: ReadonlyArray<{ readonly offer: Offer; readonly units: number }>) => {
+  const tag = runTag()
+  const json = { authorization: `Bearer ${BENCH_CAPACITY_KEY}`, "content-type": "application/json" }
+  let placed = 0
+  const place = async (seconds: number, perSecond: number) => {
+    const tally = new Tally("orders", new Set([200, 409]))
+    const held: Array<string> = []
+    await paced({ perSecond, untilMs: performance.now() + seconds * 1000, maxInFlight: 64, tally }, async (index) => {
+      const chosen = offers[(index * 7919) % offers.length]
+      if (chosen === undefined) return
+      const orderId = `checkout-${tag}-${placed++}`
+      const answer = await timed(tally, () => post(`${server.url}/v1/delivery/capacity/consumptions`, JSON.stringify(orderOf(chosen.offer, orderId, chosen.units)), json))
+      if (answer?.status === 200) held.push(orderId)
+    })
+    if (tally.firstUnexpected !== undefined) throw new BenchmarkFailure(tally.firstUnexpected)
+    return { held, refused: tally.statuses.get(409) ?? 0, notSent: tally.notSent }
+  }
+  const release = async (orderIds: ReadonlyArray<string>) => {
+    for (const orderId of orderIds) {
+      const response = await fetch(`${server.url}/v1/delivery/capacity/consumptions/${orderId}`, { method: "DELETE", headers: json })
+      if (response.status !== 200) throw new BenchmarkFailure(`releasing order ${orderId}: ${response.status} ${await response.text()}`)
+    }
+  }
+  return { place, release }
+}
+
+const decodeQuantities = Schema.decodeUnknownEither(Schema.parseJson(Schema.Struct({ items: Schema.Array(Schema.Struct({ quantity: Schema.Number })) })))
+
+/** Of each variant A answer, its first item's dispatch and that dispatch's units (the quantities of its items). */
+const offersOf = (bodies: ReadonlyArray<string>, answers: ReadonlyMap<string, string>) =>
+  bodies.flatMap((body) => {
+    const offers = decodeOffers(answers.get(body) ?? "")
+    if (offers._tag === "Left") return []
+    const quantities = Either.getOrElse(decodeQuantities(body), () => ({ items: [] })).items.map((item) => item.quantity)
+    const [first] = offers.right
+    const units = offers.right.reduce((sum, offer, i) => (offer.dispatchCode === first.dispatchCode ? sum + (quantities[i] ?? 0) : sum), 0)
+    return [{ offer: first, units }]
+  })
+
+export const capacityCheckout: Benchmark = {
+  name: "capacity-checkout",
+  description: `POST /v1/delivery/capacity with checkout-like traffic on the demo network: each request a cart drawn at random from a pool of varied carts (customer districts and SKUs by Zipf laws, quantities 1-3, 15% EXPRESS), while orders are placed at ${ORDERS_PER_SECOND}/s on the answers' dispatches (each taking capacity, so the plans that read it are made again), ${CONNECTIONS} connections (autocannon), beside a bare node:http server (own process) answering each cart the answer the server gave it before the run.`,
+  sizeUnit: "seconds of load per case",
+  defaultSize: 2,
+  smokeSize: 1,
+  open: async (setup) => {
+    const poolSize = setup.scale === "smoke" ? 40 : 1000
+    const purchaseDate = runMonday()
+    const kinds = checkoutKinds()
+    const ships = shipsBy(variantA(), purchaseDate)
+    const cases = kinds.map((checkout) => {
+      const bodies = poolOf(checkout, poolSize, purchaseDate, ships)
+      return { label: `${checkout.kind.label}, ${checkout.items} item(s), varied carts`, bodies, path: checkout.kind.path, checkout }
+    })
+    setup.note(`Carts: ${poolSize} per case, purchase date ${purchaseDate} (a Monday of its own per run); orders released after each case.`)
+    const headers = { "content-type": "application/json", authorization: `Bearer ${BENCH_CAPACITY_KEY}` }
+    let server: ServerHandle | undefined
+    let bare: BareServer | undefined
+    const close = async () => {
+      await server?.stop()
+      await bare?.stop()
+    }
+    const answers = new Map<string, string>()
+    try {
+      server = await startServer({ RUN_WORKERS: "false" }, setup.progress)
+      for (const c of cases) {
+        for (const body of new Set(c.bodies)) {
+          const answer = await post(`${server.url}${c.path}`, body, headers)
+          const wrong = answer.status === 200 ? c.checkout.kind.wrongAnswer(answer.text, c.checkout.items) : `answered ${answer.status} ${answer.text.slice(0, 300)}`
+          if (wrong !== undefined) throw new BenchmarkFailure(`${c.label}: not the expected answer: ${wrong}`)
+          answers.set(body, answer.text)
+        }
+      }
+      bare = await startBareServer(Object.fromEntries([...answers].map(([body, text]) => [`/v1/delivery/capacity ${body}`, text])))
+    } catch (error) {
+      await close()
+      throw error
+    }
+    const target = server
+    const limit = bare
+    const orders = orderFlow(target, cases.filter((c) => c.checkout.kind.id === "A").flatMap((c) => offersOf(c.bodies, answers)))
+
+    const run = async (ctx: { readonly runIndex: number }): Promise<ReadonlyArray<Figure>> => {
+      const figures: Array<Figure> = []
+      for (const c of cases) {
+        const amount = setup.scale === "smoke" ? { amount: CONNECTIONS * 4 } : {}
+        const load = { connections: CONNECTIONS, seconds: setup.size, method: "POST" as const, headers, bodies: { texts: c.bodies, seed: SEED + ctx.runIndex }, ...amount }
+        const served = await cpuOfDuring(target.pid, () =>
+          withServerLog(target, () => Promise.all([autocannon({ ...load, url: `${target.url}${c.path}` }), orders.place(setup.size, setup.scale === "smoke" ? 10 : ORDERS_PER_SECOND)])))
+        const [measured, placed] = served.result
+        const bareServed = await cpuOfDuring(limit.pid, () => autocannon({ ...load, url: `${limit.url}${c.path}` }))
+        const reference = bareServed.result
+        await orders.release(placed.held)
+        setup.progress(`${c.label}: ${measured.requestsPerSecond.toFixed(0)} req/s (bare ${reference.requestsPerSecond.toFixed(0)}), p99 ${measured.p99} ms, ${placed.held.length} orders applied, ${placed.refused} refused, ${placed.notSent} not sent`)
+        const bareName = "bare node:http, same answers, same run"
+        figures.push(
+          figure(`${c.label}: requests/s`, "req/s", measured.requestsPerSecond, {
+            limit: { name: bareName, sample: reference.requestsPerSecond },
+            goal: { on: "ratio", atLeast: 0.3, source: "issue 4" }
+          }),
+          figure(`${c.label}: p50 latency`, "ms", measured.p50, { better: "lower", limit: { name: bareName, sample: reference.p50 } }),
+          figure(`${c.label}: p99 latency`, "ms", measured.p99, {
+            better: "lower",
+            limit: { name: bareName, sample: reference.p99 },
+            goal: { on: "median", atMost: 20, source: "issue 4" }
+          }),
+          figure(`${c.label}: p99.9 latency`, "ms", measured.p999, { better: "lower", limit: { name: bareName, sample: reference.p999 } }),
+          ...(served.cpuSeconds === undefined || bareServed.cpuSeconds === undefined ? [] : [
+            figure(`${c.label}: server CPU per request (all threads, the orders' work included)`, "µs", (served.cpuSeconds / measured.requests) * 1e6, {
+              better: "lower",
+              limit: { name: "bare node:http, same answers, same run", sample: (bareServed.cpuSeconds / reference.requests) * 1e6 }
+            })
+          ]),
+          figure(`${c.label}: orders applied meanwhile`, "orders", placed.held.length),
+          figure(`${c.label}: orders refused meanwhile (409, capacity gone)`, "orders", placed.refused, { better: "lower" }),
+          figure(`${c.label}: orders not sent (64 already waiting)`, "orders", placed.notSent, { better: "lower" })
+        )
+      }
+      return figures
+    }
+    return { run, close }
+  }
+}

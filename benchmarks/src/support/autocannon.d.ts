@@ -1,0 +1,21 @@
+// The part of autocannon's programmatic API the varied-body load uses (the package ships no types).
+declare module "autocannon" {
+  interface RawRequest {
+    method?: string
+    path?: string
+    headers?: Record<string, string>
+    body?: string | Buffer
+  }
+  interface Options {
+    readonly url: string
+    readonly connections: number
+    readonly duration?: number
+    readonly amount?: number
+    readonly timeout?: number
+    readonly method?: string
+    readonly headers?: Readonly<Record<string, string>>
+    readonly requests?: ReadonlyArray<{ readonly setupRequest?: (request: RawRequest) => RawRequest }>
+  }
+  function autocannon(options: Options): Promise<unknown>
+  export default autocannon
+}

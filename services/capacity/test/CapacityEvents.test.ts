@@ -1,0 +1,58 @@
+import { describe, expect, it } from "@effect/vitest"
+import { MemoryStreamQueue, StreamQueue } from "@retail/queue"
+import { type CapacityEvent, CapacityConfig, CapacityEvents } from "@retail/service-capacity"
+import { Effect, Layer, Option } from "effect"
+
+/** The in-memory queue, remembering the position of every read. */
+const readPositions: Array<string> = []
+const RecordingQueue = Layer.effect(
+  StreamQueue,
+  Effect.map(MemoryStreamQueue.make, (queue) => ({
+    ...queue,
+    readAfter: (stream: string, afterId: string, options: { readonly count: number; readonly blockMs: number }) =>
+      Effect.zipRight(Effect.sync(() => readPositions.push(afterId)), queue.readAfter(stream, afterId, options))
+  }))
+)
+
+const Events = CapacityEvents.layer.pipe(
+  Layer.provide(Layer.succeed(CapacityConfig, {
+    apiKeys: new Set(["key"]),
+    horizonDays: 30,
+    deliveryDatesCount: 5,
+    eventsStream: Option.some("test:capacity-events"),
+    maxBodyBytes: 1024,
+    reconcileIntervalMs: 0
+  })),
+  Layer.provideMerge(RecordingQueue)
+)
+
+const consumed = (orderId: string): CapacityEvent => ({ _tag: "UsageChanged", reason: "CONSUMED", orderId, usage: [] })
+
+const waitUntil = (done: () => boolean) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 500 && !done(); i++) yield* Effect.sleep("10 millis")
+  })
+
+describe("capacity events", () => {
+  it.scopedLive("each event is applied once, in order, every read starting after the last event applied", () =>
+    Effect.gen(function*() {
+      const events = yield* CapacityEvents
+      const applied: Array<string> = []
+      yield* events.follow(yield* events.position, {
+        apply: (event) => Effect.sync(() => applied.push(event._tag === "UsageChanged" ? event.orderId : `network ${event.version}`)),
+        resync: Effect.void
+      })
+
+      for (const order of ["a", "b", "c"]) yield* events.publish(consumed(order))
+      yield* waitUntil(() => applied.length >= 3)
+      yield* events.publish(consumed("d"))
+      yield* waitUntil(() => applied.includes("d"))
+      // Time for a follower that went back to an old position to apply something twice.
+      yield* Effect.sleep("100 millis")
+
+      expect(applied).toEqual(["a", "b", "c", "d"])
+      const queue = yield* StreamQueue
+      const lastId = yield* queue.lastId("test:capacity-events")
+      expect(readPositions.at(-1)).toBe(lastId)
+    }).pipe(Effect.provide(Events)))
+})
