@@ -9,6 +9,7 @@ import { post } from "../support/Http.ts"
 import { cpuOfDuring } from "../support/ProcessCpu.ts"
 import { type ServerHandle, startServer, withServerLog } from "../support/ServerProcess.ts"
 import { BENCH_CAPACITY_KEY, runTag } from "../support/Tokens.ts"
+import { meanSeconds } from "./LoadProducts.ts"
 import { type CapacityRequestKind, variantA, variantBAllModesSearch, variantBHomeFixed } from "./Capacity.ts"
 import { type Cart, type CartLine, cartStream, type Holder } from "./CheckoutCarts.ts"
 
@@ -225,15 +226,27 @@ export const capacityCheckout: Benchmark = {
 
     const run = async (ctx: { readonly runIndex: number }): Promise<ReadonlyArray<Figure>> => {
       const figures: Array<Figure> = []
+      const ordersPerSecond = setup.scale === "smoke" ? 10 : ORDERS_PER_SECOND
+      // Orders alone first: what each costs the server, to tell the quotes' share from the orders' below.
+      const alone = await cpuOfDuring(target.pid, () => orders.place(setup.size, ordersPerSecond))
+      await orders.release(alone.result.held)
+      if (alone.cpuSeconds !== undefined && alone.result.held.length > 0) {
+        figures.push(figure(`orders alone at ${ordersPerSecond}/s: server CPU per order applied`, "ms", (alone.cpuSeconds / alone.result.held.length) * 1000, { better: "lower" }))
+      }
       for (const c of cases) {
         const amount = setup.scale === "smoke" ? { amount: CONNECTIONS * 4 } : {}
         const load = { connections: CONNECTIONS, seconds: setup.size, method: "POST" as const, headers, bodies: { texts: c.bodies, seed: SEED + ctx.runIndex }, ...amount }
         const served = await cpuOfDuring(target.pid, () =>
-          withServerLog(target, () => Promise.all([autocannon({ ...load, url: `${target.url}${c.path}` }), orders.place(setup.size, setup.scale === "smoke" ? 10 : ORDERS_PER_SECOND)])))
+          withServerLog(target, () => Promise.all([autocannon({ ...load, url: `${target.url}${c.path}` }), orders.place(setup.size, ordersPerSecond)])))
         const [measured, placed] = served.result
         const bareServed = await cpuOfDuring(limit.pid, () => autocannon({ ...load, url: `${limit.url}${c.path}` }))
         const reference = bareServed.result
         await orders.release(placed.held)
+        // The engine alone over the same pool (decode, evaluate, encode), warmed up first; no order in between, so plans of repeated dispatches are reused.
+        let next = 0
+        const engineOnce = () => c.checkout.kind.inProcess(c.bodies[next++ % c.bodies.length] ?? "")
+        for (let i = 0; i < (setup.scale === "smoke" ? 5 : c.bodies.length); i++) engineOnce()
+        const engineSeconds = await meanSeconds(setup.scale === "smoke" ? 20 : 1000, engineOnce)
         setup.progress(`${c.label}: ${measured.requestsPerSecond.toFixed(0)} req/s (bare ${reference.requestsPerSecond.toFixed(0)}), p99 ${measured.p99} ms, ${placed.held.length} orders applied, ${placed.refused} refused, ${placed.notSent} not sent`)
         const bareName = "bare node:http, same answers, same run"
         figures.push(
@@ -254,6 +267,7 @@ export const capacityCheckout: Benchmark = {
               limit: { name: "bare node:http, same answers, same run", sample: (bareServed.cpuSeconds / reference.requests) * 1e6 }
             })
           ]),
+          figure(`${c.label}: engine time per request in-process (decode, evaluate, encode; no order placed)`, "µs", engineSeconds * 1e6, { better: "lower" }),
           figure(`${c.label}: orders applied meanwhile`, "orders", placed.held.length),
           figure(`${c.label}: orders refused meanwhile (409, capacity gone)`, "orders", placed.refused, { better: "lower" }),
           figure(`${c.label}: orders not sent (64 already waiting)`, "orders", placed.notSent, { better: "lower" })
