@@ -34,7 +34,10 @@ export class PublishFailed extends Schema.TaggedError<PublishFailed>()(
 export class StorageFailed extends Schema.TaggedError<StorageFailed>()(
   "StorageFailed",
   { message: Schema.String },
-  HttpApiSchema.annotations({ status: 500, description: "The database could not be reached; nothing was published" })
+  HttpApiSchema.annotations({
+    status: 500,
+    description: "A dependency of the server failed (the database, the spool disk, or a file load's worker thread; the message says which). Nothing was published or changed: retry later"
+  })
 ) {}
 
 export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()(
