@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { buildServer, csvJoinWorkerFile, jsonValidationThreadFile } from "../../../scripts/buildServer.ts"
+import { flagsNotIn, serverNodeFlags } from "../../../scripts/serverNodeFlags.ts"
 import { BenchmarkFailure } from "../Benchmark.ts"
 import { databaseUrl, redisUrl } from "../Machine.ts"
 import { deleteKeys } from "./Redis.ts"
@@ -18,16 +19,18 @@ const INTERNAL = /Internal endpoints[^\n]* on http:\/\/([^\s/"]+):(\d+)/
 const START_TIMEOUT_MS = 180_000
 
 /**
- * What a server under test runs: the production bundle (`npm start`'s esbuild build, so peak RSS is
- * production memory) unless BENCH_SERVER_RUNTIME=tsx asks for the TypeScript sources under tsx
+ * What a server under test runs: the production bundle (`npm start`'s esbuild build, with its Node.js
+ * flags, so peak RSS is production memory) unless BENCH_SERVER_RUNTIME=tsx asks for the TypeScript sources under tsx
  * (about 100 MB more RSS: tsx's loader thread). The bundle is built once per process into its own
  * file under dist/ (concurrent runs never overwrite each other's), removed when the process exits.
  */
 export const serverRuntime = (): "bundle" | "tsx" => (process.env["BENCH_SERVER_RUNTIME"] === "tsx" ? "tsx" : "bundle")
 
 let bundle: Promise<string> | undefined
-const serverArgs = async (): Promise<ReadonlyArray<string>> => {
-  if (serverRuntime() === "tsx") return ["--import", "tsx", SERVER_MAIN]
+/** `npm start`'s Node.js flags (its V8 heap sizes) but those `overrides` (the server's NODE_OPTIONS and BENCH_SERVER_NODE_ARGS) set, then what to run. */
+const serverArgs = async (overrides: string): Promise<ReadonlyArray<string>> => {
+  const startFlags = flagsNotIn(serverNodeFlags(), overrides)
+  if (serverRuntime() === "tsx") return [...startFlags, "--import", "tsx", SERVER_MAIN]
   bundle ??= buildServer(join("dist", "bench", `server-${process.pid}.mjs`)).then((file) => {
     process.on("exit", () => {
       rmSync(file, { force: true })
@@ -42,7 +45,7 @@ const serverArgs = async (): Promise<ReadonlyArray<string>> => {
     bundle = undefined
     throw new BenchmarkFailure(`the server bundle could not be built: ${error instanceof Error ? error.message : String(error)}`)
   })
-  return [await bundle]
+  return [...startFlags, await bundle]
 }
 
 const started = new Set<{ readonly kill: (signal: NodeJS.Signals) => boolean }>()
@@ -104,7 +107,8 @@ export const startServer = async (settings: Readonly<Record<string, string>>, pr
     ...settings
   }
   // Node flags NODE_OPTIONS refuses, for the servers alone: `--cpu-prof --cpu-prof-dir=DIR` profiles them.
-  const args = [...(process.env["BENCH_SERVER_NODE_ARGS"]?.split(" ").filter((arg) => arg !== "") ?? []), ...(await serverArgs())]
+  const nodeArgs = process.env["BENCH_SERVER_NODE_ARGS"]?.split(" ").filter((arg) => arg !== "") ?? []
+  const args = [...nodeArgs, ...(await serverArgs(`${env["NODE_OPTIONS"] ?? ""} ${nodeArgs.join(" ")}`))]
   const child = spawn(process.execPath, args, { cwd: repositoryRoot, env, stdio: ["ignore", "pipe", "pipe"] })
   let tail = ""
   const keep = (chunk: string) => {

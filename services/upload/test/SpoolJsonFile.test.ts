@@ -3,6 +3,8 @@ import { sampleProduct } from "@retail/testkit"
 import { Chunk, Data, Effect, Either, Stream } from "effect"
 import fc from "fast-check"
 import { tmpdir } from "node:os"
+import type { JsonBlock } from "../src/files/JsonBlock.ts"
+import { validateJsonBlock } from "../src/files/JsonBlockValidation.ts"
 import { JsonValidationPool } from "../src/files/JsonValidationPool.ts"
 import { makeLoadSpool } from "../src/files/LoadSpool.ts"
 import { spoolJsonFile } from "../src/files/SpoolJsonFile.ts"
@@ -98,6 +100,39 @@ layer(JsonValidationPool.make(2))("spoolJsonFile in validation threads", (it) =>
         const { failure } = yield* outcome(chunks, { cut: true, blockBytes })
         expect(failure).toMatch(/^JsonSyntaxError: unexpected character '\+': expected a value in product 1 at byte \d+ \(line 1, column \d+\)$/)
       }
+    }))
+})
+
+describe("spoolJsonFile's blocks in flight", () => {
+  it.effect("at most 2 per thread are out at once, and a file of many blocks is split into a few buffers, reused, even when the upload hands over all its chunks at once", () =>
+    Effect.gen(function*() {
+      const threads = 2
+      let out = 0
+      let mostOut = 0
+      const buffers = new Set<ArrayBuffer>()
+      // Results come back out of order (a block waits a varying number of turns), as from real threads.
+      const validate = (block: JsonBlock) =>
+        Effect.gen(function*() {
+          buffers.add(block.bytes)
+          mostOut = Math.max(mostOut, ++out)
+          for (let turn = 0; turn < 50 + ((block.firstIndex * 7) % 5) * 20; turn++) yield* Effect.yieldNow()
+          out--
+          return validateJsonBlock(block)
+        })
+      const products = Array.from({ length: 300 }, (_, i) => JSON.stringify(sampleProduct(i)))
+      const bytes = encoder.encode(`[${products.join(",")}]`)
+      const chunks: Array<Uint8Array> = []
+      for (let i = 0; i < bytes.length; i += 700) chunks.push(bytes.subarray(i, i + 700))
+      const blockBytes = 2 * products[0]!.length
+      const totals = yield* Effect.scoped(Effect.gen(function*() {
+        const spool = yield* makeLoadSpool(tmpdir())
+        return yield* spoolJsonFile(Stream.fromIterable(chunks), { company: "ACME", spool, batchSize: 50, responseErrorsCap: 4 }, blockBytes)
+      })).pipe(Effect.provideService(JsonValidationPool, { threads, validate }))
+      expect(totals.accepted).toBe(300)
+      expect(mostOut).toBe(threads * 2)
+      // 150 blocks through few buffers: those being validated, as many read back and waiting for their
+      // turn in file order, the one the spool writer is reading and the one being filled.
+      expect(buffers.size).toBeLessThanOrEqual(2 * threads * 2 + 2)
     }))
 })
 

@@ -43,6 +43,9 @@ export const spoolJsonFile = <E, R>(content: Stream.Stream<Uint8Array, E, R>, op
       const ending = (error: E | JsonSyntaxError | undefined): Array<Piece<E>> => [...blocks(splitter.flush()), { _tag: "End", error }]
 
       const pieces: Stream.Stream<Piece<E>, never, R> = content.pipe(
+        // One buffer of the upload at a time, so that blocks are split only as validation takes them:
+        // a chunk of many buffers would otherwise be split whole ahead of the threads.
+        Stream.rechunk(1),
         Stream.mapConcat((chunk): Array<Piece<E>> => {
           const split = splitter.push(chunk)
           return isFault(split) ? ending(split) : blocks(split)
