@@ -18,7 +18,7 @@ import { writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Benchmark, BenchmarkFailure, figure, type Figure } from "../Benchmark.ts"
-import { autocannon } from "../support/Autocannon.ts"
+import { autocannon, type LoadResult } from "../support/Autocannon.ts"
 import { type BareServer, startBareServer } from "../support/BareServer.ts"
 import { post } from "../support/Http.ts"
 import { type ServerHandle, startServer, withServerLog } from "../support/ServerProcess.ts"
@@ -181,6 +181,21 @@ export const variantBAllModesSearch = (): CapacityRequestKind =>
 /** The request kinds measured, each at 1, 5 and 20 items. */
 export const capacityRequests = (): ReadonlyArray<CapacityRequestKind> => [variantA(), variantBHomeFixed(), variantBAllModesSearch()]
 
+/** Requests/s, p50, p99 and p99.9 of a load beside the bare server's, with issue 4's goals. */
+export const loadFigures = (label: string, measured: LoadResult, reference: LoadResult, bareName: string): ReadonlyArray<Figure> => [
+  figure(`${label}: requests/s`, "req/s", measured.requestsPerSecond, {
+    limit: { name: bareName, sample: reference.requestsPerSecond },
+    goal: { on: "ratio", atLeast: 0.3, source: "issue 4" }
+  }),
+  figure(`${label}: p50 latency`, "ms", measured.p50, { better: "lower", limit: { name: bareName, sample: reference.p50 } }),
+  figure(`${label}: p99 latency`, "ms", measured.p99, {
+    better: "lower",
+    limit: { name: bareName, sample: reference.p99 },
+    goal: { on: "median", atMost: 20, source: "issue 4" }
+  }),
+  figure(`${label}: p99.9 latency`, "ms", measured.p999, { better: "lower", limit: { name: bareName, sample: reference.p999 } })
+]
+
 interface Case {
   readonly label: string
   readonly items: number
@@ -244,17 +259,7 @@ export const capacity: Benchmark = {
         setup.progress(`${c.label}: ${measured.requestsPerSecond.toFixed(0)} req/s (bare ${reference.requestsPerSecond.toFixed(0)}), p99 ${measured.p99} ms, engine ${(engineSeconds * 1e6).toFixed(0)} µs`)
         const bareName = "bare node:http, same answer, same run"
         figures.push(
-          figure(`${c.label}: requests/s`, "req/s", measured.requestsPerSecond, {
-            limit: { name: bareName, sample: reference.requestsPerSecond },
-            goal: { on: "ratio", atLeast: 0.3, source: "issue 4" }
-          }),
-          figure(`${c.label}: p50 latency`, "ms", measured.p50, { better: "lower", limit: { name: bareName, sample: reference.p50 } }),
-          figure(`${c.label}: p99 latency`, "ms", measured.p99, {
-            better: "lower",
-            limit: { name: bareName, sample: reference.p99 },
-            goal: { on: "median", atMost: 20, source: "issue 4" }
-          }),
-          figure(`${c.label}: p99.9 latency`, "ms", measured.p999, { better: "lower", limit: { name: bareName, sample: reference.p999 } }),
+          ...loadFigures(c.label, measured, reference, bareName),
           figure(`${c.label}: engine time per request in-process (decode, evaluate, encode)`, "µs", engineSeconds * 1e6, {
             better: "lower",
             ...(c.items === 5 ? { goal: { on: "median" as const, atMost: 1000, source: "issue 4: well under a millisecond" } } : {})

@@ -10,7 +10,7 @@ import { cpuOfDuring } from "../support/ProcessCpu.ts"
 import { type ServerHandle, startServer, withServerLog } from "../support/ServerProcess.ts"
 import { BENCH_CAPACITY_KEY, runTag } from "../support/Tokens.ts"
 import { meanSeconds } from "./LoadProducts.ts"
-import { type CapacityRequestKind, variantA, variantBAllModesSearch, variantBHomeFixed } from "./Capacity.ts"
+import { type CapacityRequestKind, loadFigures, variantA, variantBAllModesSearch, variantBHomeFixed } from "./Capacity.ts"
 import { type Cart, type CartLine, cartStream, type Holder } from "./CheckoutCarts.ts"
 
 const CONNECTIONS = 64
@@ -250,21 +250,11 @@ export const capacityCheckout: Benchmark = {
         setup.progress(`${c.label}: ${measured.requestsPerSecond.toFixed(0)} req/s (bare ${reference.requestsPerSecond.toFixed(0)}), p99 ${measured.p99} ms, ${placed.held.length} orders applied, ${placed.refused} refused, ${placed.notSent} not sent`)
         const bareName = "bare node:http, same answers, same run"
         figures.push(
-          figure(`${c.label}: requests/s`, "req/s", measured.requestsPerSecond, {
-            limit: { name: bareName, sample: reference.requestsPerSecond },
-            goal: { on: "ratio", atLeast: 0.3, source: "issue 4" }
-          }),
-          figure(`${c.label}: p50 latency`, "ms", measured.p50, { better: "lower", limit: { name: bareName, sample: reference.p50 } }),
-          figure(`${c.label}: p99 latency`, "ms", measured.p99, {
-            better: "lower",
-            limit: { name: bareName, sample: reference.p99 },
-            goal: { on: "median", atMost: 20, source: "issue 4" }
-          }),
-          figure(`${c.label}: p99.9 latency`, "ms", measured.p999, { better: "lower", limit: { name: bareName, sample: reference.p999 } }),
+          ...loadFigures(c.label, measured, reference, bareName),
           ...(served.cpuSeconds === undefined || bareServed.cpuSeconds === undefined ? [] : [
             figure(`${c.label}: server CPU per request (all threads, the orders' work included)`, "µs", (served.cpuSeconds / measured.requests) * 1e6, {
               better: "lower",
-              limit: { name: "bare node:http, same answers, same run", sample: (bareServed.cpuSeconds / reference.requests) * 1e6 }
+              limit: { name: bareName, sample: (bareServed.cpuSeconds / reference.requests) * 1e6 }
             })
           ]),
           figure(`${c.label}: engine time per request in-process (decode, evaluate, encode; no order placed)`, "µs", engineSeconds * 1e6, { better: "lower" }),
