@@ -1,7 +1,11 @@
+import { Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
 const packageJsonFile = fileURLToPath(new URL("../package.json", import.meta.url))
+const PackageJson = Schema.Struct({ scripts: Schema.Struct({ start: Schema.String }) })
+const startScriptOfPackage = (): string =>
+  Schema.decodeUnknownSync(Schema.parseJson(PackageJson))(readFileSync(packageJsonFile, "utf8")).scripts.start
 const START = /(?:^|&&\s*)node((?:\s+--[\w-]+(?:=\S+)?)*)\s+dist\/server\.mjs\s*$/
 
 /**
@@ -9,7 +13,7 @@ const START = /(?:^|&&\s*)node((?:\s+--[\w-]+(?:=\S+)?)*)\s+dist\/server\.mjs\s*
  * `node <flags> dist/server.mjs`), so that the benchmarks' servers run as production does.
  * Throws when the script does not have that shape.
  */
-export const serverNodeFlags = (startScript: string = JSON.parse(readFileSync(packageJsonFile, "utf8")).scripts.start): ReadonlyArray<string> => {
+export const serverNodeFlags = (startScript: string = startScriptOfPackage()): ReadonlyArray<string> => {
   const match = START.exec(startScript)
   if (match === null) throw new Error(`package.json's start script does not end with "node [--flags] dist/server.mjs": ${startScript}`)
   return (match[1] ?? "").trim().split(/\s+/).filter((flag) => flag !== "")
