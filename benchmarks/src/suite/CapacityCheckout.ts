@@ -98,6 +98,20 @@ const checkoutKinds = (): ReadonlyArray<CheckoutKind> => {
   ]
 }
 
+/**
+ * Whether the engine answers the body in-process with every item routed and dated. A refusal
+ * (`inProcess` throws BenchmarkFailure for a 400 or a 404) is a no; any other error is a fault
+ * of the engine and ends the benchmark.
+ */
+const answersInFull = (kind: CapacityRequestKind, body: string, items: number): boolean => {
+  try {
+    return kind.wrongAnswer(kind.inProcess(body), items) === undefined
+  } catch (error) {
+    if (error instanceof BenchmarkFailure) return false
+    throw error
+  }
+}
+
 /** Routability of one holder to a destination, by the engine in-process on a one-item variant A body (memoised). */
 const shipsBy = (a: CapacityRequestKind, purchaseDate: string): Ships => {
   const known = new Map<string, boolean>()
@@ -106,12 +120,7 @@ const shipsBy = (a: CapacityRequestKind, purchaseDate: string): Ships => {
     const cached = known.get(key)
     if (cached !== undefined) return cached
     const body = bodyA({ ...cart, lines: [{ sku, holders: [holder], quantity: 1, weight: 1 }] }, purchaseDate, () => true)
-    let routed: boolean
-    try {
-      routed = a.wrongAnswer(a.inProcess(JSON.stringify(body)), 1) === undefined
-    } catch {
-      routed = false
-    }
+    const routed = answersInFull(a, JSON.stringify(body), 1)
     known.set(key, routed)
     return routed
   }
@@ -128,11 +137,7 @@ const poolOf = (checkout: CheckoutKind, size: number, purchaseDate: string, ship
     const body = checkout.body(next(), purchaseDate, ships)
     if (body === undefined) continue
     const text = JSON.stringify(body)
-    try {
-      if (checkout.kind.wrongAnswer(checkout.kind.inProcess(text), checkout.items) === undefined) pool.push(text)
-    } catch {
-      continue
-    }
+    if (answersInFull(checkout.kind, text, checkout.items)) pool.push(text)
   }
   if (pool.length < size) throw new BenchmarkFailure(`${checkout.kind.label}, ${checkout.items} items: only ${pool.length} of ${size} carts answered in full`)
   return pool
