@@ -49,6 +49,10 @@ const decode = <A>(operation: string, decoded: Either.Either<A, string>): Effect
     onRight: Effect.succeed
   })
 
+/** Bytes go out as they are (a Buffer view, no copy): a large payload is never turned into a string. */
+const wire = (payload: string | Uint8Array): string | Buffer =>
+  typeof payload === "string" ? payload : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength)
+
 const toDelivery = (entry: replies.RawEntry, deliveries: number): Delivery => ({
   id: entry.id,
   payload: entry.fields["payload"] ?? "",
@@ -134,16 +138,19 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
         const maxLen = publishOptions?.maxLen
         if (maxLen !== undefined) yield* validate.nonNegativeInt("publish", "maxLen", maxLen)
         if (payloads.length === 0) return []
+        const trim = (i: number) =>
+          i === payloads.length - 1 && maxLen !== undefined
+            ? { TRIM: { strategy: "MAXLEN" as const, strategyModifier: "=" as const, threshold: maxLen } }
+            : undefined
+        const [only] = payloads
+        if (payloads.length === 1 && only !== undefined) {
+          // One XADD is atomic by itself: MULTI/EXEC would only add two commands to the round trip.
+          const id = yield* command("publish", (client) => client.xAdd(stream, "*", { payload: wire(only) }, trim(0)), publishTimeoutMs)
+          return yield* decode("publish", replies.ids([id], 1))
+        }
         const multi = shared.multi()
-        const last = payloads.length - 1
         payloads.forEach((given, i) => {
-          // Bytes go out as they are (a Buffer view, no copy): a large payload is never turned into a string.
-          const payload = typeof given === "string" ? given : Buffer.from(given.buffer, given.byteOffset, given.byteLength)
-          if (i === last && maxLen !== undefined) {
-            multi.xAdd(stream, "*", { payload }, { TRIM: { strategy: "MAXLEN", strategyModifier: "=", threshold: maxLen } })
-          } else {
-            multi.xAdd(stream, "*", { payload })
-          }
+          multi.xAdd(stream, "*", { payload: wire(given) }, trim(i))
         })
         const reply = yield* command("publish", () => multi.exec(), publishTimeoutMs)
         return yield* decode("publish", replies.ids(reply, payloads.length))

@@ -383,6 +383,9 @@ export const streamQueueContract = (options: ContractOptions): void => {
         yield* queue.publish(stream, payloads("n", 3), { maxLen: 5 })
         const all = yield* queue.readAfter(stream, "0", { count: 100, blockMs: 0 })
         expect(all.map((e) => e.payload)).toEqual(["m-2", "m-3", "n-0", "n-1", "n-2"])
+        const [last] = yield* queue.publish(stream, ["o"], { maxLen: 2 })
+        const trimmed = yield* queue.readAfter(stream, "0", { count: 100, blockMs: 0 })
+        expect(trimmed).toEqual([{ id: expect.any(String), payload: "n-2" }, { id: last, payload: "o" }])
       }))
 
     test("invalid arguments fail with QueueError", () =>

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { type CapacityUse, resourceKey } from "@retail/capacity"
 import { Effect, Option, Schema } from "effect"
 import { columnsOf, LedgerRow, UsageRow, type UsageState, statesOfRows } from "./CapacityRows.ts"
-import { sqlDefectsAsFailures, storeOperation, toStoreError } from "./StoreError.ts"
+import { storeOperation, toStoreError } from "./StoreError.ts"
 
 /** A use of an order with the capacity its resource has now (from the current network). */
 export interface LimitedUse {
@@ -33,15 +33,34 @@ const NetworkRow = Schema.Struct({ version: Schema.NumberFromString, document: S
 const decodeNetworkRows = Schema.decodeUnknown(Schema.Array(NetworkRow))
 const decodeUsageRows = Schema.decodeUnknown(Schema.Array(UsageRow))
 const decodeLedgerRows = Schema.decodeUnknown(Schema.Array(LedgerRow))
-/** An order's ledger rows as it is deleted; one row of nulls for an order that took nothing. */
-const decodeHeldRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({
-  orderId: Schema.String,
+const OutcomeColumns = {
   kind: Schema.NullOr(Schema.String),
   code: Schema.NullOr(Schema.String),
   slot: Schema.NullOr(Schema.String),
   day: Schema.NullOr(Schema.String),
-  units: Schema.NullOr(Schema.Number)
+  used: Schema.NullOr(Schema.Number),
+  revision: Schema.NullOr(Schema.Number)
+}
+/** What capacity_consume answers (CapacitySchema.ts): one ALREADY_APPLIED or EXHAUSTED row, or the APPLIED usage rows. */
+const decodeConsumeRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({
+  outcome: Schema.Literal("APPLIED", "ALREADY_APPLIED", "EXHAUSTED"),
+  ...OutcomeColumns,
+  amount: Schema.NullOr(Schema.Number),
+  total: Schema.NullOr(Schema.Number)
 })))
+/** What capacity_release answers: one UNKNOWN row, or the RELEASED usage rows. */
+const decodeReleaseRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({
+  outcome: Schema.Literal("RELEASED", "UNKNOWN"),
+  ...OutcomeColumns
+})))
+
+const UsageOutcome = Schema.Struct(OutcomeColumns)
+
+/** A changed usage row of either answer. */
+const usageOf = (row: typeof UsageOutcome.Type): ReadonlyArray<UsageRow> =>
+  row.kind === null || row.code === null || row.slot === null || row.day === null || row.used === null || row.revision === null
+    ? []
+    : [{ kind: row.kind, code: row.code, slot: row.slot, day: row.day, used: row.used, revision: row.revision }]
 
 /** Uses of one order on the same resource and date add up; sorted so every transaction locks rows in one order. */
 const merge = (uses: ReadonlyArray<LimitedUse>): ReadonlyArray<LimitedUse> => {
@@ -102,87 +121,45 @@ export class CapacityRepository extends Effect.Service<CapacityRepository>()("@r
       )
 
     /**
-     * Takes every use of an order or none, in three statements whatever the number of uses (each
-     * round trip costs the server more than the SQL does): the order row (a conflict means it was
-     * applied already), the usage rows it needs, then one statement that locks those rows in a
-     * fixed order (no deadlocks between orders), adds each use where `used + n <= total` still
-     * holds and records what it took; a use without room rolls the whole order back. Concurrent
-     * orders in any process therefore cannot oversell.
+     * Takes every use of an order or none, in one statement whatever the number of uses:
+     * `capacity_consume` (CapacitySchema.ts) records the order (a conflict means it was applied
+     * already), locks the usage rows it needs in one fixed order (no deadlocks between orders),
+     * and adds each use only if every one still has room; concurrent orders in any process
+     * therefore cannot oversell.
      */
     const consume = (orderId: string, uses: ReadonlyArray<LimitedUse>) =>
-      sql.withTransaction(
-        Effect.gen(function*() {
-          const inserted = yield* sql`INSERT INTO capacity_orders (order_id) VALUES (${orderId})
-                                      ON CONFLICT (order_id) DO NOTHING RETURNING order_id`
-          if (inserted.length === 0) return { _tag: "AlreadyApplied" } as ConsumeOutcome
-          const wanted = merge(uses).map(({ total, use }) => ({ ...columnsOf(use.resource), day: use.date, amount: use.amount, total }))
-          const rows = JSON.stringify(wanted)
-          yield* sql`INSERT INTO capacity_usage (kind, code, slot, day, used)
-                     SELECT kind, code, slot, day, 0 FROM jsonb_to_recordset(${rows}::jsonb) AS w(kind text, code text, slot text, day date)
-                     ORDER BY kind, code, slot, day
-                     ON CONFLICT DO NOTHING`
-          const taken = yield* sql`
-            WITH wanted AS (
-              SELECT * FROM jsonb_to_recordset(${rows}::jsonb) AS w(kind text, code text, slot text, day date, amount integer, total integer)
-            ), locked AS MATERIALIZED (
-              SELECT u.kind, u.code, u.slot, u.day FROM capacity_usage u JOIN wanted USING (kind, code, slot, day)
-              ORDER BY u.kind, u.code, u.slot, u.day FOR UPDATE OF u
-            ), taken AS (
-              UPDATE capacity_usage u SET used = u.used + w.amount, revision = u.revision + 1
-              FROM wanted w JOIN locked USING (kind, code, slot, day)
-              WHERE u.kind = w.kind AND u.code = w.code AND u.slot = w.slot AND u.day = w.day AND u.used + w.amount <= w.total
-              RETURNING u.kind, u.code, u.slot, u.day, u.used, u.revision, w.amount
-            ), recorded AS (
-              INSERT INTO capacity_ledger (order_id, kind, code, slot, day, units)
-              SELECT ${orderId}, kind, code, slot, day, amount FROM taken
-            )
-            SELECT kind, code, slot, to_char(day, 'YYYY-MM-DD') AS day, used, revision FROM taken`.pipe(Effect.flatMap(decodeUsageRows))
-          const missing = wanted.find((w) => !taken.some((t) => t.kind === w.kind && t.code === w.code && t.slot === w.slot && t.day === w.day))
-          if (missing !== undefined) {
-            return yield* new CapacityExhausted({
-              kind: missing.kind,
-              code: missing.code,
-              slot: missing.slot,
-              date: missing.day,
-              requested: missing.amount,
-              total: missing.total
-            })
-          }
-          return { _tag: "Applied", usage: statesOfRows(taken) } as ConsumeOutcome
-        })
-      ).pipe(
-        sqlDefectsAsFailures,
-        Effect.catchIf((e) => e._tag !== "CapacityExhausted", (e) => Effect.fail(toStoreError("consumeCapacity")(e)))
-      )
+      Effect.gen(function*() {
+        const wanted = merge(uses).map(({ total, use }) => ({ ...columnsOf(use.resource), day: use.date, amount: use.amount, total }))
+        const rows = yield* Effect.flatMap(sql`SELECT * FROM capacity_consume(${orderId}, ${JSON.stringify(wanted)}::jsonb)`, decodeConsumeRows)
+        const [first] = rows
+        if (first?.outcome === "ALREADY_APPLIED") return { _tag: "AlreadyApplied" } as ConsumeOutcome
+        if (first?.outcome === "EXHAUSTED") {
+          return yield* new CapacityExhausted({
+            kind: first.kind ?? "",
+            code: first.code ?? "",
+            slot: first.slot ?? "",
+            date: first.day ?? "",
+            requested: first.amount ?? 0,
+            total: first.total ?? 0
+          })
+        }
+        return { _tag: "Applied", usage: statesOfRows(rows.flatMap(usageOf)) } as ConsumeOutcome
+      }).pipe(Effect.catchIf((e) => e._tag !== "CapacityExhausted", (e) => Effect.fail(toStoreError("consumeCapacity")(e))))
 
     /**
-     * Gives back what an order took; none when the order is unknown (already released). Two
-     * statements: the order goes (its ledger rows with it) answering what they held, then the
-     * usage rows are locked in the order `consume` locks them and lowered.
+     * Gives back what an order took; none when the order is unknown (already released). One
+     * statement: `capacity_release` removes the order (its ledger rows with it), locks the rows it
+     * held in the order `consume` locks them, and lowers them.
      */
     const release = (orderId: string) =>
-      sql.withTransaction(
-        Effect.gen(function*() {
-          const held = yield* sql`
-            WITH gone AS (DELETE FROM capacity_orders WHERE order_id = ${orderId} RETURNING order_id)
-            SELECT gone.order_id AS "orderId", l.kind, l.code, l.slot, to_char(l.day, 'YYYY-MM-DD') AS day, l.units
-            FROM gone LEFT JOIN capacity_ledger l USING (order_id)`.pipe(Effect.flatMap(decodeHeldRows))
-          if (held.length === 0) return Option.none<ReadonlyArray<UsageState>>()
-          const given = JSON.stringify(held.filter((row) => row.kind !== null))
-          const usage = yield* sql`
-            WITH given AS (
-              SELECT * FROM jsonb_to_recordset(${given}::jsonb) AS g(kind text, code text, slot text, day date, units integer)
-            ), locked AS MATERIALIZED (
-              SELECT u.kind, u.code, u.slot, u.day FROM capacity_usage u JOIN given USING (kind, code, slot, day)
-              ORDER BY u.kind, u.code, u.slot, u.day FOR UPDATE OF u
-            )
-            UPDATE capacity_usage u SET used = GREATEST(u.used - g.units, 0), revision = u.revision + 1
-            FROM given g JOIN locked USING (kind, code, slot, day)
-            WHERE u.kind = g.kind AND u.code = g.code AND u.slot = g.slot AND u.day = g.day
-            RETURNING u.kind, u.code, u.slot, to_char(u.day, 'YYYY-MM-DD') AS day, u.used, u.revision`.pipe(Effect.flatMap(decodeUsageRows))
-          return Option.some(statesOfRows(usage))
-        })
-      ).pipe(storeOperation("releaseCapacity"))
+      Effect.flatMap(sql`SELECT * FROM capacity_release(${orderId})`, decodeReleaseRows).pipe(
+        Effect.map((rows) =>
+          rows[0]?.outcome === "UNKNOWN"
+            ? Option.none<ReadonlyArray<UsageState>>()
+            : Option.some(statesOfRows(rows.flatMap(usageOf)))
+        ),
+        storeOperation("releaseCapacity")
+      )
 
     /** A node's picking and dispatch usage and the orders behind it, between two dates (inclusive). */
     const nodeLedger = (node: string, from: string, to: string) =>

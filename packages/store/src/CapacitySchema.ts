@@ -52,3 +52,102 @@ export const migration0002 = Effect.flatMap(SqlClient.SqlClient, (sql) =>
 export const migration0003 = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   sql`ALTER TABLE capacity_usage ADD COLUMN revision integer NOT NULL DEFAULT 0`
 )
+
+/**
+ * An order's consumption and its release, each one statement: a round trip costs the server more
+ * than the SQL does, and a single statement is its own transaction.
+ *
+ * capacity_consume(order, wanted): `wanted` is a JSON array of {kind, code, slot, day, amount,
+ * total}. The order row comes first (a conflict: ALREADY_APPLIED); the usage rows it needs are
+ * created, then locked in one fixed order (no deadlock between orders in any process); if any
+ * lacks room the order row is removed again and one EXHAUSTED row names the first such use;
+ * otherwise every use is added and recorded in the ledger, and the changed rows come back as
+ * APPLIED rows.
+ *
+ * capacity_release(order): one UNKNOWN row when no such order is held; otherwise the order goes
+ * (its ledger rows with it), the rows it held are locked in the same order and lowered, and come
+ * back as RELEASED rows.
+ */
+export const capacityFunctions: ReadonlyArray<string> = [
+  `CREATE FUNCTION capacity_consume(p_order_id text, p_wanted jsonb)
+   RETURNS TABLE (outcome text, kind text, code text, slot text, day text, used integer, revision integer, amount integer, total integer)
+   LANGUAGE plpgsql AS $fn$
+   #variable_conflict use_column
+   DECLARE
+     short record;
+   BEGIN
+     INSERT INTO capacity_orders (order_id) VALUES (p_order_id) ON CONFLICT (order_id) DO NOTHING;
+     IF NOT FOUND THEN
+       RETURN QUERY SELECT 'ALREADY_APPLIED'::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::integer, NULL::integer, NULL::integer;
+       RETURN;
+     END IF;
+     INSERT INTO capacity_usage AS u (kind, code, slot, day, used)
+       SELECT w.kind, w.code, w.slot, w.day, 0 FROM jsonb_to_recordset(p_wanted) AS w(kind text, code text, slot text, day date)
+       ORDER BY 1, 2, 3, 4
+       ON CONFLICT DO NOTHING;
+     PERFORM 1 FROM capacity_usage u
+       JOIN jsonb_to_recordset(p_wanted) AS w(kind text, code text, slot text, day date)
+         ON u.kind = w.kind AND u.code = w.code AND u.slot = w.slot AND u.day = w.day
+       ORDER BY u.kind, u.code, u.slot, u.day
+       FOR UPDATE OF u;
+     SELECT w.kind, w.code, w.slot, w.day, w.amount, w.total INTO short
+       FROM jsonb_to_recordset(p_wanted) AS w(kind text, code text, slot text, day date, amount integer, total integer)
+       JOIN capacity_usage u ON u.kind = w.kind AND u.code = w.code AND u.slot = w.slot AND u.day = w.day
+       WHERE u.used + w.amount > w.total
+       ORDER BY w.kind, w.code, w.slot, w.day
+       LIMIT 1;
+     IF FOUND THEN
+       DELETE FROM capacity_orders o WHERE o.order_id = p_order_id;
+       RETURN QUERY SELECT 'EXHAUSTED'::text, short.kind, short.code, short.slot, to_char(short.day, 'YYYY-MM-DD'), NULL::integer, NULL::integer, short.amount, short.total;
+       RETURN;
+     END IF;
+     RETURN QUERY
+       WITH wanted AS (
+         SELECT * FROM jsonb_to_recordset(p_wanted) AS w(kind text, code text, slot text, day date, amount integer, total integer)
+       ), taken AS (
+         UPDATE capacity_usage u SET used = u.used + w.amount, revision = u.revision + 1
+         FROM wanted w
+         WHERE u.kind = w.kind AND u.code = w.code AND u.slot = w.slot AND u.day = w.day
+         RETURNING u.kind, u.code, u.slot, u.day, u.used, u.revision, w.amount, w.total
+       ), recorded AS (
+         INSERT INTO capacity_ledger (order_id, kind, code, slot, day, units)
+         SELECT p_order_id, t.kind, t.code, t.slot, t.day, t.amount FROM taken t
+       )
+       SELECT 'APPLIED'::text, t.kind, t.code, t.slot, to_char(t.day, 'YYYY-MM-DD'), t.used, t.revision, t.amount, t.total FROM taken t;
+   END
+   $fn$`,
+  `CREATE FUNCTION capacity_release(p_order_id text)
+   RETURNS TABLE (outcome text, kind text, code text, slot text, day text, used integer, revision integer)
+   LANGUAGE plpgsql AS $fn$
+   #variable_conflict use_column
+   DECLARE
+     held jsonb;
+     found_order boolean;
+   BEGIN
+     WITH gone AS (DELETE FROM capacity_orders o WHERE o.order_id = p_order_id RETURNING o.order_id)
+     SELECT count(*) > 0,
+            coalesce(jsonb_agg(jsonb_build_object('kind', l.kind, 'code', l.code, 'slot', l.slot, 'day', l.day, 'units', l.units))
+                     FILTER (WHERE l.kind IS NOT NULL), '[]'::jsonb)
+       INTO found_order, held
+       FROM gone LEFT JOIN capacity_ledger l ON l.order_id = gone.order_id;
+     IF NOT found_order THEN
+       RETURN QUERY SELECT 'UNKNOWN'::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::integer;
+       RETURN;
+     END IF;
+     PERFORM 1 FROM capacity_usage u
+       JOIN jsonb_to_recordset(held) AS g(kind text, code text, slot text, day date)
+         ON u.kind = g.kind AND u.code = g.code AND u.slot = g.slot AND u.day = g.day
+       ORDER BY u.kind, u.code, u.slot, u.day
+       FOR UPDATE OF u;
+     RETURN QUERY
+       UPDATE capacity_usage u SET used = GREATEST(u.used - g.units, 0), revision = u.revision + 1
+       FROM jsonb_to_recordset(held) AS g(kind text, code text, slot text, day date, units integer)
+       WHERE u.kind = g.kind AND u.code = g.code AND u.slot = g.slot AND u.day = g.day
+       RETURNING 'RELEASED'::text, u.kind, u.code, u.slot, to_char(u.day, 'YYYY-MM-DD'), u.used, u.revision;
+   END
+   $fn$`
+]
+
+export const migration0004 = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.forEach(capacityFunctions, (statement) => sql.unsafe(statement), { discard: true })
+)

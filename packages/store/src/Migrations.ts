@@ -1,6 +1,6 @@
 import { Migrator, SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { migration0002, migration0003 } from "./CapacitySchema.ts"
+import { migration0002, migration0003, migration0004 } from "./CapacitySchema.ts"
 import { migration0001 } from "./Schema.ts"
 import { storeOperation } from "./StoreError.ts"
 
@@ -12,7 +12,8 @@ const runMigrator = Migrator.make({})({
   loader: Migrator.fromRecord({
     "0001_create_tables": migration0001,
     "0002_capacity_tables": migration0002,
-    "0003_capacity_usage_revision": migration0003
+    "0003_capacity_usage_revision": migration0003,
+    "0004_capacity_order_functions": migration0004
   }),
   table: MIGRATIONS_TABLE
 })

@@ -30,7 +30,7 @@ describe("embedded PGlite on disk", () => {
         })
       )
       expect(status).toEqual(Option.some("RECEIVED"))
-      expect(migrations).toBe(3)
+      expect(migrations).toBe(4)
       // Memory: see EMBEDDED_SHARED_BUFFERS.
       expect(buffers).toBe("16MB")
     }).pipe(Effect.scoped), 60_000)

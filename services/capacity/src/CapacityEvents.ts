@@ -12,14 +12,18 @@ const UsageEntry = Schema.Struct({
   revision: Schema.Number
 })
 
+/** The process that published an event; set on publishing (older processes ignore it). */
+const origin = { origin: Schema.optional(Schema.String) }
+
 /** What goes on the stream: absolute usage after a commit (applied by revision), or a new network version. */
 export const CapacityEvent = Schema.Union(
   Schema.TaggedStruct("UsageChanged", {
+    ...origin,
     reason: Schema.Literal("CONSUMED", "RELEASED"),
     orderId: Schema.String,
     usage: Schema.Array(UsageEntry)
   }),
-  Schema.TaggedStruct("NetworkReplaced", { version: Schema.Number })
+  Schema.TaggedStruct("NetworkReplaced", { ...origin, version: Schema.Number })
 )
 export type CapacityEvent = typeof CapacityEvent.Type
 
@@ -70,51 +74,59 @@ const none: CapacityEventsShape = {
   follow: () => Effect.void
 }
 
-const onStream = (queue: typeof StreamQueue.Service, stream: string): CapacityEventsShape => ({
-  position: queue.lastId(stream).pipe(
-    Effect.catchAll((error) =>
-      Effect.as(Effect.logWarning(`capacity events: no position on ${stream} (${error.message}); following new events only`), "$")
-    )
-  ),
-  publish: (event) =>
-    queue.publish(stream, [encode(event)], { maxLen: STREAM_MAX_LEN }).pipe(
+/**
+ * `origin` names this process on what it publishes: its own events come back on the stream, and
+ * everything in them is already applied here (a change reaches the actors before it is published),
+ * so they are passed over unread.
+ */
+const onStream = (queue: typeof StreamQueue.Service, stream: string, origin: string): CapacityEventsShape => {
+  const ownMark = `"origin":${JSON.stringify(origin)}`
+  return {
+    position: queue.lastId(stream).pipe(
       Effect.catchAll((error) =>
-        Effect.logError(`capacity events: ${event._tag} not published on ${stream}; other processes learn it at their next resync`, error)
-      ),
-      Effect.asVoid
+        Effect.as(Effect.logWarning(`capacity events: no position on ${stream} (${error.message}); following new events only`), "$")
+      )
     ),
-  follow: (from, follower) => {
-    let position = from
-    let lost = false
-    // Suspended: each read starts after the last entry applied, not where following began.
-    const step = Effect.flatMap(Effect.suspend(() => queue.readAfter(stream, position, READ)), (entries) =>
-      Effect.forEach(entries, (entry) =>
-        Either.match(decode(entry.payload), {
-          onLeft: (error) => Effect.logWarning(`capacity events: skipping undecodable entry ${entry.id}: ${error.message}`),
-          onRight: follower.apply
-        }).pipe(Effect.tap(() => {
-          position = entry.id
-        })), { discard: true }))
-    const cycle = Effect.gen(function*() {
-      if (lost) {
-        position = yield* queue.lastId(stream)
-        yield* follower.resync
-        lost = false
-        yield* Effect.logInfo(`capacity events: resynchronised from Postgres, following ${stream} from ${position}`)
-      }
-      return yield* Effect.forever(step)
-    })
-    return cycle.pipe(
-      Effect.catchAllCause((cause) => {
-        lost = true
-        return Effect.logError(`capacity events: following ${stream} failed; will resync and follow again`, cause)
-      }),
-      Effect.repeat(restarts),
-      Effect.forkScoped,
-      Effect.asVoid
-    )
+    publish: (event) =>
+      queue.publish(stream, [encode({ ...event, origin })], { maxLen: STREAM_MAX_LEN }).pipe(
+        Effect.catchAll((error) =>
+          Effect.logError(`capacity events: ${event._tag} not published on ${stream}; other processes learn it at their next resync`, error)
+        ),
+        Effect.asVoid
+      ),
+    follow: (from, follower) => {
+      let position = from
+      let lost = false
+      // Suspended: each read starts after the last entry applied, not where following began.
+      const step = Effect.flatMap(Effect.suspend(() => queue.readAfter(stream, position, READ)), (entries) =>
+        Effect.forEach(entries, (entry) =>
+          (entry.payload.includes(ownMark) ? Effect.void : Either.match(decode(entry.payload), {
+            onLeft: (error) => Effect.logWarning(`capacity events: skipping undecodable entry ${entry.id}: ${error.message}`),
+            onRight: follower.apply
+          })).pipe(Effect.tap(() => {
+            position = entry.id
+          })), { discard: true }))
+      const cycle = Effect.gen(function*() {
+        if (lost) {
+          position = yield* queue.lastId(stream)
+          yield* follower.resync
+          lost = false
+          yield* Effect.logInfo(`capacity events: resynchronised from Postgres, following ${stream} from ${position}`)
+        }
+        return yield* Effect.forever(step)
+      })
+      return cycle.pipe(
+        Effect.catchAllCause((cause) => {
+          lost = true
+          return Effect.logError(`capacity events: following ${stream} failed; will resync and follow again`, cause)
+        }),
+        Effect.repeat(restarts),
+        Effect.forkScoped,
+        Effect.asVoid
+      )
+    }
   }
-})
+}
 
 /** The Redis Stream of capacity events between server processes; nothing when REDIS_URL is unset. */
 export class CapacityEvents extends Context.Tag("@retail/capacity/CapacityEvents")<CapacityEvents, CapacityEventsShape>() {
@@ -125,7 +137,7 @@ export class CapacityEvents extends Context.Tag("@retail/capacity/CapacityEvents
     Effect.map(CapacityConfig, (config) =>
       Option.match(config.eventsStream, {
         onNone: () => CapacityEvents.None,
-        onSome: (stream) => Layer.effect(CapacityEvents, Effect.map(StreamQueue, (queue) => onStream(queue, stream)))
+        onSome: (stream) => Layer.effect(CapacityEvents, Effect.map(StreamQueue, (queue) => onStream(queue, stream, crypto.randomUUID())))
       }))
   )
 }

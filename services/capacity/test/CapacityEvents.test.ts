@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { MemoryStreamQueue, StreamQueue } from "@retail/queue"
 import { type CapacityEvent, CapacityConfig, CapacityEvents } from "@retail/service-capacity"
-import { Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 
 /** The in-memory queue, remembering the position of every read. */
 const readPositions: Array<string> = []
@@ -14,17 +14,23 @@ const RecordingQueue = Layer.effect(
   }))
 )
 
-const Events = CapacityEvents.layer.pipe(
-  Layer.provide(Layer.succeed(CapacityConfig, {
-    apiKeys: new Set(["key"]),
-    horizonDays: 30,
-    deliveryDatesCount: 5,
-    eventsStream: Option.some("test:capacity-events"),
-    maxBodyBytes: 1024,
-    reconcileIntervalMs: 0
-  })),
-  Layer.provideMerge(RecordingQueue)
-)
+const Config = Layer.succeed(CapacityConfig, {
+  apiKeys: new Set(["key"]),
+  horizonDays: 30,
+  deliveryDatesCount: 5,
+  eventsStream: Option.some("test:capacity-events"),
+  maxBodyBytes: 1024,
+  reconcileIntervalMs: 0
+})
+
+const Events = CapacityEvents.layer.pipe(Layer.provide(Config), Layer.provideMerge(RecordingQueue))
+
+/** The events of another process on the same stream. */
+const otherProcess = Effect.flatMap(StreamQueue, (queue) =>
+  Effect.map(
+    Layer.build(CapacityEvents.layer.pipe(Layer.provide(Config), Layer.provide(Layer.succeed(StreamQueue, queue)))),
+    (context) => Context.get(context, CapacityEvents)
+  ))
 
 const consumed = (orderId: string): CapacityEvent => ({ _tag: "UsageChanged", reason: "CONSUMED", orderId, usage: [] })
 
@@ -37,15 +43,16 @@ describe("capacity events", () => {
   it.scopedLive("each event is applied once, in order, every read starting after the last event applied", () =>
     Effect.gen(function*() {
       const events = yield* CapacityEvents
+      const other = yield* otherProcess
       const applied: Array<string> = []
       yield* events.follow(yield* events.position, {
         apply: (event) => Effect.sync(() => applied.push(event._tag === "UsageChanged" ? event.orderId : `network ${event.version}`)),
         resync: Effect.void
       })
 
-      for (const order of ["a", "b", "c"]) yield* events.publish(consumed(order))
+      for (const order of ["a", "b", "c"]) yield* other.publish(consumed(order))
       yield* waitUntil(() => applied.length >= 3)
-      yield* events.publish(consumed("d"))
+      yield* other.publish(consumed("d"))
       yield* waitUntil(() => applied.includes("d"))
       // Time for a follower that went back to an old position to apply something twice.
       yield* Effect.sleep("100 millis")
@@ -54,5 +61,26 @@ describe("capacity events", () => {
       const queue = yield* StreamQueue
       const lastId = yield* queue.lastId("test:capacity-events")
       expect(readPositions.at(-1)).toBe(lastId)
+    }).pipe(Effect.provide(Events)))
+
+  it.scopedLive("a process passes over its own events, which it applied before publishing them", () =>
+    Effect.gen(function*() {
+      const events = yield* CapacityEvents
+      const other = yield* otherProcess
+      const applied: Array<string> = []
+      yield* events.follow(yield* events.position, {
+        apply: (event) => Effect.sync(() => applied.push(event._tag === "UsageChanged" ? event.orderId : `network ${event.version}`)),
+        resync: Effect.void
+      })
+
+      yield* events.publish(consumed("own"))
+      yield* events.publish({ _tag: "NetworkReplaced", version: 7 })
+      yield* other.publish(consumed("theirs"))
+      yield* waitUntil(() => applied.includes("theirs"))
+      yield* Effect.sleep("100 millis")
+
+      expect(applied).toEqual(["theirs"])
+      const queue = yield* StreamQueue
+      expect(readPositions.at(-1)).toBe(yield* queue.lastId("test:capacity-events"))
     }).pipe(Effect.provide(Events)))
 })
