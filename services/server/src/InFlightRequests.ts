@@ -1,22 +1,36 @@
 import type { HttpApp } from "@effect/platform"
-import { Effect, Stream, SubscriptionRef } from "effect"
+import { Deferred, Effect } from "effect"
 
 /**
  * Counts the HTTP requests being handled, so that shutdown can wait for their fibers to end
  * (including what they do when interrupted) before the database and the queue are closed.
+ * A plain counter: it is touched twice by every request, and only shutdown waits on it.
  */
 export class InFlightRequests extends Effect.Service<InFlightRequests>()("@retail/server/InFlightRequests", {
   effect: Effect.gen(function*() {
-    const count = yield* SubscriptionRef.make(0)
+    let count = 0
+    /** Completed when the count next reaches zero; made by the first `drained` that has to wait. */
+    let idle: Deferred.Deferred<void> | undefined
+    const done = Effect.suspend(() => {
+      count--
+      if (count > 0 || idle === undefined) return Effect.void
+      const waiting = idle
+      idle = undefined
+      return Deferred.succeed(waiting, undefined)
+    })
     return {
       track: <A, E, R>(handle: Effect.Effect<A, E, R>) =>
-        Effect.acquireUseRelease(
-          SubscriptionRef.update(count, (n) => n + 1),
-          () => handle,
-          () => SubscriptionRef.update(count, (n) => n - 1)
-        ),
+        Effect.acquireUseRelease(Effect.sync(() => count++), () => handle, () => done),
       /** Completes once no request is being handled. */
-      drained: count.changes.pipe(Stream.takeUntil((n) => n === 0), Stream.runDrain)
+      drained: Effect.suspend(() => {
+        if (count === 0) return Effect.void
+        if (idle !== undefined) return Deferred.await(idle)
+        return Effect.flatMap(Deferred.make<void>(), (waiting) => {
+          idle = waiting
+          // The last request may have ended while the deferred was made.
+          return count === 0 ? Effect.void : Deferred.await(waiting)
+        })
+      })
     } as const
   })
 }) {}
