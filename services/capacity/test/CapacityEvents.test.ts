@@ -39,16 +39,22 @@ const waitUntil = (done: () => boolean) =>
     for (let i = 0; i < 500 && !done(); i++) yield* Effect.sleep("10 millis")
   })
 
+/** This process following the stream from now on (what it applied, by order id), and another process. */
+const following = Effect.gen(function*() {
+  const events = yield* CapacityEvents
+  const other = yield* otherProcess
+  const applied: Array<string> = []
+  yield* events.follow(yield* events.position, {
+    apply: (event) => Effect.sync(() => applied.push(event._tag === "UsageChanged" ? event.orderId : `network ${event.version}`)),
+    resync: Effect.void
+  })
+  return { applied, events, other }
+})
+
 describe("capacity events", () => {
   it.scopedLive("each event is applied once, in order, every read starting after the last event applied", () =>
     Effect.gen(function*() {
-      const events = yield* CapacityEvents
-      const other = yield* otherProcess
-      const applied: Array<string> = []
-      yield* events.follow(yield* events.position, {
-        apply: (event) => Effect.sync(() => applied.push(event._tag === "UsageChanged" ? event.orderId : `network ${event.version}`)),
-        resync: Effect.void
-      })
+      const { applied, other } = yield* following
 
       for (const order of ["a", "b", "c"]) yield* other.publish(consumed(order))
       yield* waitUntil(() => applied.length >= 3)
@@ -65,13 +71,7 @@ describe("capacity events", () => {
 
   it.scopedLive("a process passes over its own events, which it applied before publishing them", () =>
     Effect.gen(function*() {
-      const events = yield* CapacityEvents
-      const other = yield* otherProcess
-      const applied: Array<string> = []
-      yield* events.follow(yield* events.position, {
-        apply: (event) => Effect.sync(() => applied.push(event._tag === "UsageChanged" ? event.orderId : `network ${event.version}`)),
-        resync: Effect.void
-      })
+      const { applied, events, other } = yield* following
 
       yield* events.publish(consumed("own"))
       yield* events.publish({ _tag: "NetworkReplaced", version: 7 })
