@@ -1,0 +1,269 @@
+import type { ProductCodeEntries } from "@retail/domain"
+import { closeSync, fstatSync, openSync, readSync, unlinkSync, writeSync } from "node:fs"
+
+/**
+ * One run of a spilled productCode index: codes with their first index, in a file sorted by a
+ * 32-bit hash, and in memory only what finds them again: a blocked Bloom filter (`BITS_PER_CODE`
+ * bits a code, one 64-byte block each, so a probe is one cache line) and the hash and file offset
+ * of every `FENCE_EVERY`th record. A lookup reads the disk only when the filter says maybe (a
+ * code of the run, or about 1 % of the others): one positioned read of the block its hash falls in.
+ *
+ * Record: hash (u32), first index (u32), length (u32; bit 31 set when the code has a character
+ * above U+00FF), then the code: one byte a character (Latin-1), or two (UTF-16LE) when wide.
+ * Synchronous IO throughout, so the index answers in line with the products; errors are thrown
+ * for the owning index to turn into a failure of the load.
+ */
+export interface ProductCodeRun {
+  readonly count: number
+  readonly path: string
+  /** The first index of `code` when the run holds it; `hashes` must be `hashCode(code)`'s. */
+  readonly find: (code: string, hashes: CodeHashes) => number | undefined
+  readonly close: () => void
+}
+
+/** `order` sorts runs and finds a block, `filter` picks a code's Bloom block; `wide` when a character is above U+00FF. */
+export interface CodeHashes {
+  order: number
+  filter: number
+  wide: boolean
+}
+
+export const BITS_PER_CODE = 10
+const PROBES = 7
+const BLOCK_WORDS = 16
+const BLOCK_BITS = BLOCK_WORDS * 32
+export const FENCE_EVERY = 64
+const HEADER_BYTES = 12
+const WIDE_FLAG = 0x80000000
+const CHUNK_BYTES = 64 * 1024
+/** Entries of a run: the sort packs an entry number under the 32-bit hash in a double's 53 bits. */
+export const MAX_RUN_CODES = 2 ** 21
+
+const finish = (h: number): number => {
+  h ^= h >>> 16
+  h = Math.imul(h, 0x85ebca6b)
+  h ^= h >>> 13
+  h = Math.imul(h, 0xc2b2ae35)
+  h ^= h >>> 16
+  return h >>> 0
+}
+
+/** Two multiplicative hashes over the code's UTF-16 units, finished by murmur3's mixer. */
+export const hashCode = (code: string, into: CodeHashes): CodeHashes => {
+  let a = 0x811c9dc5
+  let b = 0x9747b28c
+  let wide = false
+  for (let i = 0; i < code.length; i++) {
+    const unit = code.charCodeAt(i)
+    if (unit > 0xff) wide = true
+    a = Math.imul(a ^ unit, 0x01000193)
+    b = Math.imul(b ^ unit, 0x5bd1e995)
+  }
+  into.order = finish(a ^ code.length)
+  into.filter = finish(b)
+  into.wide = wide
+  return into
+}
+
+/** `hashCode` of the Latin-1 code chars[start, end). */
+const hashBytes = (chars: Uint8Array, start: number, end: number, into: CodeHashes): CodeHashes => {
+  let a = 0x811c9dc5
+  let b = 0x9747b28c
+  for (let i = start; i < end; i++) {
+    const unit = chars[i]!
+    a = Math.imul(a ^ unit, 0x01000193)
+    b = Math.imul(b ^ unit, 0x5bd1e995)
+  }
+  into.order = finish(a ^ (end - start))
+  into.filter = finish(b)
+  into.wide = false
+  return into
+}
+
+const blockOf = (filter: number, blocks: number): number => Math.floor((filter * blocks) / 0x100000000) * BLOCK_WORDS
+
+const addToFilter = (words: Uint32Array, blocks: number, hashes: CodeHashes): void => {
+  const base = blockOf(hashes.filter, blocks)
+  const step = (hashes.order >>> 9) | 1
+  for (let i = 0, bit = hashes.order; i < PROBES; i++, bit += step) {
+    const at = bit & (BLOCK_BITS - 1)
+    words[base + (at >>> 5)]! |= 1 << (at & 31)
+  }
+}
+
+const mayHold = (words: Uint32Array, blocks: number, hashes: CodeHashes): boolean => {
+  const base = blockOf(hashes.filter, blocks)
+  const step = (hashes.order >>> 9) | 1
+  for (let i = 0, bit = hashes.order; i < PROBES; i++, bit += step) {
+    const at = bit & (BLOCK_BITS - 1)
+    if ((words[base + (at >>> 5)]! & (1 << (at & 31))) === 0) return false
+  }
+  return true
+}
+
+const writeFully = (fd: number, bytes: Uint8Array, length: number, position: number): void => {
+  for (let done = 0; done < length;) {
+    const written = writeSync(fd, bytes, done, length - done, position + done)
+    if (written <= 0) throw new Error(`only ${done} of ${length} bytes were written`)
+    done += written
+  }
+}
+
+const readFully = (fd: number, bytes: Uint8Array, length: number, position: number): void => {
+  for (let done = 0; done < length;) {
+    const read = readSync(fd, bytes, done, length - done, position + done)
+    if (read <= 0) throw new Error(`the file ${length - done} bytes short at byte ${position + done}`)
+    done += read
+  }
+}
+
+/** One read buffer shared by the runs of an index (their lookups never overlap). */
+export interface ReadBuffer {
+  bytes: Buffer
+}
+
+const sameCode = (bytes: Buffer, at: number, units: number, wide: boolean, code: string): boolean => {
+  if (wide) {
+    for (let i = 0; i < units; i++) if (bytes.readUInt16LE(at + 2 * i) !== code.charCodeAt(i)) return false
+  } else {
+    for (let i = 0; i < units; i++) if (bytes[at + i] !== code.charCodeAt(i)) return false
+  }
+  return true
+}
+
+/** First index `i` in [0, length) with `array[i] > value` (or `>= value` when `inclusive`). */
+const boundOf = (array: Uint32Array, length: number, value: number, inclusive: boolean): number => {
+  let low = 0
+  let high = length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    const at = array[middle]!
+    if (inclusive ? at >= value : at > value) high = middle
+    else low = middle + 1
+  }
+  return low
+}
+
+/**
+ * Writes `entries` (an in-memory index about to be cleared) to a new file at `path` as a run.
+ * Throws on an IO error, having closed and removed the file.
+ */
+export const writeProductCodeRun = (path: string, entries: ProductCodeEntries, buffer: ReadBuffer): ProductCodeRun => {
+  const { chars, count: narrow, firsts, starts, wide } = entries
+  const count = narrow + wide.size
+  if (count > MAX_RUN_CODES) throw new Error(`a run holds at most ${MAX_RUN_CODES} codes, not ${count}`)
+  const wideCodes = Array.from(wide.keys())
+  const blocks = Math.max(1, Math.ceil((count * BITS_PER_CODE) / BLOCK_BITS))
+  const filter = new Uint32Array(blocks * BLOCK_WORDS)
+  const keys = new Float64Array(count)
+  const hashes: CodeHashes = { order: 0, filter: 0, wide: false }
+  for (let e = 0; e < count; e++) {
+    if (e < narrow) hashBytes(chars, starts[e]!, starts[e + 1]!, hashes)
+    else hashCode(wideCodes[e - narrow]!, hashes)
+    addToFilter(filter, blocks, hashes)
+    keys[e] = hashes.order * MAX_RUN_CODES + e
+  }
+  keys.sort()
+
+  const fences = Math.ceil(count / FENCE_EVERY)
+  const fenceOrders = new Uint32Array(fences)
+  const fenceOffsets = new Float64Array(fences)
+  const fd = openSync(path, "wx+")
+  try {
+    let chunk = Buffer.allocUnsafe(CHUNK_BYTES)
+    let used = 0
+    let written = 0
+    for (let r = 0; r < count; r++) {
+      const key = keys[r]!
+      const e = key % MAX_RUN_CODES
+      const order = (key - e) / MAX_RUN_CODES
+      const code = e < narrow ? undefined : wideCodes[e - narrow]!
+      const units = code === undefined ? starts[e + 1]! - starts[e]! : code.length
+      const size = HEADER_BYTES + (code === undefined ? units : 2 * units)
+      if (used + size > chunk.length) {
+        writeFully(fd, chunk, used, written)
+        written += used
+        used = 0
+        if (size > chunk.length) chunk = Buffer.allocUnsafe(size)
+      }
+      if (r % FENCE_EVERY === 0) {
+        fenceOrders[r / FENCE_EVERY] = order
+        fenceOffsets[r / FENCE_EVERY] = written + used
+      }
+      chunk.writeUInt32LE(order, used)
+      chunk.writeUInt32LE(code === undefined ? firsts[e]! : wide.get(code)!, used + 4)
+      chunk.writeUInt32LE(code === undefined ? units : (units | WIDE_FLAG) >>> 0, used + 8)
+      if (code === undefined) chunk.set(chars.subarray(starts[e]!, starts[e + 1]!), used + HEADER_BYTES)
+      else for (let i = 0; i < units; i++) chunk.writeUInt16LE(code.charCodeAt(i), used + HEADER_BYTES + 2 * i)
+      used += size
+    }
+    writeFully(fd, chunk, used, written)
+    written += used
+    if (fstatSync(fd).size !== written) throw new Error(`the run file holds ${fstatSync(fd).size} bytes, not ${written}`)
+    return openedRun(path, fd, count, written, filter, blocks, fenceOrders, fenceOffsets, buffer)
+  } catch (cause) {
+    closeQuietly(fd, path)
+    throw cause
+  }
+}
+
+const closeQuietly = (fd: number, path: string): void => {
+  try {
+    closeSync(fd)
+  } catch {
+    // Already closed or never usable: the file goes anyway.
+  }
+  try {
+    unlinkSync(path)
+  } catch {
+    // Gone already, or removed with the spool's folder.
+  }
+}
+
+const openedRun = (
+  path: string,
+  fd: number,
+  count: number,
+  length: number,
+  filter: Uint32Array,
+  blocks: number,
+  fenceOrders: Uint32Array,
+  fenceOffsets: Float64Array,
+  buffer: ReadBuffer
+): ProductCodeRun => {
+  const fences = fenceOrders.length
+  let open = true
+  return {
+    count,
+    path,
+    find: (code, hashes) => {
+      if (!mayHold(filter, blocks, hashes)) return undefined
+      const { order } = hashes
+      // Records of this hash start after the last fence below it and end before the first fence above it.
+      const from = Math.max(0, boundOf(fenceOrders, fences, order, true) - 1)
+      const to = boundOf(fenceOrders, fences, order, false)
+      const start = fenceOffsets[from]!
+      const span = (to < fences ? fenceOffsets[to]! : length) - start
+      if (buffer.bytes.length < span) buffer.bytes = Buffer.allocUnsafe(Math.max(span, 2 * buffer.bytes.length))
+      const bytes = buffer.bytes
+      readFully(fd, bytes, span, start)
+      for (let at = 0; at < span;) {
+        const recordOrder = bytes.readUInt32LE(at)
+        const packed = bytes.readUInt32LE(at + 8)
+        const wide = packed >= WIDE_FLAG
+        const units = wide ? packed - WIDE_FLAG : packed
+        if (recordOrder > order) return undefined
+        if (recordOrder === order && wide === hashes.wide && units === code.length && sameCode(bytes, at + HEADER_BYTES, units, wide, code)) {
+          return bytes.readUInt32LE(at + 4)
+        }
+        at += HEADER_BYTES + (wide ? 2 * units : units)
+      }
+      return undefined
+    },
+    close: () => {
+      if (!open) return
+      open = false
+      closeQuietly(fd, path)
+    }
+  }
+}
