@@ -6,7 +6,7 @@ import { closeSync, fstatSync, openSync, readSync, unlinkSync, writeSync } from 
  * 32-bit hash, and in memory only what finds them again: a blocked Bloom filter (`BITS_PER_CODE`
  * bits a code, one 64-byte block each, so a probe is one cache line) and the hash and file offset
  * of every `FENCE_EVERY`th record. A lookup reads the disk only when the filter says maybe (a
- * code of the run, or about 1 % of the others): one positioned read of the block its hash falls in.
+ * code of the run, or about 0.5 % of the others, measured): one positioned read of the block its hash falls in.
  *
  * Record: hash (u32), first index (u32), length (u32; bit 31 set when the code has a character
  * above U+00FF), then the code: one byte a character (Latin-1), or two (UTF-16LE) when wide.
@@ -28,7 +28,7 @@ export interface CodeHashes {
   wide: boolean
 }
 
-export const BITS_PER_CODE = 10
+export const BITS_PER_CODE = 12
 const PROBES = 7
 const BLOCK_WORDS = 16
 const BLOCK_BITS = BLOCK_WORDS * 32
@@ -99,6 +99,14 @@ const mayHold = (words: Uint32Array, blocks: number, hashes: CodeHashes): boolea
     if ((words[base + (at >>> 5)]! & (1 << (at & 31))) === 0) return false
   }
   return true
+}
+
+/** Little-endian, by hand: Buffer's writeUInt32LE checks its arguments on every call. */
+const putUint32 = (bytes: Uint8Array, at: number, value: number): void => {
+  bytes[at] = value & 0xff
+  bytes[at + 1] = (value >>> 8) & 0xff
+  bytes[at + 2] = (value >>> 16) & 0xff
+  bytes[at + 3] = value >>> 24
 }
 
 const writeFully = (fd: number, bytes: Uint8Array, length: number, position: number): void => {
@@ -175,8 +183,8 @@ export const writeProductCodeRun = (path: string, entries: ProductCodeEntries, b
     let written = 0
     for (let r = 0; r < count; r++) {
       const key = keys[r]!
-      const e = key % MAX_RUN_CODES
-      const order = (key - e) / MAX_RUN_CODES
+      const order = Math.floor(key / MAX_RUN_CODES)
+      const e = key - order * MAX_RUN_CODES
       const code = e < narrow ? undefined : wideCodes[e - narrow]!
       const units = code === undefined ? starts[e + 1]! - starts[e]! : code.length
       const size = HEADER_BYTES + (code === undefined ? units : 2 * units)
@@ -190,11 +198,20 @@ export const writeProductCodeRun = (path: string, entries: ProductCodeEntries, b
         fenceOrders[r / FENCE_EVERY] = order
         fenceOffsets[r / FENCE_EVERY] = written + used
       }
-      chunk.writeUInt32LE(order, used)
-      chunk.writeUInt32LE(code === undefined ? firsts[e]! : wide.get(code)!, used + 4)
-      chunk.writeUInt32LE(code === undefined ? units : (units | WIDE_FLAG) >>> 0, used + 8)
-      if (code === undefined) chunk.set(chars.subarray(starts[e]!, starts[e + 1]!), used + HEADER_BYTES)
-      else for (let i = 0; i < units; i++) chunk.writeUInt16LE(code.charCodeAt(i), used + HEADER_BYTES + 2 * i)
+      putUint32(chunk, used, order)
+      putUint32(chunk, used + 4, code === undefined ? firsts[e]! : wide.get(code)!)
+      putUint32(chunk, used + 8, code === undefined ? units : units + WIDE_FLAG)
+      const at = used + HEADER_BYTES
+      if (code === undefined) {
+        const start = starts[e]!
+        for (let i = 0; i < units; i++) chunk[at + i] = chars[start + i]!
+      } else {
+        for (let i = 0; i < units; i++) {
+          const unit = code.charCodeAt(i)
+          chunk[at + 2 * i] = unit & 0xff
+          chunk[at + 2 * i + 1] = unit >>> 8
+        }
+      }
       used += size
     }
     writeFully(fd, chunk, used, written)
