@@ -4,7 +4,7 @@ import fc from "fast-check"
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type CodeHashes, FENCE_EVERY, hashCode } from "../src/files/ProductCodeRun.ts"
+import { CODES_PER_BUCKET, type CodeHashes, hashCode } from "../src/files/ProductCodeRun.ts"
 import { makeSpillingCodeIndex } from "../src/files/SpillingCodeIndex.ts"
 
 /** The reference: what `firstOrAdd` must answer, kept in a Map. */
@@ -54,17 +54,17 @@ describe("SpillingCodeIndex", () => {
     expect(severalRuns).toBeGreaterThan(200)
   })
 
-  it("finds each of 200,000 codes again in 20 runs, codes whose sort hashes collide included", () => {
+  it("finds each of 200,000 codes again in 20 runs, codes whose hashes collide included", () => {
     const codes = Array.from({ length: 200_000 }, (_, i) => `PRD-${String(i * 7919).padStart(10, "0")}`)
-    const byOrder = new Map<number, number>()
-    const hashes: CodeHashes = { order: 0, filter: 0, wide: false }
+    const byPlace = new Map<number, number>()
+    const hashes: CodeHashes = { place: 0, filter: 0, wide: false }
     let collisions = 0
     for (const c of codes) {
-      const order = hashCode(c, hashes).order
-      byOrder.set(order, (byOrder.get(order) ?? 0) + 1)
-      if (byOrder.get(order) === 2) collisions++
+      const place = hashCode(c, hashes).place
+      byPlace.set(place, (byPlace.get(place) ?? 0) + 1)
+      if (byPlace.get(place) === 2) collisions++
     }
-    // About n²/2³³ pairs share a 32-bit hash: the lookup must scan all of them, across a block's end too.
+    // About n²/2³³ pairs share a 32-bit hash (and so a bucket): the lookup must tell them apart by the code.
     expect(collisions).toBeGreaterThan(0)
     const dir = freshDir()
     try {
@@ -82,11 +82,11 @@ describe("SpillingCodeIndex", () => {
     }
   })
 
-  it("finds the codes of every block of a run, narrow and wide, and the table's after it", () => {
+  it("finds the codes of every bucket of a run, narrow and wide, and the table's after it", () => {
     const dir = freshDir()
     try {
       Effect.runSync(Effect.scoped(Effect.gen(function*() {
-        const count = FENCE_EVERY * 3 + 5
+        const count = CODES_PER_BUCKET * 8 + 5
         const index = yield* makeSpillingCodeIndex(dir, count)
         const codes = Array.from({ length: count }, (_, i) => `${i % 2 === 0 ? "N" : "Ω"}${i}`)
         codes.forEach((c, i) => expect(index.firstOrAdd(c, i)).toBeUndefined())

@@ -2,11 +2,12 @@ import type { ProductCodeEntries } from "@retail/domain"
 import { closeSync, fstatSync, openSync, readSync, unlinkSync, writeSync } from "node:fs"
 
 /**
- * One run of a spilled productCode index: codes with their first index, in a file sorted by a
- * 32-bit hash, and in memory only what finds them again: a blocked Bloom filter (`BITS_PER_CODE`
- * bits a code, one 64-byte block each, so a probe is one cache line) and the hash and file offset
- * of every `FENCE_EVERY`th record. A lookup reads the disk only when the filter says maybe (a
- * code of the run, or about 0.5 % of the others, measured): one positioned read of the block its hash falls in.
+ * One run of a spilled productCode index: codes with their first index in a file, grouped in
+ * buckets by the top bits of a 32-bit hash (a counting sort, about `CODES_PER_BUCKET` codes a
+ * bucket), and in memory only what finds them again: a blocked Bloom filter (`BITS_PER_CODE` bits
+ * a code, one 64-byte block each, so a probe is one cache line) and each bucket's file offset. A
+ * lookup reads the disk only when the filter says maybe (a code of the run, or about 0.5 % of the
+ * others, measured): one positioned read of its bucket, about 1.6 KB.
  *
  * Record: hash (u32), first index (u32), length (u32; bit 31 set when the code has a character
  * above U+00FF), then the code: one byte a character (Latin-1), or two (UTF-16LE) when wide.
@@ -21,9 +22,9 @@ export interface ProductCodeRun {
   readonly close: () => void
 }
 
-/** `order` sorts runs and finds a block, `filter` picks a code's Bloom block; `wide` when a character is above U+00FF. */
+/** `place` picks a code's bucket in a run, `filter` its Bloom block; `wide` when a character is above U+00FF. */
 export interface CodeHashes {
-  order: number
+  place: number
   filter: number
   wide: boolean
 }
@@ -32,12 +33,10 @@ export const BITS_PER_CODE = 12
 const PROBES = 7
 const BLOCK_WORDS = 16
 const BLOCK_BITS = BLOCK_WORDS * 32
-export const FENCE_EVERY = 64
+export const CODES_PER_BUCKET = 64
 const HEADER_BYTES = 12
 const WIDE_FLAG = 0x80000000
 const CHUNK_BYTES = 64 * 1024
-/** Entries of a run: the sort packs an entry number under the 32-bit hash in a double's 53 bits. */
-export const MAX_RUN_CODES = 2 ** 21
 
 const finish = (h: number): number => {
   h ^= h >>> 16
@@ -59,7 +58,7 @@ export const hashCode = (code: string, into: CodeHashes): CodeHashes => {
     a = Math.imul(a ^ unit, 0x01000193)
     b = Math.imul(b ^ unit, 0x5bd1e995)
   }
-  into.order = finish(a ^ code.length)
+  into.place = finish(a ^ code.length)
   into.filter = finish(b)
   into.wide = wide
   return into
@@ -74,7 +73,7 @@ const hashBytes = (chars: Uint8Array, start: number, end: number, into: CodeHash
     a = Math.imul(a ^ unit, 0x01000193)
     b = Math.imul(b ^ unit, 0x5bd1e995)
   }
-  into.order = finish(a ^ (end - start))
+  into.place = finish(a ^ (end - start))
   into.filter = finish(b)
   into.wide = false
   return into
@@ -84,8 +83,8 @@ const blockOf = (filter: number, blocks: number): number => Math.floor((filter *
 
 const addToFilter = (words: Uint32Array, blocks: number, hashes: CodeHashes): void => {
   const base = blockOf(hashes.filter, blocks)
-  const step = (hashes.order >>> 9) | 1
-  for (let i = 0, bit = hashes.order; i < PROBES; i++, bit += step) {
+  const step = (hashes.place >>> 9) | 1
+  for (let i = 0, bit = hashes.place; i < PROBES; i++, bit += step) {
     const at = bit & (BLOCK_BITS - 1)
     words[base + (at >>> 5)]! |= 1 << (at & 31)
   }
@@ -93,8 +92,8 @@ const addToFilter = (words: Uint32Array, blocks: number, hashes: CodeHashes): vo
 
 const mayHold = (words: Uint32Array, blocks: number, hashes: CodeHashes): boolean => {
   const base = blockOf(hashes.filter, blocks)
-  const step = (hashes.order >>> 9) | 1
-  for (let i = 0, bit = hashes.order; i < PROBES; i++, bit += step) {
+  const step = (hashes.place >>> 9) | 1
+  for (let i = 0, bit = hashes.place; i < PROBES; i++, bit += step) {
     const at = bit & (BLOCK_BITS - 1)
     if ((words[base + (at >>> 5)]! & (1 << (at & 31))) === 0) return false
   }
@@ -139,18 +138,10 @@ const sameCode = (bytes: Buffer, at: number, units: number, wide: boolean, code:
   return true
 }
 
-/** First index `i` in [0, length) with `array[i] > value` (or `>= value` when `inclusive`). */
-const boundOf = (array: Uint32Array, length: number, value: number, inclusive: boolean): number => {
-  let low = 0
-  let high = length
-  while (low < high) {
-    const middle = (low + high) >>> 1
-    const at = array[middle]!
-    if (inclusive ? at >= value : at > value) high = middle
-    else low = middle + 1
-  }
-  return low
-}
+/** Buckets of about `CODES_PER_BUCKET` codes: a power of two, picked by the top bits of the `place` hash. */
+const bucketBitsFor = (count: number): number => Math.max(0, Math.ceil(Math.log2(count / CODES_PER_BUCKET)))
+
+const bucketOf = (place: number, bits: number): number => bits === 0 ? 0 : place >>> (32 - bits)
 
 /**
  * Writes `entries` (an in-memory index about to be cleared) to a new file at `path` as a run.
@@ -159,32 +150,36 @@ const boundOf = (array: Uint32Array, length: number, value: number, inclusive: b
 export const writeProductCodeRun = (path: string, entries: ProductCodeEntries, buffer: ReadBuffer): ProductCodeRun => {
   const { chars, count: narrow, firsts, starts, wide } = entries
   const count = narrow + wide.size
-  if (count > MAX_RUN_CODES) throw new Error(`a run holds at most ${MAX_RUN_CODES} codes, not ${count}`)
   const wideCodes = Array.from(wide.keys())
   const blocks = Math.max(1, Math.ceil((count * BITS_PER_CODE) / BLOCK_BITS))
   const filter = new Uint32Array(blocks * BLOCK_WORDS)
-  const keys = new Float64Array(count)
-  const hashes: CodeHashes = { order: 0, filter: 0, wide: false }
+  const bucketBits = bucketBitsFor(count)
+  const buckets = 2 ** bucketBits
+  // A counting sort by bucket: `places` keeps each entry's hash, `placed` the entries bucket by bucket.
+  const places = new Uint32Array(count)
+  const bucketStarts = new Uint32Array(buckets + 1)
+  const hashes: CodeHashes = { place: 0, filter: 0, wide: false }
   for (let e = 0; e < count; e++) {
     if (e < narrow) hashBytes(chars, starts[e]!, starts[e + 1]!, hashes)
     else hashCode(wideCodes[e - narrow]!, hashes)
     addToFilter(filter, blocks, hashes)
-    keys[e] = hashes.order * MAX_RUN_CODES + e
+    places[e] = hashes.place
+    bucketStarts[bucketOf(hashes.place, bucketBits) + 1]!++
   }
-  keys.sort()
+  for (let b = 0; b < buckets; b++) bucketStarts[b + 1]! += bucketStarts[b]!
+  const next = bucketStarts.slice(0, buckets)
+  const placed = new Uint32Array(count)
+  for (let e = 0; e < count; e++) placed[next[bucketOf(places[e]!, bucketBits)]!++] = e
 
-  const fences = Math.ceil(count / FENCE_EVERY)
-  const fenceOrders = new Uint32Array(fences)
-  const fenceOffsets = new Float64Array(fences)
+  const offsets = new Float64Array(buckets + 1)
   const fd = openSync(path, "wx+")
   try {
-    let chunk = Buffer.allocUnsafe(CHUNK_BYTES)
+    let chunk = new Uint8Array(CHUNK_BYTES)
     let used = 0
     let written = 0
+    let bucket = 0
     for (let r = 0; r < count; r++) {
-      const key = keys[r]!
-      const order = Math.floor(key / MAX_RUN_CODES)
-      const e = key - order * MAX_RUN_CODES
+      const e = placed[r]!
       const code = e < narrow ? undefined : wideCodes[e - narrow]!
       const units = code === undefined ? starts[e + 1]! - starts[e]! : code.length
       const size = HEADER_BYTES + (code === undefined ? units : 2 * units)
@@ -192,13 +187,10 @@ export const writeProductCodeRun = (path: string, entries: ProductCodeEntries, b
         writeFully(fd, chunk, used, written)
         written += used
         used = 0
-        if (size > chunk.length) chunk = Buffer.allocUnsafe(size)
+        if (size > chunk.length) chunk = new Uint8Array(size)
       }
-      if (r % FENCE_EVERY === 0) {
-        fenceOrders[r / FENCE_EVERY] = order
-        fenceOffsets[r / FENCE_EVERY] = written + used
-      }
-      putUint32(chunk, used, order)
+      while (bucket < buckets && bucketStarts[bucket]! <= r) offsets[bucket++] = written + used
+      putUint32(chunk, used, places[e]!)
       putUint32(chunk, used + 4, code === undefined ? firsts[e]! : wide.get(code)!)
       putUint32(chunk, used + 8, code === undefined ? units : units + WIDE_FLAG)
       const at = used + HEADER_BYTES
@@ -216,8 +208,9 @@ export const writeProductCodeRun = (path: string, entries: ProductCodeEntries, b
     }
     writeFully(fd, chunk, used, written)
     written += used
+    while (bucket <= buckets) offsets[bucket++] = written
     if (fstatSync(fd).size !== written) throw new Error(`the run file holds ${fstatSync(fd).size} bytes, not ${written}`)
-    return openedRun(path, fd, count, written, filter, blocks, fenceOrders, fenceOffsets, buffer)
+    return openedRun(path, fd, count, filter, blocks, bucketBits, offsets, buffer)
   } catch (cause) {
     closeQuietly(fd, path)
     throw cause
@@ -241,36 +234,31 @@ const openedRun = (
   path: string,
   fd: number,
   count: number,
-  length: number,
   filter: Uint32Array,
   blocks: number,
-  fenceOrders: Uint32Array,
-  fenceOffsets: Float64Array,
+  bucketBits: number,
+  offsets: Float64Array,
   buffer: ReadBuffer
 ): ProductCodeRun => {
-  const fences = fenceOrders.length
   let open = true
   return {
     count,
     path,
     find: (code, hashes) => {
       if (!mayHold(filter, blocks, hashes)) return undefined
-      const { order } = hashes
-      // Records of this hash start after the last fence below it and end before the first fence above it.
-      const from = Math.max(0, boundOf(fenceOrders, fences, order, true) - 1)
-      const to = boundOf(fenceOrders, fences, order, false)
-      const start = fenceOffsets[from]!
-      const span = (to < fences ? fenceOffsets[to]! : length) - start
+      const { place } = hashes
+      const bucket = bucketOf(place, bucketBits)
+      const start = offsets[bucket]!
+      const span = offsets[bucket + 1]! - start
+      if (span === 0) return undefined
       if (buffer.bytes.length < span) buffer.bytes = Buffer.allocUnsafe(Math.max(span, 2 * buffer.bytes.length))
       const bytes = buffer.bytes
       readFully(fd, bytes, span, start)
       for (let at = 0; at < span;) {
-        const recordOrder = bytes.readUInt32LE(at)
         const packed = bytes.readUInt32LE(at + 8)
         const wide = packed >= WIDE_FLAG
         const units = wide ? packed - WIDE_FLAG : packed
-        if (recordOrder > order) return undefined
-        if (recordOrder === order && wide === hashes.wide && units === code.length && sameCode(bytes, at + HEADER_BYTES, units, wide, code)) {
+        if (bytes.readUInt32LE(at) === place && wide === hashes.wide && units === code.length && sameCode(bytes, at + HEADER_BYTES, units, wide, code)) {
           return bytes.readUInt32LE(at + 4)
         }
         at += HEADER_BYTES + (wide ? 2 * units : units)

@@ -2,7 +2,7 @@ import { StorageFailed } from "@retail/api"
 import { type FirstOccurrenceIndex, makeProductCodeIndex } from "@retail/domain"
 import { Effect } from "effect"
 import { join } from "node:path"
-import { type CodeHashes, hashCode, MAX_RUN_CODES, type ProductCodeRun, type ReadBuffer, writeProductCodeRun } from "./ProductCodeRun.ts"
+import { type CodeHashes, hashCode, type ProductCodeRun, type ReadBuffer, writeProductCodeRun } from "./ProductCodeRun.ts"
 
 /**
  * Codes kept in the in-memory ProductCodeIndex before they are written out as a run: about 9 MiB
@@ -36,7 +36,7 @@ const indexFailed = (cause: unknown) =>
 
 export const makeSpillingCodeIndex = (dir: string, codesInMemory = DEFAULT_CODES_IN_MEMORY) =>
   Effect.acquireRelease(
-    Effect.sync(() => spillingCodeIndex(dir, Math.max(1, Math.min(MAX_RUN_CODES, codesInMemory)))),
+    Effect.sync(() => spillingCodeIndex(dir, Math.max(1, codesInMemory))),
     (index) => Effect.sync(index.close)
   )
 
@@ -44,7 +44,7 @@ const spillingCodeIndex = (dir: string, codesInMemory: number): SpillingCodeInde
   const memory = makeProductCodeIndex(Math.min(codesInMemory, 1024))
   const runs: Array<ProductCodeRun> = []
   const buffer: ReadBuffer = { bytes: Buffer.allocUnsafe(4096) }
-  const hashes: CodeHashes = { order: 0, filter: 0, wide: false }
+  const hashes: CodeHashes = { place: 0, filter: 0, wide: false }
   let spilled = 0
   let failure: StorageFailed | undefined
   let closed = false
