@@ -6,8 +6,8 @@ import { type CodeHashes, hashCode, type ProductCodeRun, type ReadBuffer, writeP
 
 /**
  * Codes kept in the in-memory ProductCodeIndex before they are written out as a run: about 9 MiB
- * of tables at 12-character codes (36 bytes a code), a quarter of what a million codes held
- * before. Each run then costs about 1.5 bytes a code in memory and one Bloom probe a lookup.
+ * of tables at 13-character codes (36 bytes a code), a quarter of what a million codes held
+ * before. Each run then costs about 1.6 bytes a code in memory and one Bloom probe a lookup.
  */
 export const DEFAULT_CODES_IN_MEMORY = 256 * 1024
 
