@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { validateProduct } from "@retail/domain"
 import { sampleProduct } from "@retail/testkit"
 import { Chunk, Effect, Either, Stream } from "effect"
-import { readdirSync } from "node:fs"
+import { readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { BatchBuffer } from "../src/files/BatchBuffer.ts"
 import { failedItem, type LoadItem, productItem } from "../src/files/LoadItem.ts"
@@ -89,6 +89,19 @@ describe("spoolItems and the spool", () => {
         error: `productCode: ${sampleProduct(9).productCode} already appears at products[9] of this load; the first occurrence wins`
       })
       expect(spilled.leftInFolder).toEqual(["load.spool"])
+    }))
+
+  it.effect("a run file that cannot be written fails the spooling with StorageFailed", () =>
+    Effect.gen(function*() {
+      const items = Array.from({ length: 10 }, (_, i) => productItem(i, sampleProduct(i)))
+      const result = yield* Effect.scoped(Effect.gen(function*() {
+        const spool = yield* makeLoadSpool(tmpdir())
+        // The spool file stays open; the folder the runs would go to is gone.
+        rmSync(spool.folder, { recursive: true })
+        return yield* Effect.either(spoolItems(Stream.fromIterable(items), { company: "ACME", spool, batchSize: 5, responseErrorsCap: 10, codesInMemory: 2 }))
+      }))
+      expect(Either.isLeft(result) && result.left._tag).toBe("StorageFailed")
+      expect(Either.isLeft(result) && result.left.message).toMatch(/^The upload could not be checked for repeated productCodes in temporary storage \(ENOENT/)
     }))
 
   it.effect("reads back an empty spool as no records", () =>
