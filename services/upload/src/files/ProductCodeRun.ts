@@ -1,13 +1,14 @@
 import type { ProductCodeEntries } from "@retail/domain"
 import { closeSync, fstatSync, openSync, readSync, unlinkSync, writeSync } from "node:fs"
+import { type CodeHashes, hashBytes, hashCode, makeCodeHashes } from "./CodeHashes.ts"
+import { addToFilter } from "./RunFilters.ts"
 
 /**
  * One run of a spilled productCode index: codes with their first index in a file, grouped in
  * buckets by the top bits of a 32-bit hash (a counting sort, about `CODES_PER_BUCKET` codes a
- * bucket), and in memory only what finds them again: a blocked Bloom filter (`BITS_PER_CODE` bits
- * a code, one 64-byte block each, so a probe is one cache line) and each bucket's file offset. A
- * lookup reads the disk only when the filter says maybe (a code of the run, or about 0.5 % of the
- * others, measured): one positioned read of its bucket, about 1.6 KB.
+ * bucket), and in memory each bucket's file offset (its Bloom filter, filled while the run is
+ * written, is kept by RunFilters). A lookup, made only when the filter says maybe, is one
+ * positioned read of the code's bucket, about 1.6 KB.
  *
  * Record: hash (u32), first index (u32), length (u32; bit 31 set when the code has a character
  * above U+00FF), then the code: one byte a character (Latin-1), or two (UTF-16LE) when wide.
@@ -17,88 +18,15 @@ import { closeSync, fstatSync, openSync, readSync, unlinkSync, writeSync } from 
 export interface ProductCodeRun {
   readonly count: number
   readonly path: string
-  /** The first index of `code` when the run holds it; `hashes` must be `hashCode(code)`'s. */
+  /** The first index of `code` when the run holds it (a read of the disk); `hashes` must be `hashCode(code)`'s. */
   readonly find: (code: string, hashes: CodeHashes) => number | undefined
   readonly close: () => void
 }
 
-/** `place` picks a code's bucket in a run, `filter` its Bloom block; `wide` when a character is above U+00FF. */
-export interface CodeHashes {
-  place: number
-  filter: number
-  wide: boolean
-}
-
-export const BITS_PER_CODE = 12
-const PROBES = 7
-const BLOCK_WORDS = 16
-const BLOCK_BITS = BLOCK_WORDS * 32
 export const CODES_PER_BUCKET = 64
 const HEADER_BYTES = 12
 const WIDE_FLAG = 0x80000000
 const CHUNK_BYTES = 64 * 1024
-
-const finish = (h: number): number => {
-  h ^= h >>> 16
-  h = Math.imul(h, 0x85ebca6b)
-  h ^= h >>> 13
-  h = Math.imul(h, 0xc2b2ae35)
-  h ^= h >>> 16
-  return h >>> 0
-}
-
-/** Two multiplicative hashes over the code's UTF-16 units, finished by murmur3's mixer. */
-export const hashCode = (code: string, into: CodeHashes): CodeHashes => {
-  let a = 0x811c9dc5
-  let b = 0x9747b28c
-  let wide = false
-  for (let i = 0; i < code.length; i++) {
-    const unit = code.charCodeAt(i)
-    if (unit > 0xff) wide = true
-    a = Math.imul(a ^ unit, 0x01000193)
-    b = Math.imul(b ^ unit, 0x5bd1e995)
-  }
-  into.place = finish(a ^ code.length)
-  into.filter = finish(b)
-  into.wide = wide
-  return into
-}
-
-/** `hashCode` of the Latin-1 code chars[start, end). */
-const hashBytes = (chars: Uint8Array, start: number, end: number, into: CodeHashes): CodeHashes => {
-  let a = 0x811c9dc5
-  let b = 0x9747b28c
-  for (let i = start; i < end; i++) {
-    const unit = chars[i]!
-    a = Math.imul(a ^ unit, 0x01000193)
-    b = Math.imul(b ^ unit, 0x5bd1e995)
-  }
-  into.place = finish(a ^ (end - start))
-  into.filter = finish(b)
-  into.wide = false
-  return into
-}
-
-const blockOf = (filter: number, blocks: number): number => Math.floor((filter * blocks) / 0x100000000) * BLOCK_WORDS
-
-const addToFilter = (words: Uint32Array, blocks: number, hashes: CodeHashes): void => {
-  const base = blockOf(hashes.filter, blocks)
-  const step = (hashes.place >>> 9) | 1
-  for (let i = 0, bit = hashes.place; i < PROBES; i++, bit += step) {
-    const at = bit & (BLOCK_BITS - 1)
-    words[base + (at >>> 5)]! |= 1 << (at & 31)
-  }
-}
-
-const mayHold = (words: Uint32Array, blocks: number, hashes: CodeHashes): boolean => {
-  const base = blockOf(hashes.filter, blocks)
-  const step = (hashes.place >>> 9) | 1
-  for (let i = 0, bit = hashes.place; i < PROBES; i++, bit += step) {
-    const at = bit & (BLOCK_BITS - 1)
-    if ((words[base + (at >>> 5)]! & (1 << (at & 31))) === 0) return false
-  }
-  return true
-}
 
 /** Little-endian, by hand: Buffer's writeUInt32LE checks its arguments on every call. */
 const putUint32 = (bytes: Uint8Array, at: number, value: number): void => {
@@ -144,21 +72,26 @@ const bucketBitsFor = (count: number): number => Math.max(0, Math.ceil(Math.log2
 const bucketOf = (place: number, bits: number): number => bits === 0 ? 0 : place >>> (32 - bits)
 
 /**
- * Writes `entries` (an in-memory index about to be cleared) to a new file at `path` as a run.
- * Throws on an IO error, having closed and removed the file.
+ * Writes `entries` (an in-memory index about to be cleared) to a new file at `path` as a run, and
+ * adds each code to `filter` (`makeRunFilter(blocks)`). Throws on an IO error, having closed and
+ * removed the file.
  */
-export const writeProductCodeRun = (path: string, entries: ProductCodeEntries, buffer: ReadBuffer): ProductCodeRun => {
+export const writeProductCodeRun = (
+  path: string,
+  entries: ProductCodeEntries,
+  buffer: ReadBuffer,
+  filter: Uint32Array,
+  blocks: number
+): ProductCodeRun => {
   const { chars, count: narrow, firsts, starts, wide } = entries
   const count = narrow + wide.size
   const wideCodes = Array.from(wide.keys())
-  const blocks = Math.max(1, Math.ceil((count * BITS_PER_CODE) / BLOCK_BITS))
-  const filter = new Uint32Array(blocks * BLOCK_WORDS)
   const bucketBits = bucketBitsFor(count)
   const buckets = 2 ** bucketBits
   // A counting sort by bucket: `places` keeps each entry's hash, `placed` the entries bucket by bucket.
   const places = new Uint32Array(count)
   const bucketStarts = new Uint32Array(buckets + 1)
-  const hashes: CodeHashes = { place: 0, filter: 0, wide: false }
+  const hashes = makeCodeHashes()
   for (let e = 0; e < count; e++) {
     if (e < narrow) hashBytes(chars, starts[e]!, starts[e + 1]!, hashes)
     else hashCode(wideCodes[e - narrow]!, hashes)
@@ -210,7 +143,7 @@ export const writeProductCodeRun = (path: string, entries: ProductCodeEntries, b
     written += used
     while (bucket <= buckets) offsets[bucket++] = written
     if (fstatSync(fd).size !== written) throw new Error(`the run file holds ${fstatSync(fd).size} bytes, not ${written}`)
-    return openedRun(path, fd, count, filter, blocks, bucketBits, offsets, buffer)
+    return openedRun(path, fd, count, bucketBits, offsets, buffer)
   } catch (cause) {
     closeQuietly(fd, path)
     throw cause
@@ -234,8 +167,6 @@ const openedRun = (
   path: string,
   fd: number,
   count: number,
-  filter: Uint32Array,
-  blocks: number,
   bucketBits: number,
   offsets: Float64Array,
   buffer: ReadBuffer
@@ -245,7 +176,6 @@ const openedRun = (
     count,
     path,
     find: (code, hashes) => {
-      if (!mayHold(filter, blocks, hashes)) return undefined
       const { place } = hashes
       const bucket = bucketOf(place, bucketBits)
       const start = offsets[bucket]!

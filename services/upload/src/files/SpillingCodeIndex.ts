@@ -2,12 +2,14 @@ import { StorageFailed } from "@retail/api"
 import { type FirstOccurrenceIndex, makeProductCodeIndex } from "@retail/domain"
 import { Effect } from "effect"
 import { join } from "node:path"
-import { type CodeHashes, hashCode, type ProductCodeRun, type ReadBuffer, writeProductCodeRun } from "./ProductCodeRun.ts"
+import { hashCode, makeCodeHashes } from "./CodeHashes.ts"
+import { type ProductCodeRun, type ReadBuffer, writeProductCodeRun } from "./ProductCodeRun.ts"
+import { filterBlocksFor, makeRunFilter, RunFilters } from "./RunFilters.ts"
 
 /**
  * Codes kept in the in-memory ProductCodeIndex before they are written out as a run: about 9 MiB
  * of tables at 13-character codes (36 bytes a code), a quarter of what a million codes held
- * before. Each run then costs about 1.6 bytes a code in memory and one Bloom probe a lookup.
+ * before. Each run then costs about 1.6 bytes a code in memory and one Bloom probe a lookup (RunFilters).
  */
 export const DEFAULT_CODES_IN_MEMORY = 256 * 1024
 
@@ -44,14 +46,18 @@ const spillingCodeIndex = (dir: string, codesInMemory: number): SpillingCodeInde
   const memory = makeProductCodeIndex(Math.min(codesInMemory, 1024))
   const runs: Array<ProductCodeRun> = []
   const buffer: ReadBuffer = { bytes: Buffer.allocUnsafe(4096) }
-  const hashes: CodeHashes = { place: 0, filter: 0, wide: false }
+  const hashes = makeCodeHashes()
+  // Every run holds exactly `codesInMemory` codes, so their filters have one size and interleave.
+  const filters = new RunFilters(filterBlocksFor(codesInMemory))
   let spilled = 0
   let failure: StorageFailed | undefined
   let closed = false
 
   const spill = (): void => {
-    const run = writeProductCodeRun(join(dir, `product-codes-${runs.length}.run`), memory.entries(), buffer)
+    const filter = makeRunFilter(filters.blocks)
+    const run = writeProductCodeRun(join(dir, `product-codes-${runs.length}.run`), memory.entries(), buffer, filter, filters.blocks)
     runs.push(run)
+    filters.add(filter)
     spilled += run.count
     memory.clear()
   }
@@ -61,9 +67,9 @@ const spillingCodeIndex = (dir: string, codesInMemory: number): SpillingCodeInde
       if (failure !== undefined || closed) return undefined
       try {
         if (runs.length > 0) {
-          hashCode(code, hashes)
-          for (const run of runs) {
-            const first = run.find(code, hashes)
+          filters.prepare(hashCode(code, hashes))
+          for (let run = filters.next(0); run !== -1; run = filters.next(run + 1)) {
+            const first = runs[run]!.find(code, hashes)
             if (first !== undefined) return first
           }
         }
