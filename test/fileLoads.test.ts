@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { sampleProduct, sampleProducts } from "@retail/testkit"
 import { Effect } from "effect"
-import { mkdtempSync, readdirSync } from "node:fs"
+import { mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type LoadBody, loadView, productCounts, publishedEntries } from "./support/Loads.ts"
@@ -136,6 +136,7 @@ describe("POST /v1/handle-json with its productCodes spilled to disk", () => {
         expect(yield* productCounts(narrow)).toMatchObject({ products: "10" })
         expect(yield* productCounts(wide)).toMatchObject({ products: "10" })
         expect(readdirSync(spoolDir)).toEqual([])
+        rmSync(spoolDir, { recursive: true, force: true })
       }))
   })
 })

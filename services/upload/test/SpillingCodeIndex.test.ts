@@ -129,7 +129,8 @@ describe("SpillingCodeIndex", () => {
 
   it.effect("a disk error is a StorageFailed from check, never a throw, and the index answers nothing more", () =>
     Effect.gen(function*() {
-      const dir = join(freshDir(), "gone")
+      const parent = freshDir()
+      const dir = join(parent, "gone")
       const result = yield* Effect.scoped(Effect.gen(function*() {
         const index = yield* makeSpillingCodeIndex(dir, 2)
         expect(index.firstOrAdd("A", 0)).toBeUndefined()
@@ -141,5 +142,6 @@ describe("SpillingCodeIndex", () => {
       expect(Either.isLeft(result) && result.left.message).toMatch(
         /^The upload could not be checked for repeated productCodes in temporary storage \(ENOENT: .*\); nothing was published\. Retry later\.$/
       )
+      rmSync(parent, { recursive: true, force: true })
     }))
 })
