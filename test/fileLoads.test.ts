@@ -1,6 +1,9 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { sampleProduct, sampleProducts } from "@retail/testkit"
 import { Effect } from "effect"
+import { mkdtempSync, readdirSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { type LoadBody, loadView, productCounts, publishedEntries } from "./support/Loads.ts"
 import { eventually, request } from "./support/Http.ts"
 import { fileOf, formData } from "./support/Multipart.ts"
@@ -106,6 +109,34 @@ describe("POST /v1/handle-json with small limits", () => {
         yield* eventually(loadView(body.processCode, token), (v) => v.status === "COMPLETED_WITH_ERRORS")
         const errors = yield* request(`/v1/loads/${body.processCode}/errors`, { token })
         expect((errors.json() as { errors: ReadonlyArray<unknown> }).errors).toHaveLength(4)
+      }))
+  })
+})
+
+describe("POST /v1/handle-json with its productCodes spilled to disk", () => {
+  const spoolDir = mkdtempSync(join(tmpdir(), "handle-json-spill-"))
+  const narrow = `HJN${run}-`
+  const wide = `HJΩ${run}-`
+  layer(TestServer({ PRODUCT_CODES_IN_MEMORY: "3", SPOOL_DIR: spoolDir }), { timeout: 120_000, excludeTestServices: true })((it) => {
+    it.effect("fails every later occurrence of a productCode at its first index, as in memory, and leaves nothing in SPOOL_DIR", () =>
+      Effect.gen(function*() {
+        const token = yield* mintToken({ scope: "products:write products:read", company: "ACME" })
+        const firsts = Array.from({ length: 20 }, (_, i) => sampleProduct(i, { prefix: i % 2 === 0 ? narrow : wide }))
+        // Each repeat's first occurrence is in one of the 6 runs spilled by then, or in the table.
+        const repeats = Array.from({ length: 20 }, (_, j) => ({ ...firsts[(j * 3) % 20]!, skuCode: `SKU-REPEAT-${run}-${j}` }))
+        const response = yield* postJsonFile(JSON.stringify({ products: [...firsts, ...repeats] }), token)
+        expect(response.status).toBe(200)
+        const body = response.json() as LoadBody
+        expect(body).toMatchObject({ total: 40, processing: 20, failed: 20 })
+        expect(body.errors).toEqual(repeats.map((product, j) => ({
+          sku: product.skuCode,
+          error: `productCode: ${product.productCode} already appears at products[${(j * 3) % 20}] of this load; the first occurrence wins`
+        })))
+        yield* eventually(loadView(body.processCode, token), (v) => v.status === "COMPLETED_WITH_ERRORS")
+        expect(yield* productCounts(narrow)).toMatchObject({ products: "10" })
+        expect(yield* productCounts(wide)).toMatchObject({ products: "10" })
+        expect(readdirSync(spoolDir)).toEqual([])
+        rmSync(spoolDir, { recursive: true, force: true })
       }))
   })
 })

@@ -1,6 +1,6 @@
 import { Either } from "effect"
 import type { Product } from "./Product.ts"
-import { makeProductCodeIndex } from "./ProductCodeIndex.ts"
+import { makeProductCodeIndex, type ProductCodeIndex } from "./ProductCodeIndex.ts"
 import { type ProductFailure, validateProduct } from "./ProductValidation.ts"
 
 /**
@@ -23,12 +23,14 @@ export const validateForCompany = (raw: unknown, company: string): Either.Either
       ? Either.left({ sku: product.skuCode, error: `companyCode: is ${product.companyCode} but this load is for company ${company}` })
       : Either.right(product))
 
+/** What the duplicate rule needs of an index of codes: in memory by default, spilled to disk by file loads. */
+export type FirstOccurrenceIndex = Pick<ProductCodeIndex, "firstOrAdd">
+
 /**
  * The duplicate rule of a load: called in arrival order with each product that passed
  * `validateForCompany`, it fails every productCode already seen (the first occurrence wins).
  */
-export const makeFirstOccurrences = () => {
-  const firstIndexByCode = makeProductCodeIndex()
+export const makeFirstOccurrences = (firstIndexByCode: FirstOccurrenceIndex = makeProductCodeIndex()) => {
   return (productCode: string, skuCode: string, index: number): ProductFailure | undefined => {
     const first = firstIndexByCode.firstOrAdd(productCode, index)
     return first === undefined
@@ -37,8 +39,8 @@ export const makeFirstOccurrences = () => {
   }
 }
 
-export const makeLoadValidator = (company: string): LoadValidator => {
-  const firstOccurrence = makeFirstOccurrences()
+export const makeLoadValidator = (company: string, codes?: FirstOccurrenceIndex): LoadValidator => {
+  const firstOccurrence = makeFirstOccurrences(codes)
   return {
     validate: (raw, index) =>
       Either.flatMap(validateForCompany(raw, company), (product) => {

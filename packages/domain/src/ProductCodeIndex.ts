@@ -12,6 +12,19 @@ export interface ProductCodeIndex {
   /** The index at which `code` first appeared; when it has not, records it at `index` and returns undefined. */
   readonly firstOrAdd: (code: string, index: number) => number | undefined
   readonly size: () => number
+  /** The entries as stored, valid until the index next changes (a spilling index writes them out). */
+  readonly entries: () => ProductCodeEntries
+  /** Forgets every entry, keeping the tables' memory for the next ones. */
+  readonly clear: () => void
+}
+
+/** Entry e (of `count`) is the code `chars[starts[e], starts[e + 1])` in Latin-1, first seen at `firsts[e]`; `wide` holds the others. */
+export interface ProductCodeEntries {
+  readonly count: number
+  readonly chars: Uint8Array
+  readonly starts: Uint32Array
+  readonly firsts: Uint32Array
+  readonly wide: ReadonlyMap<string, number>
 }
 
 /** Set in `hashOf`'s result when the code has a character above U+00FF. */
@@ -104,6 +117,13 @@ export const makeProductCodeIndex = (expectedEntries = 1024, hashBits = 31): Pro
       append(code, hash, index)
       return undefined
     },
-    size: () => entries + wide.size
+    size: () => entries + wide.size,
+    entries: () => ({ count: entries, chars, starts, firsts, wide }),
+    clear: () => {
+      entries = 0
+      charsUsed = 0
+      slots.fill(0)
+      wide.clear()
+    }
   }
 }

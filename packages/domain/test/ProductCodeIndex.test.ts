@@ -49,4 +49,18 @@ describe("ProductCodeIndex", () => {
     expect(index.firstOrAdd("", 3)).toBeUndefined()
     expect([index.firstOrAdd("AĀ", 9), index.firstOrAdd("A\u0000", 9), index.firstOrAdd("A", 9), index.firstOrAdd("", 9)]).toEqual([0, 1, 2, 3])
   })
+
+  it("hands over its entries as stored, then forgets them when cleared and takes new ones", () => {
+    const index = makeProductCodeIndex(2)
+    ;["AB", "Ā", "", "CDE"].forEach((c, i) => index.firstOrAdd(c, 10 + i))
+    const { chars, count, firsts, starts, wide } = index.entries()
+    const narrow = Array.from({ length: count }, (_, e) => [String.fromCharCode(...chars.subarray(starts[e]!, starts[e + 1]!)), firsts[e]])
+    expect(narrow).toEqual([["AB", 10], ["", 12], ["CDE", 13]])
+    expect([...wide]).toEqual([["Ā", 11]])
+    index.clear()
+    expect(index.size()).toBe(0)
+    expect(index.firstOrAdd("CDE", 20)).toBeUndefined()
+    expect(index.firstOrAdd("Ā", 21)).toBeUndefined()
+    expect([index.firstOrAdd("CDE", 22), index.firstOrAdd("Ā", 22), index.firstOrAdd("AB", 22)]).toEqual([20, 21, undefined])
+  })
 })

@@ -1,5 +1,6 @@
 import { Config, Context, Effect, Layer } from "effect"
 import { tmpdir } from "node:os"
+import { DEFAULT_CODES_IN_MEMORY } from "./files/SpillingCodeIndex.ts"
 
 /** Everything the upload service reads from the environment, in one place (documented in README.md). */
 export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<UploadConfig, {
@@ -17,6 +18,8 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
   readonly multipartMaxFieldBytes: number
   /** Where file loads spool their validated batches until the whole file has been read. */
   readonly spoolDir: string
+  /** productCodes a file load keeps in memory for the duplicate rule before spilling them to its spool folder. */
+  readonly codesInMemory: number
   /** Threads parsing and validating /handle-json products (0: on the event loop's thread). */
   readonly jsonValidationThreads: number
   /** Worker threads joining /handle-csv partitions (0: joined in the request's fiber). */
@@ -48,6 +51,7 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
         multipartMaxParts: yield* positive("MULTIPART_MAX_PARTS", 16),
         multipartMaxFieldBytes: yield* positive("MULTIPART_MAX_FIELD_BYTES", 64 * 1024),
         spoolDir: yield* Config.string("SPOOL_DIR").pipe(Config.withDefault(tmpdir())),
+        codesInMemory: yield* positive("PRODUCT_CODES_IN_MEMORY", DEFAULT_CODES_IN_MEMORY),
         jsonValidationThreads: yield* Config.integer("JSON_VALIDATION_THREADS").pipe(
           Config.withDefault(2),
           Config.validate({ message: "JSON_VALIDATION_THREADS must be an integer from 0 to 64", validation: (n) => n >= 0 && n <= 64 })
@@ -83,6 +87,7 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
       multipartMaxParts: 16,
       multipartMaxFieldBytes: 64 * 1024,
       spoolDir: tmpdir(),
+      codesInMemory: DEFAULT_CODES_IN_MEMORY,
       jsonValidationThreads: 0,
       csvJoinThreads: 2,
       csvJoinThreadHeapMb: 0,

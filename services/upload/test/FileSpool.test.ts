@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { validateProduct } from "@retail/domain"
 import { sampleProduct } from "@retail/testkit"
 import { Chunk, Effect, Either, Stream } from "effect"
+import { readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { BatchBuffer } from "../src/files/BatchBuffer.ts"
 import { failedItem, type LoadItem, productItem } from "../src/files/LoadItem.ts"
@@ -18,12 +19,13 @@ const decoded = (raw: unknown) =>
 /** A product as a JSON file may hold it: its text (formatted as given) and what JSON.parse makes of it. */
 const fromText = (index: number, text: string): LoadItem => productItem(index, JSON.parse(text), encoder.encode(text))
 
-const spooled = (items: ReadonlyArray<LoadItem>, batchSize: number) =>
+const spooled = (items: ReadonlyArray<LoadItem>, batchSize: number, codesInMemory?: number) =>
   Effect.scoped(Effect.gen(function*() {
     const spool = yield* makeLoadSpool(tmpdir())
-    const totals = yield* spoolItems(Stream.fromIterable(items), { company: "ACME", spool, batchSize, responseErrorsCap: 10 })
+    const options = { company: "ACME", spool, batchSize, responseErrorsCap: 10 }
+    const totals = yield* spoolItems(Stream.fromIterable(items), codesInMemory === undefined ? options : { ...options, codesInMemory })
     const records = yield* Stream.runCollect(spool.records())
-    return { totals, records: Chunk.toReadonlyArray(records) }
+    return { totals, records: Chunk.toReadonlyArray(records), leftInFolder: readdirSync(spool.folder) }
   }))
 
 const batchesOf = (records: ReadonlyArray<SpoolRecord>) =>
@@ -68,6 +70,38 @@ describe("spoolItems and the spool", () => {
         { sku: "SKU-P00000003", error: expect.stringContaining("price") },
         { sku: "SKU-X", error: "unreadable" }
       ])
+    }))
+
+  it.effect("fails every later occurrence of a productCode at its first index, the same when the codes spill to disk; no run file outlives the spooling", () =>
+    Effect.gen(function*() {
+      const items = Array.from({ length: 60 }, (_, i) => productItem(i, { ...sampleProduct(i % 17), skuCode: `SKU-${i}` }))
+      const inMemory = yield* spooled(items, 5)
+      const spilled = yield* spooled(items, 5, 2)
+      expect(spilled.totals).toEqual(inMemory.totals)
+      expect(spilled.records).toEqual(inMemory.records)
+      expect(inMemory.totals).toMatchObject({ total: 60, accepted: 17, failed: 43 })
+      expect(inMemory.totals.firstErrors[0]).toMatchObject({
+        sku: "SKU-17",
+        error: `productCode: ${sampleProduct(0).productCode} already appears at products[0] of this load; the first occurrence wins`
+      })
+      expect(spilled.totals.firstErrors[9]).toMatchObject({
+        sku: "SKU-26",
+        error: `productCode: ${sampleProduct(9).productCode} already appears at products[9] of this load; the first occurrence wins`
+      })
+      expect(spilled.leftInFolder).toEqual(["load.spool"])
+    }))
+
+  it.effect("a run file that cannot be written fails the spooling with StorageFailed", () =>
+    Effect.gen(function*() {
+      const items = Array.from({ length: 10 }, (_, i) => productItem(i, sampleProduct(i)))
+      const result = yield* Effect.scoped(Effect.gen(function*() {
+        const spool = yield* makeLoadSpool(tmpdir())
+        // The spool file stays open; the folder the runs would go to is gone.
+        rmSync(spool.folder, { recursive: true })
+        return yield* Effect.either(spoolItems(Stream.fromIterable(items), { company: "ACME", spool, batchSize: 5, responseErrorsCap: 10, codesInMemory: 2 }))
+      }))
+      expect(Either.isLeft(result) && result.left._tag).toBe("StorageFailed")
+      expect(Either.isLeft(result) && result.left.message).toMatch(/^The upload could not be checked for repeated productCodes in temporary storage \(ENOENT/)
     }))
 
   it.effect("reads back an empty spool as no records", () =>

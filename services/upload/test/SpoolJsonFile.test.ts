@@ -15,13 +15,16 @@ const decoder = new TextDecoder()
 class UploadCut extends Data.TaggedError("UploadCut")<{ readonly message: string }> {}
 
 /** Everything a file load's outcome is made of: the failure's tag and message, or the totals and every spooled record. */
-const outcome = (chunks: ReadonlyArray<Uint8Array>, options: { readonly cut: boolean; readonly blockBytes: number }) =>
+const outcome = (
+  chunks: ReadonlyArray<Uint8Array>,
+  options: { readonly cut: boolean; readonly blockBytes: number; readonly codesInMemory?: number | undefined }
+) =>
   Effect.scoped(Effect.gen(function*() {
     const spool = yield* makeLoadSpool(tmpdir())
     const bytes = Stream.fromIterable(chunks)
     const content = options.cut ? Stream.concat(bytes, Stream.fail(new UploadCut({ message: "the upload ended early" }))) : bytes
     const result = yield* Effect.either(
-      spoolJsonFile(content, { company: "ACME", spool, batchSize: 3, responseErrorsCap: 4 }, options.blockBytes)
+      spoolJsonFile(content, { company: "ACME", spool, batchSize: 3, responseErrorsCap: 4, codesInMemory: options.codesInMemory }, options.blockBytes)
     )
     if (Either.isLeft(result)) return { failure: `${result.left._tag}: ${result.left.message}` }
     const records = Chunk.toReadonlyArray(yield* Stream.runCollect(spool.records())).map((record) =>
@@ -59,8 +62,9 @@ const file = fc.record({
   spoil: fc.option(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom("}", "]", ",", "x", "\"", "\n", "\\", "\u00ff", "cut"))),
   chunk: fc.integer({ min: 1, max: 5000 }),
   blockBytes: fc.integer({ min: 1, max: 8000 }),
-  cut: fc.boolean()
-}).map(({ products, topArray, spoil, chunk, blockBytes, cut }) => {
+  cut: fc.boolean(),
+  codesInMemory: fc.integer({ min: 1, max: 3 })
+}).map(({ products, topArray, spoil, chunk, blockBytes, cut, codesInMemory }) => {
   const text = topArray ? `[${products.join(",\n")}]` : `{"source":"test","products":[${products.join(",")}],"n":1}`
   let bytes = encoder.encode(text)
   if (spoil !== null) {
@@ -70,11 +74,11 @@ const file = fc.record({
   }
   const chunks: Array<Uint8Array> = []
   for (let i = 0; i < bytes.length; i += chunk) chunks.push(bytes.subarray(i, i + chunk))
-  return { chunks, blockBytes, cut }
+  return { chunks, blockBytes, cut, codesInMemory }
 })
 
 layer(JsonValidationPool.make(2))("spoolJsonFile in validation threads", (it) => {
-  it.effect("ends exactly as on the event loop's thread: the same failure and message, or the same totals, batches and errors", () =>
+  it.effect("ends exactly as on the event loop's thread: the same failure and message, or the same totals, batches and errors (its codes spilled to disk or not)", () =>
     Effect.gen(function*() {
       const threads = yield* JsonValidationPool
       const inline = JsonValidationPool.make(0)
@@ -82,7 +86,7 @@ layer(JsonValidationPool.make(2))("spoolJsonFile in validation threads", (it) =>
         fc.assert(
           fc.asyncProperty(file, async (input) => {
             const viaThreads = await Effect.runPromise(Effect.provideService(outcome(input.chunks, input), JsonValidationPool, threads))
-            const onThisThread = await Effect.runPromise(Effect.provide(outcome(input.chunks, input), inline))
+            const onThisThread = await Effect.runPromise(Effect.provide(outcome(input.chunks, { ...input, codesInMemory: undefined }), inline))
             expect(viaThreads).toEqual(onThisThread)
           }),
           { numRuns: 150 }

@@ -49,6 +49,8 @@ export const makeLoadSpool = (dir: string) =>
       })
 
     return {
+      /** The load's own folder, removed with everything in it when the scope closes. */
+      folder,
       /** `count` products, given as the bytes of their JSON array. Do not modify `productsJson` until this completes. */
       writeBatch: (count: number, productsJson: Uint8Array) => append(`B${count} ${productsJson.length}\n`, productsJson),
       writeErrors: (errorsJson: string) => {

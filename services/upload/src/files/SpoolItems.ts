@@ -6,6 +6,7 @@ import { BatchBuffer } from "./BatchBuffer.ts"
 import type { LoadItem } from "./LoadItem.ts"
 import type { LoadSpool } from "./LoadSpool.ts"
 import { sameJson } from "./SameJson.ts"
+import { makeSpillingCodeIndex } from "./SpillingCodeIndex.ts"
 
 const ERRORS_PAGE = 1000
 
@@ -22,6 +23,8 @@ export interface SpoolOptions {
   readonly spool: LoadSpool
   readonly batchSize: number
   readonly responseErrorsCap: number
+  /** Codes the duplicate rule keeps in memory before spilling them next to the spool (SpillingCodeIndex). */
+  readonly codesInMemory?: number | undefined
 }
 
 /**
@@ -99,11 +102,13 @@ export type SpoolWriter = ReturnType<typeof makeSpoolWriter>
  * Validates every item of a file as load-products does and writes accepted products (in
  * batches) and failures (in pages) to the spool. An accepted product is spooled as the bytes it
  * came as when the item carries them and validation kept all of it (`sameJson`), else re-encoded.
- * Memory: the batches of one chunk of items, one page, the response's errors.
+ * Memory: the batches of one chunk of items, one page, the response's errors, the productCodes'
+ * index (bounded: it spills to the spool's folder, and its files go when spooling ends).
  */
 export const spoolItems = <E, R>(items: Stream.Stream<LoadItem, E, R>, options: SpoolOptions) =>
-  Effect.suspend(() => {
-    const validator = makeLoadValidator(options.company)
+  Effect.scoped(Effect.gen(function*() {
+    const codes = yield* makeSpillingCodeIndex(options.spool.folder, options.codesInMemory)
+    const validator = makeLoadValidator(options.company, codes)
     const writer = makeSpoolWriter(options)
 
     const consume = (chunk: Chunk.Chunk<LoadItem>) =>
@@ -121,11 +126,11 @@ export const spoolItems = <E, R>(items: Stream.Stream<LoadItem, E, R>, options: 
             })
           }
         }
-        return writer.drain
+        return Effect.zipRight(codes.check, writer.drain)
       })
 
-    return Stream.runForEachChunk(items, consume).pipe(
+    return yield* Stream.runForEachChunk(items, consume).pipe(
       Effect.zipRight(writer.finish),
       Effect.map(writer.totals)
     )
-  })
+  }))

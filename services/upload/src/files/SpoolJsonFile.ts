@@ -6,6 +6,7 @@ import { FAILED, type JsonBlock, type JsonBlockResult, LAYOUT_END, LAYOUT_FIELDS
 import { JsonBlockSplitter } from "./JsonBlockSplitter.ts"
 import { JsonValidationPool, type ValidationThreadFailed } from "./JsonValidationPool.ts"
 import { productItem } from "./LoadItem.ts"
+import { makeSpillingCodeIndex } from "./SpillingCodeIndex.ts"
 import { type SpoolOptions, type SpoolTotals, type SpoolWriter, makeSpoolWriter, spoolItems } from "./SpoolItems.ts"
 
 /** About 280 products of the benchmark's 1.8 KB: a task long enough (~2 ms) to dwarf the pool's overhead per task. */
@@ -35,10 +36,11 @@ export const spoolJsonFile = <E, R>(content: Stream.Stream<Uint8Array, E, R>, op
     if (pool.threads === 0) {
       return spoolItems(Stream.map(content.pipe(scanJsonProducts()), (product) => productItem(product.index, product.value, product.json)), options)
     }
-    return Effect.suspend(() => {
+    return Effect.scoped(Effect.gen(function*() {
+      const codes = yield* makeSpillingCodeIndex(options.spool.folder, options.codesInMemory)
       const splitter = new JsonBlockSplitter(options.company, blockBytes)
       const writer = makeSpoolWriter(options)
-      const firstOccurrence = makeFirstOccurrences()
+      const firstOccurrence = makeFirstOccurrences(codes)
       const blocks = (list: ReadonlyArray<JsonBlock>): Array<Piece<E>> => list.map((block) => ({ _tag: "Block", block }))
       const ending = (error: E | JsonSyntaxError | undefined): Array<Piece<E>> => [...blocks(splitter.flush()), { _tag: "End", error }]
 
@@ -71,11 +73,11 @@ export const spoolJsonFile = <E, R>(content: Stream.Stream<Uint8Array, E, R>, op
         if (result.fault !== undefined) return Effect.fail(new JsonSyntaxError(result.fault))
         spoolBlock(result, writer, firstOccurrence)
         splitter.recycle(result.block)
-        return writer.drain
+        return Effect.zipRight(codes.check, writer.drain)
       }
 
-      return Stream.runForEach(validated, consume).pipe(Effect.map(writer.totals))
-    })
+      return yield* Stream.runForEach(validated, consume).pipe(Effect.map(writer.totals))
+    }))
   })
 
 /** A validated block's products into the spool, in order, with the duplicate rule applied. */

@@ -70,7 +70,7 @@ export const csvFileLoad = (request: HttpServerRequest.HttpServerRequest, compan
     yield* partitions.flush
 
     const spool = yield* makeLoadSpool(config.spoolDir)
-    const options = { company, spool, batchSize: config.batchSize, responseErrorsCap: config.responseErrorsCap }
+    const options = { company, spool, batchSize: config.batchSize, responseErrorsCap: config.responseErrorsCap, codesInMemory: config.codesInMemory }
     const totals = yield* (threads === undefined
       ? spoolItems(joinedItems(partitions, all), options)
       : spoolJoinedPartitions(partitions, all, threads, options))

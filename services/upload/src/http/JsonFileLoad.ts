@@ -36,7 +36,13 @@ export const jsonFileLoad = <E, R>(
       [PRODUCTS_JSON]: (content, fields) =>
         Effect.gen(function*() {
           const company = yield* companyOf(fields)
-          const totals = yield* spoolJsonFile(content, { company, spool, batchSize: config.batchSize, responseErrorsCap: config.responseErrorsCap }).pipe(
+          const totals = yield* spoolJsonFile(content, {
+            company,
+            spool,
+            batchSize: config.batchSize,
+            responseErrorsCap: config.responseErrorsCap,
+            codesInMemory: config.codesInMemory
+          }).pipe(
             Effect.catchTags({
               JsonSyntaxError: (error) =>
                 Effect.fail(new InvalidRequest({ message: `${PRODUCTS_JSON} is not a well-formed products file: ${error.message}. Nothing was published.` })),
