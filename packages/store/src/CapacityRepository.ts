@@ -62,7 +62,10 @@ const usageOf = (row: typeof UsageOutcome.Type): ReadonlyArray<UsageRow> =>
     ? []
     : [{ kind: row.kind, code: row.code, slot: row.slot, day: row.day, used: row.used, revision: row.revision }]
 
-/** Uses of one order on the same resource and date add up; sorted so every transaction locks rows in one order. */
+/**
+ * Uses of one order on the same resource and date add up: capacity_consume takes one row per
+ * resource and day (it orders its locks itself).
+ */
 const merge = (uses: ReadonlyArray<LimitedUse>): ReadonlyArray<LimitedUse> => {
   const byKey = new Map<string, LimitedUse>()
   for (const item of uses) {
@@ -70,7 +73,7 @@ const merge = (uses: ReadonlyArray<LimitedUse>): ReadonlyArray<LimitedUse> => {
     const previous = byKey.get(key)
     byKey.set(key, previous === undefined ? item : { use: { ...item.use, amount: previous.use.amount + item.use.amount }, total: item.total })
   }
-  return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, item]) => item)
+  return [...byKey.values()]
 }
 
 export class CapacityRepository extends Effect.Service<CapacityRepository>()("@retail/store/CapacityRepository", {
