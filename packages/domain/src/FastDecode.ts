@@ -1,12 +1,14 @@
 import { Option, type Schema, SchemaAST } from "effect"
+import { inlineChecks } from "./KnownRefinements.ts"
 
 /**
  * A decoder for the common case, compiled once from a schema's own AST: it runs the same refinement
- * filters, literal and type checks Schema's parser runs, and builds the output the way Schema builds it
- * (a fresh object holding the declared keys in declaration order, absent optional keys left out, unknown
- * keys dropped, fresh arrays). It never explains a failure: on any doubt it answers `undefined` and the
- * caller decodes with Schema for the messages. Building it refuses schemas with nodes whose decoded value
- * could differ from the input (transformations, declarations) so a fast answer is never a different answer.
+ * filters (inline, for those whose schema id says what they check: KnownRefinements.ts), literal and
+ * type checks Schema's parser runs, and builds the output the way Schema builds it (a fresh object
+ * holding the declared keys in declaration order, absent optional keys left out, unknown keys dropped,
+ * fresh arrays). It never explains a failure: on any doubt it answers `undefined` and the caller decodes
+ * with Schema for the messages. Building it refuses schemas with nodes whose decoded value could differ
+ * from the input (transformations, declarations) so a fast answer is never a different answer.
  */
 export type FastDecoder<A> = (input: unknown) => A | undefined
 
@@ -52,14 +54,26 @@ const compileRefinements = (ast: SchemaAST.Refinement): Step => {
     base = base.from
   }
   const from = compile(base)
+  const inline = inlineChecks(base, refinements)
+  if (inline !== undefined) {
+    const { check, others } = inline
+    return (input) => {
+      const value = from(input)
+      if (value === INVALID || !check(value)) return INVALID
+      return others.length === 0 || passes(others, value) ? value : INVALID
+    }
+  }
   return (input) => {
     const value = from(input)
-    if (value === INVALID) return INVALID
-    for (const refinement of refinements) {
-      if (Option.isSome(refinement.filter(value, PARSE_OPTIONS, refinement))) return INVALID
-    }
-    return value
+    return value !== INVALID && passes(refinements, value) ? value : INVALID
   }
+}
+
+const passes = (refinements: ReadonlyArray<SchemaAST.Refinement>, value: unknown): boolean => {
+  for (const refinement of refinements) {
+    if (Option.isSome(refinement.filter(value, PARSE_OPTIONS, refinement))) return false
+  }
+  return true
 }
 
 /** `Schema.optional(X)`'s type, X | undefined: no struct or array accepts undefined, so only one member can decode. */

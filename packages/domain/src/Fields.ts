@@ -9,11 +9,19 @@ export const MAX_TEXT_LENGTH = 1000
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
+/** Schema ids of the two filters below, by which FastDecode checks them without calling them. */
+export const NoNulSchemaId: unique symbol = Symbol.for("@retail/domain/SchemaId/NoNul")
+export const WellFormedSchemaId: unique symbol = Symbol.for("@retail/domain/SchemaId/WellFormed")
+
+export const hasNoNul = (value: string): boolean => !value.includes("\u0000")
+/** ES2024's String.prototype.isWellFormed: no lone surrogate. Node.js 20 has it; the ES2023 lib we compile against does not declare it. */
+export const isWellFormed = (value: string): boolean => (value as string & { isWellFormed(): boolean }).isWellFormed()
+
 /** PostgreSQL text and jsonb cannot hold U+0000 nor half a surrogate pair, so such text is refused, not mangled. */
 const storable = <A extends string, I, R>(schema: Schema.Schema<A, I, R>) =>
   schema.pipe(
-    Schema.filter((value) => !value.includes("\u0000"), { message: () => "must not contain the NUL character (U+0000)" }),
-    Schema.filter((value) => !LONE_SURROGATE.test(value), { message: () => "must be well-formed Unicode (no lone surrogate)" })
+    Schema.filter(hasNoNul, { schemaId: NoNulSchemaId, message: () => "must not contain the NUL character (U+0000)" }),
+    Schema.filter(isWellFormed, { schemaId: WellFormedSchemaId, message: () => "must be well-formed Unicode (no lone surrogate)" })
   )
 
 /** Text as it can be stored and reported: NUL and lone surrogates become U+FFFD. */
