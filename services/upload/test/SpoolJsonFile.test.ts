@@ -98,11 +98,19 @@ layer(JsonValidationPool.make(2))("spoolJsonFile in validation threads", (it) =>
     Effect.gen(function*() {
       const products = [0, 1, 2, 3].map((i) => JSON.stringify(sampleProduct(i)))
       products[1] = products[1]!.replace("\"price\":", "\"price\":+")
-      const chunks = [encoder.encode(`{"products":[${products.join(",")}]`)]
+      const body = `{"products":[${products.join(",")}]`
+      // The upload failing at its end; the scanner stopping at a fault of the structure, in the same chunk or a later one.
+      const inputs = [
+        { chunks: [encoder.encode(body)], cut: true },
+        { chunks: [encoder.encode(`${body}]}`)], cut: false },
+        { chunks: [encoder.encode(body), encoder.encode("]}")], cut: false }
+      ]
       // In a block sent before the failure, and in the block still being filled when it came.
-      for (const blockBytes of [64, 1 << 20]) {
-        const { failure } = yield* outcome(chunks, { cut: true, blockBytes })
-        expect(failure).toMatch(/^JsonSyntaxError: unexpected character '\+': expected a value in product 1 at byte \d+ \(line 1, column \d+\)$/)
+      for (const { chunks, cut } of inputs) {
+        for (const blockBytes of [64, 1 << 20]) {
+          const { failure } = yield* outcome(chunks, { cut, blockBytes })
+          expect(failure).toMatch(/^JsonSyntaxError: unexpected character '\+': expected a value in product 1 at byte \d+ \(line 1, column \d+\)$/)
+        }
       }
     }))
 })

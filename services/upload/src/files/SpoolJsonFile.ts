@@ -1,7 +1,7 @@
 import type { StorageFailed } from "@retail/api"
 import { makeFirstOccurrences } from "@retail/domain"
 import { JsonSyntaxError, scanJsonProducts } from "@retail/ingest"
-import { Effect, Stream } from "effect"
+import { Chunk, Effect, Fiber, Stream } from "effect"
 import { FAILED, type JsonBlock, type JsonBlockResult, LAYOUT_END, LAYOUT_FIELDS, SAME_BYTES } from "./JsonBlock.ts"
 import { JsonBlockSplitter } from "./JsonBlockSplitter.ts"
 import { JsonValidationPool, type ValidationThreadFailed } from "./JsonValidationPool.ts"
@@ -14,10 +14,6 @@ const BLOCK_BYTES = 512 * 1024
 /** Blocks sent to the threads and not yet read back, per thread: one running, one queued. */
 const BLOCKS_IN_FLIGHT_PER_THREAD = 2
 
-/** A block to validate, or the end of the file: `error` is why it is not a complete, well-formed file. */
-type Piece<E> = { readonly _tag: "Block"; readonly block: JsonBlock } | { readonly _tag: "End"; readonly error: E | JsonSyntaxError | undefined }
-type Validated<E> = { readonly _tag: "Result"; readonly result: JsonBlockResult } | Extract<Piece<E>, { _tag: "End" }>
-
 const isFault = (value: ReadonlyArray<JsonBlock> | JsonSyntaxError): value is JsonSyntaxError => value instanceof JsonSyntaxError
 
 /**
@@ -25,6 +21,12 @@ const isFault = (value: ReadonlyArray<JsonBlock> | JsonSyntaxError): value is Js
  * products in the JsonValidationPool's threads (or, with none, on this thread through
  * `spoolItems`). Here: the multipart stream, the scanner (structure, UTF-8, delimiting), the
  * duplicate rule in file order, the batches and the spool.
+ *
+ * Blocks go out to the threads through a window of BLOCKS_IN_FLIGHT_PER_THREAD per thread, and their
+ * results are read back in file order, the oldest first; a buffer of the upload is split only when
+ * the window has room for what it completes, so memory holds a few blocks however the upload is
+ * chunked. Nothing here runs per buffer but the scanner: a stream stage per buffer cost more
+ * CPU than the split itself.
  *
  * Outcomes are those of the single-threaded path: results are read in file order, and the end of
  * the input (its fault, or a failure of the upload itself) is read after every block split before
@@ -37,46 +39,62 @@ export const spoolJsonFile = <E, R>(content: Stream.Stream<Uint8Array, E, R>, op
       return spoolItems(Stream.map(content.pipe(scanJsonProducts()), (product) => productItem(product.index, product.value, product.json)), options)
     }
     return Effect.scoped(Effect.gen(function*() {
+      const scope = yield* Effect.scope
       const codes = yield* makeSpillingCodeIndex(options.spool.folder, options.codesInMemory)
       const splitter = new JsonBlockSplitter(options.company, blockBytes)
       const writer = makeSpoolWriter(options)
       const firstOccurrence = makeFirstOccurrences(codes)
-      const blocks = (list: ReadonlyArray<JsonBlock>): Array<Piece<E>> => list.map((block) => ({ _tag: "Block", block }))
-      const ending = (error: E | JsonSyntaxError | undefined): Array<Piece<E>> => [...blocks(splitter.flush()), { _tag: "End", error }]
+      const window: Array<Fiber.RuntimeFiber<JsonBlockResult, ValidationThreadFailed>> = []
+      const windowSize = pool.threads * BLOCKS_IN_FLIGHT_PER_THREAD
 
-      const pieces: Stream.Stream<Piece<E>, never, R> = content.pipe(
-        // One buffer of the upload at a time, so that blocks are split only as validation takes them:
-        // a chunk of many buffers would otherwise be split whole ahead of the threads.
-        Stream.rechunk(1),
-        Stream.mapConcat((chunk): Array<Piece<E>> => {
-          const split = splitter.push(chunk)
-          return isFault(split) ? ending(split) : blocks(split)
-        }),
-        Stream.catchAll((error) => Stream.fromIterable(ending(error))),
-        Stream.concat(Stream.suspend(() => {
-          const split = splitter.end()
-          return Stream.fromIterable(isFault(split) ? ending(split) : [...blocks(split), ...ending(undefined)])
-        })),
-        Stream.takeUntil((piece) => piece._tag === "End")
-      )
+      const spoolOldest: Effect.Effect<void, JsonSyntaxError | StorageFailed | ValidationThreadFailed> = Effect.suspend(() => {
+        const oldest = window.shift()
+        if (oldest === undefined) return Effect.void
+        return Effect.flatMap(Fiber.join(oldest), (result): Effect.Effect<void, JsonSyntaxError | StorageFailed> => {
+          if (result.fault !== undefined) return Effect.fail(new JsonSyntaxError(result.fault))
+          spoolBlock(result, writer, firstOccurrence)
+          splitter.recycle(result.block)
+          return Effect.zipRight(codes.check, writer.drain)
+        })
+      })
+      const send = (blocks: ReadonlyArray<JsonBlock>) =>
+        Effect.forEach(blocks, (block) =>
+          Effect.zipRight(
+            window.length >= windowSize ? spoolOldest : Effect.void,
+            Effect.flatMap(Effect.forkIn(pool.validate(block), scope), (fiber) => Effect.sync(() => window.push(fiber)))
+          ), { discard: true })
+      const spoolAll = Effect.whileLoop({ while: () => window.length > 0, body: () => spoolOldest, step: () => undefined })
 
-      const validated = Stream.mapEffect(
-        pieces,
-        (piece): Effect.Effect<Validated<E>, ValidationThreadFailed> =>
-          piece._tag === "Block" ? Effect.map(pool.validate(piece.block), (result) => ({ _tag: "Result", result })) : Effect.succeed(piece),
-        { concurrency: pool.threads * BLOCKS_IN_FLIGHT_PER_THREAD }
-      )
-
-      const consume = (item: Validated<E>): Effect.Effect<void, E | JsonSyntaxError | StorageFailed> => {
-        if (item._tag === "End") return item.error === undefined ? writer.finish : Effect.fail(item.error)
-        const { result } = item
-        if (result.fault !== undefined) return Effect.fail(new JsonSyntaxError(result.fault))
-        spoolBlock(result, writer, firstOccurrence)
-        splitter.recycle(result.block)
-        return Effect.zipRight(codes.check, writer.drain)
+      /** What was split before the input ended or broke goes through first, so that a fault in it wins over `last`. */
+      const endWith = <X>(last: Effect.Effect<void, X>): Effect.Effect<void, X | JsonSyntaxError | StorageFailed | ValidationThreadFailed> =>
+        send(splitter.flush()).pipe(Effect.zipRight(spoolAll), Effect.zipRight(last))
+      /** The buffers of one chunk of the upload, split one after the other as the window takes their blocks. */
+      const split = (chunk: Chunk.Chunk<Uint8Array>) => {
+        const buffers = Chunk.toReadonlyArray(chunk)
+        let next = 0
+        const rest: Effect.Effect<void, JsonSyntaxError | StorageFailed | ValidationThreadFailed> = Effect.suspend(() => {
+          while (next < buffers.length) {
+            const blocks = splitter.push(buffers[next++]!)
+            if (isFault(blocks)) return endWith(Effect.fail(blocks))
+            if (blocks.length > 0) return Effect.zipRight(send(blocks), rest)
+          }
+          return Effect.void
+        })
+        return rest
       }
 
-      return yield* Stream.runForEach(validated, consume).pipe(Effect.map(writer.totals))
+      // Set when the failure is this side's (a fault of the file, a thread, the spool): the upload's own failure ends the file instead.
+      let failedHere = false
+      yield* Stream.runForEachChunk(content, (chunk) => Effect.tapError(split(chunk), () => Effect.sync(() => (failedHere = true)))).pipe(
+        Effect.matchEffect({
+          onFailure: (error) => (failedHere ? Effect.fail(error) : endWith(Effect.fail(error))),
+          onSuccess: () => {
+            const last = splitter.end()
+            return isFault(last) ? endWith(Effect.fail(last)) : Effect.zipRight(send(last), endWith(writer.finish))
+          }
+        })
+      )
+      return writer.totals()
     }))
   })
 
