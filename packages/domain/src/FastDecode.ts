@@ -1,5 +1,6 @@
 import { Option, type Schema, SchemaAST } from "effect"
-import { inlineChecks } from "./KnownRefinements.ts"
+import { isWellFormed } from "./Fields.ts"
+import { failureCondition, inlineChecks } from "./KnownRefinements.ts"
 
 /**
  * A decoder for the common case, compiled once from a schema's own AST: it runs the same refinement
@@ -9,6 +10,12 @@ import { inlineChecks } from "./KnownRefinements.ts"
  * fresh arrays). It never explains a failure: on any doubt it answers `undefined` and the caller decodes
  * with Schema for the messages. Building it refuses schemas with nodes whose decoded value could differ
  * from the input (transformations, declarations) so a fast answer is never a different answer.
+ *
+ * The decoder is generated JavaScript, one function per node of the AST (`new Function`, from the
+ * schema alone: keys are written as JSON string literals, every other value is passed in, nothing of
+ * an input ever reaches the generated text). Built from closures instead, every struct's properties,
+ * every array's items and every refinement were called through the same few call sites, which V8
+ * could neither inline nor predict: that cost as much as the checks themselves.
  */
 export type FastDecoder<A> = (input: unknown) => A | undefined
 
@@ -23,9 +30,6 @@ export class UnsupportedSchemaError extends Error {
     super(`makeFastDecoder cannot compile a ${node} node`)
   }
 }
-
-const isRecord = (input: unknown): input is Readonly<Record<string, unknown>> =>
-  typeof input === "object" && input !== null && !Array.isArray(input)
 
 /** Nodes whose decoded value is the input itself, so trying union members in turn cannot change the output. */
 const isScalar = (ast: SchemaAST.AST): boolean => {
@@ -45,123 +49,138 @@ const isScalar = (ast: SchemaAST.AST): boolean => {
   }
 }
 
-const compileRefinements = (ast: SchemaAST.Refinement): Step => {
-  // A chain of refinements over one base runs as one loop over its filters, innermost first, as Schema runs them.
+/** `Schema.optional(X)`'s type, X | undefined: no struct or array accepts undefined, so only one member can decode. */
+const isUndefinedOr = (ast: SchemaAST.Union): boolean =>
+  ast.types.length === 2 && ast.types.some((member) => member._tag === "UndefinedKeyword")
+
+/** What the generated functions are given: the parameters' names and their values. */
+const RUNTIME = {
+  INVALID,
+  hasOwn: (value: object, key: string): boolean => Object.prototype.hasOwnProperty.call(value, key),
+  isWellFormed,
+  fails: (refinement: SchemaAST.Refinement, value: unknown): boolean => Option.isSome(refinement.filter(value, PARSE_OPTIONS, refinement))
+}
+
+/** The generated program: its functions (`f0`, `f1`, ...) and the values they read from `R`. */
+class Program {
+  private readonly functions: Array<string> = []
+  private readonly constants: Array<unknown> = []
+
+  /** An expression reading `value` at run time. */
+  readonly constant = (value: unknown): string => {
+    this.constants.push(value)
+    return `R[${this.constants.length - 1}]`
+  }
+
+  /** A new function of one parameter `v`; `body` may declare further functions. Returns its name. */
+  define(body: () => string): string {
+    const name = `f${this.functions.length}`
+    this.functions.push("")
+    this.functions[Number(name.slice(1))] = `function ${name}(v) {\n${body()}\n}`
+    return name
+  }
+
+  link(root: string): Step {
+    const parameters = ["R", ...Object.keys(RUNTIME)]
+    const make = new Function(...parameters, `"use strict";\n${this.functions.join("\n")}\nreturn ${root}`)
+    const step: unknown = make(this.constants, ...Object.values(RUNTIME))
+    if (!isStep(step)) throw new Error("the generated decoder is not a function")
+    return step
+  }
+}
+
+const isStep = (value: unknown): value is Step => typeof value === "function"
+
+const key = (name: string): string => JSON.stringify(name)
+
+const compileRefinements = (program: Program, ast: SchemaAST.Refinement): string => {
+  // A chain of refinements over one base is checked in one function, innermost first, as Schema runs them.
   const refinements: Array<SchemaAST.Refinement> = []
   let base: SchemaAST.AST = ast
   while (SchemaAST.isRefinement(base)) {
     refinements.unshift(base)
     base = base.from
   }
-  const from = compile(base)
+  const from = compile(program, base)
   const inline = inlineChecks(base, refinements)
-  if (inline !== undefined) {
-    const { check, others } = inline
-    return (input) => {
-      const value = from(input)
-      if (value === INVALID || !check(value)) return INVALID
-      return others.length === 0 || passes(others, value) ? value : INVALID
-    }
-  }
-  return (input) => {
-    const value = from(input)
-    return value !== INVALID && passes(refinements, value) ? value : INVALID
-  }
+  const called = inline === undefined ? refinements : inline.others
+  return program.define(() =>
+    [
+      `const x = ${from}(v)`,
+      `if (x === INVALID) return INVALID`,
+      ...(inline === undefined ? [] : [`if (${failureCondition(inline, "x", program.constant, "isWellFormed")}) return INVALID`]),
+      ...called.map((refinement) => `if (fails(${program.constant(refinement)}, x)) return INVALID`),
+      `return x`
+    ].join("\n")
+  )
 }
 
-const passes = (refinements: ReadonlyArray<SchemaAST.Refinement>, value: unknown): boolean => {
-  for (const refinement of refinements) {
-    if (Option.isSome(refinement.filter(value, PARSE_OPTIONS, refinement))) return false
-  }
-  return true
-}
-
-/** `Schema.optional(X)`'s type, X | undefined: no struct or array accepts undefined, so only one member can decode. */
-const isUndefinedOr = (ast: SchemaAST.Union): boolean =>
-  ast.types.length === 2 && ast.types.some((member) => member._tag === "UndefinedKeyword")
-
-const compileUnion = (ast: SchemaAST.Union): Step => {
+const compileUnion = (program: Program, ast: SchemaAST.Union): string => {
   if (!ast.types.every(isScalar) && !isUndefinedOr(ast)) throw new UnsupportedSchemaError("Union with structured members")
-  const members = ast.types.map(compile)
-  return (input) => {
-    for (const member of members) {
-      const value = member(input)
-      if (value !== INVALID) return value
-    }
-    return INVALID
-  }
+  const members = ast.types.map((member) => compile(program, member))
+  return program.define(() => ["let x", ...members.map((member) => `x = ${member}(v)\nif (x !== INVALID) return x`), "return INVALID"].join("\n"))
 }
 
-const compileArray = (ast: SchemaAST.TupleType): Step => {
+const compileArray = (program: Program, ast: SchemaAST.TupleType): string => {
   const rest = ast.rest[0]
   if (ast.elements.length > 0 || ast.rest.length !== 1 || rest === undefined) {
     throw new UnsupportedSchemaError("TupleType other than an Array")
   }
-  const item = compile(rest.type)
-  return (input) => {
-    if (!Array.isArray(input)) return INVALID
-    // Pushed, not preallocated: a packed array, which JSON.stringify writes on its fast path.
-    const output: Array<unknown> = []
-    for (let i = 0; i < input.length; i++) {
-      const value = item(input[i])
-      if (value === INVALID) return INVALID
-      output.push(value)
-    }
-    return output
-  }
+  const item = compile(program, rest.type)
+  // Pushed, not preallocated: a packed array, which JSON.stringify writes on its fast path.
+  return program.define(() =>
+    [
+      "if (!Array.isArray(v)) return INVALID",
+      "const o = []",
+      `for (let i = 0; i < v.length; i++) {\nconst x = ${item}(v[i])\nif (x === INVALID) return INVALID\no.push(x)\n}`,
+      "return o"
+    ].join("\n")
+  )
 }
 
-interface Property {
-  readonly name: string
-  readonly optional: boolean
-  readonly step: Step
-}
-
-const compileStruct = (ast: SchemaAST.TypeLiteral): Step => {
+const compileStruct = (program: Program, ast: SchemaAST.TypeLiteral): string => {
   if (ast.indexSignatures.length > 0) throw new UnsupportedSchemaError("TypeLiteral with index signatures")
   // Schema decodes an empty struct as "anything but null and undefined", not as a record.
   if (ast.propertySignatures.length === 0) throw new UnsupportedSchemaError("empty TypeLiteral")
-  const properties: ReadonlyArray<Property> = ast.propertySignatures.map((ps) => {
+  const properties = ast.propertySignatures.map((ps) => {
     if (typeof ps.name !== "string") throw new UnsupportedSchemaError("TypeLiteral with symbol keys")
-    return { name: ps.name, optional: ps.isOptional, step: compile(ps.type) }
+    return { name: key(ps.name), optional: ps.isOptional, step: compile(program, ps.type) }
   })
-  return (input) => {
-    if (!isRecord(input)) return INVALID
-    const output: Record<string, unknown> = {}
-    for (const property of properties) {
-      const name = property.name
+  return program.define(() =>
+    [
+      `if (typeof v !== "object" || v === null || Array.isArray(v)) return INVALID`,
+      "const o = {}",
+      "let x",
       // As in Schema: an optional key counts only when it is the object's own; a required one is read as is.
-      if (property.optional && !Object.prototype.hasOwnProperty.call(input, name)) continue
-      const value = property.step(input[name])
-      if (value === INVALID) return INVALID
-      output[name] = value
-    }
-    return output
-  }
+      ...properties.map(({ name, optional, step }) => {
+        const read = `x = ${step}(v[${name}])\nif (x === INVALID) return INVALID\no[${name}] = x`
+        return optional ? `if (hasOwn(v, ${name})) {\n${read}\n}` : read
+      }),
+      "return o"
+    ].join("\n")
+  )
 }
 
-const compile = (ast: SchemaAST.AST): Step => {
+const compile = (program: Program, ast: SchemaAST.AST): string => {
   switch (ast._tag) {
     case "StringKeyword":
-      return (input) => (typeof input === "string" ? input : INVALID)
+      return program.define(() => `return typeof v === "string" ? v : INVALID`)
     case "NumberKeyword":
-      return (input) => (typeof input === "number" ? input : INVALID)
+      return program.define(() => `return typeof v === "number" ? v : INVALID`)
     case "BooleanKeyword":
-      return (input) => (typeof input === "boolean" ? input : INVALID)
+      return program.define(() => `return typeof v === "boolean" ? v : INVALID`)
     case "UndefinedKeyword":
-      return (input) => (input === undefined ? input : INVALID)
-    case "Literal": {
-      const literal = ast.literal
-      return (input) => (input === literal ? input : INVALID)
-    }
+      return program.define(() => `return v === undefined ? v : INVALID`)
+    case "Literal":
+      return program.define(() => `return v === ${program.constant(ast.literal)} ? v : INVALID`)
     case "Refinement":
-      return compileRefinements(ast)
+      return compileRefinements(program, ast)
     case "Union":
-      return compileUnion(ast)
+      return compileUnion(program, ast)
     case "TupleType":
-      return compileArray(ast)
+      return compileArray(program, ast)
     case "TypeLiteral":
-      return compileStruct(ast)
+      return compileStruct(program, ast)
     default:
       throw new UnsupportedSchemaError(ast._tag)
   }
@@ -170,8 +189,9 @@ const compile = (ast: SchemaAST.AST): Step => {
 /** Compiles `schema` once; the result answers the decoded value or `undefined` when Schema must decide. */
 export const makeFastDecoder = <A, I>(schema: Schema.Schema<A, I, never>): FastDecoder<A> => {
   if (!SchemaAST.isTypeLiteral(schema.ast)) throw new UnsupportedSchemaError(`top-level ${schema.ast._tag}`)
-  const step = compile(schema.ast)
-  // The compiled step mirrors the schema's AST node for node, so a value it returns is the schema's Type.
+  const program = new Program()
+  const step = program.link(compile(program, schema.ast))
+  // The generated code mirrors the schema's AST node for node, so a value it returns is the schema's Type.
   const isDecoded = (value: unknown): value is A => value !== INVALID
   return (input) => {
     const value = step(input)

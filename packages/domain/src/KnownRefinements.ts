@@ -1,14 +1,13 @@
 import { Schema, SchemaAST } from "effect"
-import { hasNoNul, isWellFormed, NoNulSchemaId, WellFormedSchemaId } from "./Fields.ts"
+import { NoNulSchemaId, WellFormedSchemaId } from "./Fields.ts"
 
 /**
  * The refinements whose meaning is known from their schema id, with the parameters Schema's own
  * constructors record beside it (`Schema.maxLength(n)` records `jsonSchema: { maxLength: n }`, and
- * so on). A chain of them is checked in one function, with no call per filter: called through one
- * shared call site, Schema's filters made that site megamorphic and cost as much as the rest of the
- * decoding. A refinement whose parameters are not where they should be is not known, and is called.
+ * so on), so that FastDecode writes them as conditions in its generated code instead of calling
+ * them. A refinement whose parameters are not where they should be is not known, and is called.
  */
-type Known =
+export type Known =
   | { readonly _tag: "MinLength"; readonly length: number }
   | { readonly _tag: "MaxLength"; readonly length: number }
   | { readonly _tag: "Pattern"; readonly regex: RegExp }
@@ -67,69 +66,17 @@ const known = (refinement: SchemaAST.Refinement): Known | undefined => {
 const STRING_CHECKS = new Set<Known["_tag"]>(["MinLength", "MaxLength", "Pattern", "NoNul", "WellFormed"])
 const NUMBER_CHECKS = new Set<Known["_tag"]>(["Int", "Finite", "AtLeast", "Between"])
 
-/** A text's checks, all in one function: its length bounds, NUL, lone surrogates, patterns. */
-const textCheck = (checks: ReadonlyArray<Known>): ((value: unknown) => boolean) => {
-  let min = 0
-  let max = Number.POSITIVE_INFINITY
-  let noNul = false
-  let wellFormed = false
-  const patterns: Array<RegExp> = []
-  for (const check of checks) {
-    if (check._tag === "MinLength") min = Math.max(min, check.length)
-    else if (check._tag === "MaxLength") max = Math.min(max, check.length)
-    else if (check._tag === "NoNul") noNul = true
-    else if (check._tag === "WellFormed") wellFormed = true
-    else if (check._tag === "Pattern") patterns.push(check.regex)
-  }
-  return (value) => {
-    if (typeof value !== "string" || value.length < min || value.length > max) return false
-    if (noNul && !hasNoNul(value)) return false
-    if (wellFormed && !isWellFormed(value)) return false
-    for (const regex of patterns) {
-      // As Schema.pattern does: a regex with the g flag keeps its lastIndex between calls.
-      regex.lastIndex = 0
-      if (!regex.test(value)) return false
-    }
-    return true
-  }
-}
-
-/** A number's checks, all in one function. Bounds are written so that NaN fails them, as it fails Schema's. */
-const numberCheck = (checks: ReadonlyArray<Known>): ((value: unknown) => boolean) => {
-  let int = false
-  let finite = false
-  const lower: Array<number> = []
-  const upper: Array<number> = []
-  for (const check of checks) {
-    if (check._tag === "Int") int = true
-    else if (check._tag === "Finite") finite = true
-    else if (check._tag === "AtLeast") lower.push(check.minimum)
-    else if (check._tag === "Between") {
-      lower.push(check.minimum)
-      upper.push(check.maximum)
-    }
-  }
-  const bounded = lower.length > 0 || upper.length > 0
-  const minimum = Math.max(...lower, Number.NEGATIVE_INFINITY)
-  const maximum = Math.min(...upper, Number.POSITIVE_INFINITY)
-  return (value) => {
-    if (typeof value !== "number") return false
-    if (int && !Number.isSafeInteger(value)) return false
-    if (finite && !Number.isFinite(value)) return false
-    return !bounded || (value >= minimum && value <= maximum)
-  }
-}
-
 export interface InlineChecks {
-  /** The checks of the known refinements over a string or number base, as one predicate of the base's value. */
-  readonly check: (value: unknown) => boolean
+  readonly base: "string" | "number"
+  /** The known refinements, checked inline. */
+  readonly checks: ReadonlyArray<Known>
   /** The refinements that are not known, in the order Schema runs them; called one by one. */
   readonly others: ReadonlyArray<SchemaAST.Refinement>
 }
 
 /**
- * The known refinements of a chain over `base` (innermost first) as one predicate, and the others; or
- * undefined when the base is neither a string nor a number, or when no refinement is known.
+ * The known refinements of a chain over `base` (innermost first), and the others; or undefined when
+ * the base is neither a string nor a number, or when no refinement is known.
  */
 export const inlineChecks = (base: SchemaAST.AST, refinements: ReadonlyArray<SchemaAST.Refinement>): InlineChecks | undefined => {
   const kind = base._tag === "StringKeyword" ? "string" : base._tag === "NumberKeyword" ? "number" : undefined
@@ -142,6 +89,45 @@ export const inlineChecks = (base: SchemaAST.AST, refinements: ReadonlyArray<Sch
     if (check !== undefined && applicable.has(check._tag)) checks.push(check)
     else others.push(refinement)
   }
-  if (checks.length === 0) return undefined
-  return { check: kind === "string" ? textCheck(checks) : numberCheck(checks), others }
+  return checks.length === 0 ? undefined : { base: kind, checks, others }
+}
+
+/**
+ * A JavaScript condition, true when `value` (an expression naming a string or a number, as the base
+ * says) fails one of `checks`. `constant` puts a value where the generated code can read it and
+ * answers the expression that reads it; `wellFormed` names `isWellFormed` there.
+ */
+export const failureCondition = (
+  { base, checks }: InlineChecks,
+  value: string,
+  constant: (held: unknown) => string,
+  wellFormed: string
+): string => {
+  const conditions = checks.map((check) => {
+    switch (check._tag) {
+      case "MinLength":
+        return `${value}.length < ${constant(check.length)}`
+      case "MaxLength":
+        return `${value}.length > ${constant(check.length)}`
+      case "NoNul":
+        return `${value}.includes("\\u0000")`
+      case "WellFormed":
+        return `!${wellFormed}(${value})`
+      case "Pattern": {
+        // As Schema.pattern does: a regex with the g flag keeps its lastIndex between calls.
+        const regex = constant(check.regex)
+        return `(${regex}.lastIndex = 0, !${regex}.test(${value}))`
+      }
+      case "Int":
+        return `!Number.isSafeInteger(${value})`
+      case "Finite":
+        return `!Number.isFinite(${value})`
+      // Written so that NaN fails the bounds, as it fails Schema's.
+      case "AtLeast":
+        return `!(${value} >= ${constant(check.minimum)})`
+      case "Between":
+        return `!(${value} >= ${constant(check.minimum)} && ${value} <= ${constant(check.maximum)})`
+    }
+  })
+  return `${base === "string" ? `typeof ${value} !== "string"` : `typeof ${value} !== "number"`} || ${conditions.join(" || ")}`
 }
