@@ -2,18 +2,24 @@ import { PublishFailed, StorageFailed } from "@retail/api"
 import { acceptedMessage, LoadAccepted, type LoadSource, LoadSummary } from "@retail/domain"
 import type { QueueError } from "@retail/queue"
 import { type ErrorEntry, LoadRepository, type StoreError } from "@retail/store"
-import { Effect, Stream } from "effect"
+import { Clock, Effect, Stream } from "effect"
 import { type EncodedBatch, ProductPublisher } from "../ProductPublisher.ts"
 import { BufferPool } from "./BufferPool.ts"
 import type { LoadSpool, SpoolRecord } from "./LoadSpool.ts"
 import type { SpoolTotals } from "./SpoolItems.ts"
 
 /**
- * Batches published together, in one MULTI, with one count update: 400 round trips to Redis and
- * as many commits become 50 for 100k products, and a group is at most a few MiB in memory.
+ * Batches published together, in one MULTI: 400 round trips to Redis become 50 for 100k products,
+ * and a group is at most a few MiB in memory.
  */
 const GROUP_BATCHES = 8
 const GROUP_BYTES = 4 * 1024 * 1024
+/**
+ * How often the load's counts are brought up to date while it is published: a commit per group
+ * (50 for 100k products, each waiting for its own round trip) became a few, and progress is still
+ * seen moving every tenth of a second.
+ */
+const COUNTS_EVERY_MS = 100
 
 export interface SpooledLoad {
   readonly company: string
@@ -47,6 +53,19 @@ export class FileLoadPublisher extends Effect.Service<FileLoadPublisher>()("@ret
         let group: Array<EncodedBatch> = []
         let groupProducts = 0
         let groupBytes = 0
+        let counted = { received: 0, accepted: 0, failed: 0 }
+        let countedAt = yield* Clock.currentTimeMillis
+
+        /** Adds what was just published or recorded to the counts, and commits them when they are due (or `now`). */
+        const count = (received: number, accepted: number, now: boolean) =>
+          Effect.flatMap(Clock.currentTimeMillis, (time): Effect.Effect<void, StoreError> => {
+            counted = { received: counted.received + received, accepted: counted.accepted + accepted, failed: counted.failed + received - accepted }
+            if (counted.received === 0 || (!now && time - countedAt < COUNTS_EVERY_MS)) return Effect.void
+            const increment = counted
+            counted = { received: 0, accepted: 0, failed: 0 }
+            countedAt = time
+            return loads.addCounts(processCode, increment)
+          })
 
         const publishGroup = Effect.suspend((): Effect.Effect<void, QueueError | StoreError> => {
           if (group.length === 0) return Effect.void
@@ -62,7 +81,7 @@ export class FileLoadPublisher extends Effect.Service<FileLoadPublisher>()("@ret
               for (const entry of entries) buffers.give(entry)
               for (const batch of batches) buffers.give(batch.productsJson)
             }),
-            Effect.zipRight(loads.addCounts(processCode, { received: products, accepted: products, failed: 0 })),
+            Effect.zipRight(count(products, products, first)),
             Effect.zipRight(
               first
                 ? loads.markProcessing(processCode).pipe(Effect.catchAll((error) => Effect.logWarning("could not mark the load PROCESSING", error)))
@@ -74,10 +93,7 @@ export class FileLoadPublisher extends Effect.Service<FileLoadPublisher>()("@ret
         const replay = (record: SpoolRecord): Effect.Effect<void, QueueError | StoreError> => {
           if (record._tag === "Errors") {
             const errors = JSON.parse(record.json) as ReadonlyArray<ErrorEntry>
-            return Effect.zipRight(
-              loads.addErrors(processCode, errors),
-              loads.addCounts(processCode, { received: errors.length, accepted: 0, failed: errors.length })
-            )
+            return Effect.zipRight(loads.addErrors(processCode, errors), count(errors.length, 0, false))
           }
           group.push({ batchNo: nextBatchNo++, productsJson: record.productsJson })
           groupProducts += record.count
@@ -88,9 +104,12 @@ export class FileLoadPublisher extends Effect.Service<FileLoadPublisher>()("@ret
         yield* spool.records(buffers.take).pipe(
           Stream.runForEach(replay),
           Effect.zipRight(publishGroup),
+          Effect.zipRight(count(0, 0, true)),
           Effect.zipRight(loads.finishReceiving(processCode)),
           Effect.catchAll((error) =>
             Effect.logError("publishing a file load failed", error).pipe(
+              // What was published before the failure is counted, as far as the database lets it be.
+              Effect.zipRight(Effect.ignore(count(0, 0, true))),
               Effect.zipRight(loads.markFailed(processCode, `publishing the file load failed after ${published} batches: ${error.message}`)),
               Effect.catchAll((markError) => Effect.logError("could not mark the load FAILED", markError)),
               Effect.zipRight(Effect.fail(
