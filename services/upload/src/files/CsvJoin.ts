@@ -2,6 +2,7 @@ import type { CsvFileName, CsvProblem, CsvRecord, CsvRow, CsvValue } from "@reta
 import { Stream } from "effect"
 import { decodePartitionRow, fieldOfPartitionRow, fileOfPartitionRow, lineOfPartitionRow } from "./CsvPartitionRow.ts"
 import type { CsvPartitions } from "./CsvPartitions.ts"
+import type { CsvProductJson } from "./CsvProductJson.ts"
 import type { CsvFileHeader } from "./CsvPartSplitter.ts"
 import { failedItem, type LoadItem } from "./LoadItem.ts"
 
@@ -56,6 +57,15 @@ const locator = (productLine: number, children: ChildRows) => (error: string): s
   return `${error} (${places.join(", ")})`
 }
 
+/** A product `CsvProductJson` validated and wrote from its cells (not ended yet): only the load's duplicate rule is left to apply. */
+export interface EncodedProduct {
+  readonly _tag: "Encoded"
+  readonly index: number
+  readonly productCode: string
+  readonly skuCode: string
+  readonly locate: (error: string) => string
+}
+
 /**
  * Joins the rows of one partition: every child row under its productCode, then each product row
  * (in file order) with its children, lazily. Yields one item per product row, one failure per child row
@@ -66,6 +76,21 @@ const locator = (productLine: number, children: ChildRows) => (error: string): s
  * product with a problem is typed again with `CsvHeader.map`, for the problems in file and column order.
  */
 export function* joinPartition(text: string, headers: CsvFileHeaders): Generator<LoadItem> {
+  for (const item of joinPartitionEncoding(text, headers, undefined)) {
+    if (item._tag !== "Encoded") yield item
+  }
+}
+
+/**
+ * `joinPartition`, but a product that `encode` validates and writes straight from its cells is yielded
+ * as an `EncodedProduct` (its JSON written, to be ended or dropped before the next item is asked for)
+ * instead of a value to validate; the others as `joinPartition` yields them.
+ */
+export function* joinPartitionEncoding(
+  text: string,
+  headers: CsvFileHeaders,
+  encode: CsvProductJson | undefined
+): Generator<LoadItem | EncodedProduct> {
   const decode = (encoded: string, file: CsvFileName): CsvRow | undefined => decodePartitionRow(encoded, headers[file].delimiter)?.row
   const record = (file: CsvFileName, row: CsvRow): CsvRecord => headers[file].header.map(row, headers[file].delimiter)
   const valuesOf = (file: CsvFileName, row: CsvRow): Record<string, CsvValue> | undefined =>
@@ -151,6 +176,10 @@ export function* joinPartition(text: string, headers: CsvFileHeaders): Generator
       return rows
     }
     const children: ChildRows = { hierarchiesCsv: rowsOf("hierarchiesCsv"), barcodesCsv: rowsOf("barcodesCsv"), attributesCsv: rowsOf("attributesCsv") }
+    if (encode?.(product, children) === true) {
+      yield { _tag: "Encoded", index: product.line, productCode: code, skuCode: sku, locate: locator(product.line, children) }
+      continue
+    }
 
     const value = productValue(product, children)
     if (value === undefined) {
