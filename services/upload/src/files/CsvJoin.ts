@@ -28,6 +28,7 @@ const LIST_OF: Readonly<Record<ChildFile, "hierarchies" | "barcodes" | "lstAttri
 }
 const CHILD_FILES: ReadonlyArray<ChildFile> = ["hierarchiesCsv", "barcodesCsv", "attributesCsv"]
 const NO_ROWS: ReadonlyArray<CsvRow> = []
+const NO_CHILDREN: EncodedChildren = { hierarchiesCsv: [], barcodesCsv: [], attributesCsv: [] }
 const FILE_OF_LIST: Readonly<Record<string, ChildFile>> = { hierarchies: "hierarchiesCsv", barcodes: "barcodesCsv", lstAttributes: "attributesCsv" }
 const LISTED_PROBLEMS = 10
 const LISTED_LINES = 5
@@ -152,8 +153,34 @@ export function* joinPartitionEncoding(
     children[file].push(encoded)
   }
 
+  const decodedChildren = (encodedChildren: EncodedChildren | undefined): ChildRows => {
+    const rowsOf = (file: ChildFile): ReadonlyArray<CsvRow> => {
+      if (encodedChildren === undefined || encodedChildren[file].length === 0) return NO_ROWS
+      const rows: Array<CsvRow> = []
+      for (const e of encodedChildren[file]) {
+        const row = decode(e, file)
+        if (row !== undefined) rows.push(row)
+      }
+      return rows
+    }
+    return { hierarchiesCsv: rowsOf("hierarchiesCsv"), barcodesCsv: rowsOf("barcodesCsv"), attributesCsv: rowsOf("attributesCsv") }
+  }
+
   const firstLine = new Map<string, number>()
   for (const encoded of products) {
+    if (encode !== undefined) {
+      // Straight to JSON when it can; the rows are decoded only for a product it leaves to the full path.
+      const code = fieldOfPartitionRow(encoded, codeAt.productsCsv, headers.productsCsv.delimiter)
+      const encodedChildren = code === "" || firstLine.has(code) ? undefined : childrenByCode.get(code) ?? NO_CHILDREN
+      if (encodedChildren !== undefined && encode(code, encoded, encodedChildren)) {
+        const line = lineOfPartitionRow(encoded)
+        firstLine.set(code, line)
+        childrenByCode.delete(code)
+        const sku = fieldOfPartitionRow(encoded, skuAt, headers.productsCsv.delimiter)
+        yield { _tag: "Encoded", index: line, productCode: code, skuCode: sku, locate: (error) => locator(line, decodedChildren(encodedChildren))(error) }
+        continue
+      }
+    }
     const product = decode(encoded, "productsCsv")
     if (product === undefined) continue
     const code = product.fields[codeAt.productsCsv] ?? ""
@@ -166,20 +193,7 @@ export function* joinPartitionEncoding(
     if (code !== "") firstLine.set(code, product.line)
     const encodedChildren = childrenByCode.get(code)
     childrenByCode.delete(code)
-    const rowsOf = (file: ChildFile): ReadonlyArray<CsvRow> => {
-      if (encodedChildren === undefined || encodedChildren[file].length === 0) return NO_ROWS
-      const rows: Array<CsvRow> = []
-      for (const e of encodedChildren[file]) {
-        const row = decode(e, file)
-        if (row !== undefined) rows.push(row)
-      }
-      return rows
-    }
-    const children: ChildRows = { hierarchiesCsv: rowsOf("hierarchiesCsv"), barcodesCsv: rowsOf("barcodesCsv"), attributesCsv: rowsOf("attributesCsv") }
-    if (encode?.(product, children) === true) {
-      yield { _tag: "Encoded", index: product.line, productCode: code, skuCode: sku, locate: locator(product.line, children) }
-      continue
-    }
+    const children = decodedChildren(encodedChildren)
 
     const value = productValue(product, children)
     if (value === undefined) {

@@ -108,6 +108,12 @@ export const fieldOfPartitionRow = (text: string, index: number, delimiter: CsvD
   return decodePartitionRow(text, delimiter)?.row.fields[index] ?? ""
 }
 
+/** Where the record's own text starts in a row `encodeLineRow` wrote; -1 for a row of another encoding. */
+export const lineRowTextAt = (text: string): number => {
+  const i = separatorAt(text)
+  return text.charAt(i) === GS ? i + 1 : -1
+}
+
 /** The CSV line number of an encoded row. */
 export const lineOfPartitionRow = (text: string): number => Number(text.slice(1, separatorAt(text)))
 

@@ -1,6 +1,7 @@
 import { DispatchTypes, isRealDateTime, MAX_CODE_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_TEXT_LENGTH, UnitMeasurements } from "@retail/domain"
-import { type CsvFileName, type CsvRow, parseIntegerCell, parseNumberCell } from "@retail/ingest"
+import { type CsvFileName, parseIntegerCell, parseNumberCell } from "@retail/ingest"
 import type { CsvFileHeaders } from "./CsvJoin.ts"
+import { lineRowTextAt } from "./CsvPartitionRow.ts"
 import type { ProductJsonBytes } from "./ProductJsonBytes.ts"
 
 /**
@@ -102,11 +103,10 @@ interface BoundFile {
   readonly fields: ReadonlyArray<BoundField>
   readonly width: number
   readonly delimiter: "," | ";"
+  readonly delimiterCode: number
 }
 
-/** Text the schema refuses (NUL), or might (a surrogate, paired or not): left to the full validation. */
-const REFUSED_OR_DOUBTFUL = /[\u0000\ud800-\udfff]/
-
+const QUOTE = 34
 const NUMERIC = new Set<Rule["kind"]>(["amount", "positiveInteger", "int32"])
 const ascii = (text: string): Uint8Array => Buffer.from(text, "latin1")
 const NULL = ascii("null")
@@ -135,68 +135,119 @@ const bind = (headers: CsvFileHeaders, file: CsvFileName, specs: ReadonlyArray<F
       cellType: column.type
     }
   })
-  return { fields, width: headerFields.length, delimiter }
+  return { fields, width: headerFields.length, delimiter, delimiterCode: delimiter.charCodeAt(0) }
 }
 
-/** The decoded child rows of one product, by file. */
-export interface ProductChildRows {
-  readonly hierarchiesCsv: ReadonlyArray<CsvRow>
-  readonly barcodesCsv: ReadonlyArray<CsvRow>
-  readonly attributesCsv: ReadonlyArray<CsvRow>
+/** A product's child rows by file, as partition lines (`CsvPartitionRow.ts`). */
+export interface EncodedChildRows {
+  readonly hierarchiesCsv: ReadonlyArray<string>
+  readonly barcodesCsv: ReadonlyArray<string>
+  readonly attributesCsv: ReadonlyArray<string>
 }
 
 /**
  * Appends a product's JSON to the output (not ended) and answers true, or answers false with nothing
- * appended: the product is not surely valid, so the full path (typed values, `validateForCompany`) must
- * decide and explain.
+ * appended: the product is not surely valid (or one of its rows is not a one-line record), so the full
+ * path (rows decoded and typed into a value, `validateForCompany`) must decide and explain.
+ * `productCode`: the product row's productCode cell; `product` and `children`: its rows as partition lines.
  */
-export type CsvProductJson = (product: CsvRow, children: ProductChildRows) => boolean
+export type CsvProductJson = (productCode: string, product: string, children: EncodedChildRows) => boolean
 
 /**
- * Validates a product straight from its rows' cells and writes its JSON as UTF-8, without building the
- * product value nor a string of it: what it writes is exactly `JSON.stringify` of what
- * `validateForCompany` accepts for the product the join builds from those rows (a property test compares
- * the two). It answers only for products it is sure of, all rules met; anything else (a bad cell, a
- * refused value, text with a NUL or a surrogate, another company's code) is false, and the full path
- * gives the same decision and error reasons as before.
+ * Validates a product straight from the cells of its rows and writes its JSON as UTF-8, without
+ * splitting the rows into strings nor building the product value: what it writes is exactly
+ * `JSON.stringify` of what `validateForCompany` accepts for the product the join builds from those rows
+ * (a property test compares the two). It answers only for products it is sure of, all rules met, whose
+ * rows are all one-line records (`encodeLineRow`, nearly every row); anything else (a bad cell, a refused
+ * value, a NUL or a lone surrogate, another company's code, a row in another encoding) is false, and the
+ * full path gives the same decision and error reasons as before.
  */
 export const makeCsvProductJson = (headers: CsvFileHeaders, company: string, out: ProductJsonBytes): CsvProductJson => {
   const products = bind(headers, "productsCsv", PRODUCT)
   const barcodes = bind(headers, "barcodesCsv", BARCODE)
   const hierarchies = bind(headers, "hierarchiesCsv", HIERARCHY)
   const attributes = bind(headers, "attributesCsv", ATTRIBUTE)
-  const codeAt = products.fields[0]!.at
+  const widest = Math.max(products.width, barcodes.width, hierarchies.width, attributes.width)
+  // Where each cell of the row at hand is: reused from row to row.
+  const starts = new Int32Array(widest)
+  const ends = new Int32Array(widest)
+  const quoted = new Uint8Array(widest)
   let productCode = ""
 
-  /** A text cell as a JSON string, when it is within `min`..`max` characters and storable. */
-  const writeText = (cell: string, min: number, max: number): boolean => {
-    if (cell.length < min || cell.length > max) return false
-    if (out.plainString(cell)) return true
-    if (REFUSED_OR_DOUBTFUL.test(cell)) return false
-    out.text(JSON.stringify(cell))
-    return true
+  /**
+   * Finds the cells of a one-line record `line[from, line.length)` as `splitCsvLine` splits it; false
+   * when it would not split it (a quoted cell not closed where it should be) or the row has not `width` cells.
+   */
+  const split = (line: string, from: number, file: BoundFile): boolean => {
+    const d = file.delimiterCode
+    const end = line.length
+    let p = from
+    for (let k = 0; k < file.width; k++) {
+      if (p < end && line.charCodeAt(p) === QUOTE) {
+        let q = p + 1
+        for (;;) {
+          q = line.indexOf("\"", q)
+          if (q === -1) return false
+          if (q + 1 === end || line.charCodeAt(q + 1) === d) break
+          if (line.charCodeAt(q + 1) !== QUOTE) return false
+          q += 2
+        }
+        starts[k] = p + 1
+        ends[k] = q
+        quoted[k] = 1
+        p = q + 1
+      } else {
+        let e = line.indexOf(file.delimiter, p)
+        if (e === -1) e = end
+        starts[k] = p
+        ends[k] = e
+        quoted[k] = 0
+        p = e
+      }
+      // p is at the delimiter after the cell, or at the end of the line.
+      if (k === file.width - 1) return p === end
+      if (p === end) return false
+      p++
+    }
+    return false
   }
 
-  /** Writes one non-empty cell's value when its rule is surely met. */
-  const writeCell = (cell: string, field: BoundField, delimiter: "," | ";"): boolean => {
+  /** Does the cell k hold exactly `text`? (A quoted cell with a doubled quote never equals a code here.) */
+  const cellIs = (line: string, k: number, text: string): boolean =>
+    ends[k]! - starts[k]! === text.length && line.startsWith(text, starts[k]) && (quoted[k] === 0 || text.indexOf("\"") === -1)
+
+  const cellText = (line: string, k: number): string => {
+    const text = line.slice(starts[k], ends[k])
+    return quoted[k] === 1 && text.indexOf("\"") !== -1 ? text.replaceAll("\"\"", "\"") : text
+  }
+
+  const writeText = (line: string, k: number, min: number, max: number): boolean => {
+    const units = out.cellString(line, starts[k]!, ends[k]!, quoted[k] === 1)
+    return units >= min && units <= max
+  }
+
+  /** Writes the value of cell k (not empty) when its field's rule is surely met. */
+  const writeCell = (line: string, k: number, field: BoundField, delimiter: "," | ";"): boolean => {
     const rule = field.rule
     if (field.cellType === "string") {
       switch (rule.kind) {
         case "text":
-          return writeText(cell, rule.min, rule.max)
+          return writeText(line, k, rule.min, rule.max)
         case "oneOf":
-          return rule.values.has(cell) && out.plainString(cell)
-        case "dateTime":
-          return isRealDateTime(cell) && out.plainString(cell)
+        case "dateTime": {
+          const text = cellText(line, k)
+          return (rule.kind === "oneOf" ? rule.values.has(text) : isRealDateTime(text)) && writeText(line, k, 1, MAX_CODE_LENGTH)
+        }
         case "company":
-          return cell === company && writeText(cell, 1, MAX_CODE_LENGTH)
+          return cellIs(line, k, company) && writeText(line, k, 1, MAX_CODE_LENGTH)
         case "sameCode":
-          return cell === productCode && writeText(cell, 1, MAX_CODE_LENGTH)
+          return cellIs(line, k, productCode) && writeText(line, k, 1, MAX_CODE_LENGTH)
         default:
           return false
       }
     }
-    const value = field.cellType === "number" ? parseNumberCell(cell, delimiter) : parseIntegerCell(cell)
+    const text = cellText(line, k)
+    const value = field.cellType === "number" ? parseNumberCell(text, delimiter) : parseIntegerCell(text)
     if (typeof value !== "number") return false
     switch (rule.kind) {
       case "amount":
@@ -215,15 +266,15 @@ export const makeCsvProductJson = (headers: CsvFileHeaders, company: string, out
     return true
   }
 
-  /** One row as a JSON object (its closing brace left out when `close` is false). */
-  const writeRow = (row: CsvRow, file: BoundFile, close: boolean): boolean => {
-    if (row.fault !== undefined || row.fields.length !== file.width) return false
-    const cells = row.fields
+  /** One row (a partition line) as a JSON object (its closing brace left out when `close` is false). */
+  const writeRow = (line: string, file: BoundFile, close: boolean): boolean => {
+    const from = lineRowTextAt(line)
+    if (from === -1 || !split(line, from, file)) return false
     let opened = false
     for (const field of file.fields) {
-      const cell = field.at === -1 ? undefined : cells[field.at]!
-      if (cell === undefined || cell.length === 0) {
-        if (cell === undefined || !field.emptyIsNull) {
+      const k = field.at
+      if (k === -1 || starts[k] === ends[k]) {
+        if (k === -1 || !field.emptyIsNull) {
           if (!field.optional) return false
           continue
         }
@@ -232,7 +283,7 @@ export const makeCsvProductJson = (headers: CsvFileHeaders, company: string, out
         out.raw(NULL)
       } else {
         out.raw(opened ? field.nextKey : field.firstKey)
-        if (!writeCell(cell, field, file.delimiter)) return false
+        if (!writeCell(line, k, field, file.delimiter)) return false
       }
       opened = true
     }
@@ -246,17 +297,16 @@ export const makeCsvProductJson = (headers: CsvFileHeaders, company: string, out
     return true
   }
 
-  const writeList = (rows: ReadonlyArray<CsvRow>, file: BoundFile): boolean => {
-    for (let i = 0; i < rows.length; i++) {
+  const writeList = (lines: ReadonlyArray<string>, file: BoundFile): boolean => {
+    for (let i = 0; i < lines.length; i++) {
       if (i > 0) out.raw(COMMA)
-      if (!writeRow(rows[i]!, file, true)) return false
+      if (!writeRow(lines[i]!, file, true)) return false
     }
     return true
   }
 
-  const write = (product: CsvRow, children: ProductChildRows): boolean => {
+  const write = (product: string, children: EncodedChildRows): boolean => {
     if (children.hierarchiesCsv.length === 0) return false
-    productCode = product.fields[codeAt] ?? ""
     if (!writeRow(product, products, false)) return false
     out.raw(BARCODES)
     if (!writeList(children.barcodesCsv, barcodes)) return false
@@ -268,7 +318,8 @@ export const makeCsvProductJson = (headers: CsvFileHeaders, company: string, out
     return true
   }
 
-  return (product, children) => {
+  return (code, product, children) => {
+    productCode = code
     if (write(product, children)) return true
     out.drop()
     return false

@@ -1,3 +1,15 @@
+/** JSON.stringify's escapes for the control characters that have a short one (`\n`...); 0: `\u00XX`. */
+const SHORT_ESCAPES = (() => {
+  const table = new Uint8Array(32)
+  table[8] = 98
+  table[9] = 116
+  table[10] = 110
+  table[12] = 102
+  table[13] = 114
+  return table
+})()
+const HEX = Buffer.from("0123456789abcdef", "latin1")
+
 /**
  * The accepted products' JSON of one join task, one after the other as UTF-8, with each product's end
  * offset. Grows as products are appended; the bytes live outside the JavaScript heap and are handed
@@ -58,32 +70,63 @@ export class ProductJsonBytes {
   }
 
   /**
-   * `text` as a JSON string, quotes included, when it needs no escape: false (and nothing written)
-   * when it holds a character JSON escapes (`"`, `\`, below U+0020) or a surrogate, so the caller decides.
+   * The text of a CSV cell, `line[start, end)` (inside its quotes when `quoted`: a doubled quote there
+   * stands for one), as a JSON string written as `JSON.stringify` writes it, quotes included. Answers its
+   * length in UTF-16 units, or -1 (what was written then is garbage, to be dropped) when it holds what the
+   * schema refuses: a NUL or a lone surrogate.
    */
-  plainString(text: string): boolean {
-    const bytes = this.ensure(3 * text.length + 2)
+  cellString(line: string, start: number, end: number, quoted: boolean): number {
+    const bytes = this.ensure(6 * (end - start) + 2)
     let at = this.length
+    let units = 0
     bytes[at++] = 34
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i)
-      if (c < 0x80) {
-        if (c < 0x20 || c === 34 || c === 92) return false
+    for (let i = start; i < end; i++) {
+      const c = line.charCodeAt(i)
+      units++
+      if (c >= 0x20 && c < 0x80) {
+        if (c === 34) {
+          // Only a doubled quote can be inside a quoted cell (the line was split so); unquoted, a quote is a character.
+          if (quoted) i++
+          bytes[at++] = 92
+        } else if (c === 92) {
+          bytes[at++] = 92
+        }
         bytes[at++] = c
+      } else if (c < 0x20) {
+        if (c === 0) return -1
+        bytes[at++] = 92
+        const short = SHORT_ESCAPES[c]
+        if (short !== 0) {
+          bytes[at++] = short!
+        } else {
+          bytes[at++] = 117
+          bytes[at++] = 48
+          bytes[at++] = 48
+          bytes[at++] = HEX[c >> 4]!
+          bytes[at++] = HEX[c & 15]!
+        }
       } else if (c < 0x800) {
         bytes[at++] = 0xc0 | (c >> 6)
         bytes[at++] = 0x80 | (c & 0x3f)
-      } else if (c >= 0xd800 && c <= 0xdfff) {
-        return false
-      } else {
+      } else if (c < 0xd800 || c > 0xdfff) {
         bytes[at++] = 0xe0 | (c >> 12)
         bytes[at++] = 0x80 | ((c >> 6) & 0x3f)
         bytes[at++] = 0x80 | (c & 0x3f)
+      } else {
+        const next = i + 1 < end ? line.charCodeAt(i + 1) : 0
+        if (c > 0xdbff || next < 0xdc00 || next > 0xdfff) return -1
+        const point = 0x10000 + ((c - 0xd800) << 10) + (next - 0xdc00)
+        bytes[at++] = 0xf0 | (point >> 18)
+        bytes[at++] = 0x80 | ((point >> 12) & 0x3f)
+        bytes[at++] = 0x80 | ((point >> 6) & 0x3f)
+        bytes[at++] = 0x80 | (point & 0x3f)
+        i++
+        units++
       }
     }
     bytes[at++] = 34
     this.length = at
-    return true
+    return units
   }
 
   /** Any text (already JSON, or to be encoded as UTF-8 by Node). */
