@@ -22,6 +22,9 @@ export interface PartitionRow {
  */
 export const encodeLineRow = (file: CsvFileName, line: number, text: string): string => `${lineRowPrefix(file, line)}${text}\n`
 
+/** The letter of `file`'s rows, as an ASCII code. */
+export const lineRowKind = (file: CsvFileName): number => KIND[file].charCodeAt(0)
+
 /** What `encodeLineRow` writes before the record's text. */
 export const lineRowPrefix = (file: CsvFileName, line: number): string => `${KIND[file]}${line}${GS}`
 
