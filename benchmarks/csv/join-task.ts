@@ -1,4 +1,5 @@
 // The join threads' work alone, in this thread: runCsvJoinTask over partitions kept by split-keep.ts, several rounds.
+// Usage: npx tsx benchmarks/csv/join-task.ts <folder of split-keep.ts> [rounds]
 // Prints CPU µs per product row and a digest of the results (products' bytes, accepted flags, errors) to compare builds.
 import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"

@@ -1,4 +1,5 @@
-// Splits the four CSV files into partitions like /handle-csv and keeps them (with the headers) in a folder, for join benchmarks.
+// Splits the four CSV files into partitions as /handle-csv does and keeps them (with the headers) in a folder, for join-task.ts.
+// Usage: npx tsx benchmarks/csv/split-keep.ts <folder> <productsCsv> <hierarchiesCsv> <barcodesCsv> <attributesCsv>
 import { CsvLayouts } from "@retail/ingest"
 import { Effect, Stream } from "effect"
 import { createReadStream, cpSync, statSync, writeFileSync } from "node:fs"
