@@ -5,7 +5,7 @@ import { Either } from "effect"
 import fc from "fast-check"
 import type { CsvFileHeaders } from "../src/files/CsvJoin.ts"
 import { decodePartitionRow, encodeLineRow, encodePartitionRow, fieldOfPartitionRow } from "../src/files/CsvPartitionRow.ts"
-import { type EncodedChildRows, makeCsvProductJson } from "../src/files/CsvProductJson.ts"
+import { type EncodedChildRows, isPlainNumber, makeCsvProductJson } from "../src/files/CsvProductJson.ts"
 import { ProductJsonBytes } from "../src/files/ProductJsonBytes.ts"
 
 /**
@@ -204,6 +204,27 @@ describe("a CSV product validated and encoded from its cells", () => {
     // Both sides of the property were exercised.
     expect(written).toBeGreaterThan(400)
     expect(refused).toBeGreaterThan(400)
+  })
+
+  it("copies a number cell only when String writes its value as the same text", () => {
+    const numberText = fc.oneof(
+      fc.double({ min: 0, max: 1e22, noNaN: true }).map(String),
+      fc.double({ min: 0, max: 1e-3, noNaN: true }).map(String),
+      fc.nat().map(String),
+      fc.stringMatching(/^[0-9]{0,17}(\.[0-9]{0,17})?$/),
+      fc.constantFrom("0", "00", "0.0", "0.000001", "0.0000001", "1.", ".5", "123456789012345", "1234567890123456", "0.100", "1e5", "-1", " 1")
+    )
+    let plain = 0
+    fc.assert(
+      fc.property(numberText, fc.boolean(), (text, fraction) => {
+        if (!isPlainNumber(`x${text}y`, 1, text.length + 1, fraction)) return
+        plain++
+        expect(String(Number(text))).toBe(text)
+        if (!fraction) expect(text).toMatch(/^\d+$/)
+      }),
+      { numRuns: 5000 }
+    )
+    expect(plain).toBeGreaterThan(1000)
   })
 
   it("leaves a product with no hierarchy row, or a child of another productCode, to the full validation", () => {

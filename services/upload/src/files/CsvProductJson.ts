@@ -138,6 +138,38 @@ const bind = (headers: CsvFileHeaders, file: CsvFileName, specs: ReadonlyArray<F
   return { fields, width: headerFields.length, delimiter, delimiterCode: delimiter.charCodeAt(0) }
 }
 
+const isDigit = (c: number): boolean => c >= 48 && c <= 57
+
+/**
+ * Is `line[start, end)` a non-negative number that `String(Number(text))` writes back as the same text?
+ * Conservative: at most 15 significant digits (any such decimal is the shortest text of its double),
+ * no sign, exponent, space, leading or trailing zero that String would drop, nor a value under 1e-6
+ * (written with an exponent) but 0; a fraction only when `fraction`.
+ */
+export const isPlainNumber = (line: string, start: number, end: number, fraction: boolean): boolean => {
+  if (start === end) return false
+  let i = start
+  const first = line.charCodeAt(i)
+  if (first === 48) {
+    i++
+  } else {
+    if (first < 49 || first > 57) return false
+    while (i < end && isDigit(line.charCodeAt(i))) i++
+  }
+  const integerDigits = first === 48 ? 0 : i - start
+  if (i === end) return integerDigits <= 15
+  if (!fraction || line.charCodeAt(i) !== 46) return false
+  const fractionStart = ++i
+  while (i < end && isDigit(line.charCodeAt(i))) i++
+  if (i !== end || i === fractionStart || line.charCodeAt(end - 1) === 48) return false
+  let leadingZeros = 0
+  if (integerDigits === 0) {
+    while (line.charCodeAt(fractionStart + leadingZeros) === 48) leadingZeros++
+    if (leadingZeros > 5) return false
+  }
+  return integerDigits + (end - fractionStart) - leadingZeros <= 15
+}
+
 /** A product's child rows by file, as partition lines (`CsvPartitionRow.ts`). */
 export interface EncodedChildRows {
   readonly hierarchiesCsv: ReadonlyArray<string>
@@ -245,6 +277,14 @@ export const makeCsvProductJson = (headers: CsvFileHeaders, company: string, out
         default:
           return false
       }
+    }
+    if (isPlainNumber(line, starts[k]!, ends[k]!, field.cellType === "number")) {
+      // Written as it is: it is how String writes its value, and a plain number meets every rule of its
+      // field but 0 for a positive integer and the 32-bit range of an int32.
+      const value = rule.kind === "amount" ? 0 : Number(cellText(line, k))
+      if (rule.kind === "positiveInteger" ? value < 1 : rule.kind === "int32" ? value > 2147483647 : false) return false
+      out.asciiFrom(line, starts[k]!, ends[k]!)
+      return true
     }
     const text = cellText(line, k)
     const value = field.cellType === "number" ? parseNumberCell(text, delimiter) : parseIntegerCell(text)

@@ -69,6 +69,14 @@ export class ProductJsonBytes {
     this.length = at
   }
 
+  /** `line[start, end)`, ASCII characters only: one byte each. */
+  asciiFrom(line: string, start: number, end: number): void {
+    const bytes = this.ensure(end - start)
+    let at = this.length
+    for (let i = start; i < end; i++) bytes[at++] = line.charCodeAt(i)
+    this.length = at
+  }
+
   /**
    * The text of a CSV cell, `line[start, end)` (inside its quotes when `quoted`: a doubled quote there
    * stands for one), as a JSON string written as `JSON.stringify` writes it, quotes included. Answers its
