@@ -187,6 +187,7 @@ describe("a CSV product validated and encoded from its cells", () => {
   it("is written exactly when the typed product passes validateForCompany, as its JSON.stringify", () => {
     let written = 0
     let refused = 0
+    // CSV_PROPERTY_RUNS / CSV_PROPERTY_SEED: a longer run, or a failure's seed replayed.
     fc.assert(
       fc.property(caseArbitrary, (c) => {
         const expected = reference(c)
@@ -199,7 +200,7 @@ describe("a CSV product validated and encoded from its cells", () => {
           if (!notOneLine(c)) expect(expected).toBeUndefined()
         }
       }),
-      { numRuns: 4000 }
+      { numRuns: Number(process.env["CSV_PROPERTY_RUNS"] ?? 4000), ...(process.env["CSV_PROPERTY_SEED"] === undefined ? {} : { seed: Number(process.env["CSV_PROPERTY_SEED"]) }) }
     )
     // Both sides of the property were exercised.
     expect(written).toBeGreaterThan(400)

@@ -58,7 +58,7 @@ const locator = (productLine: number, children: ChildRows) => (error: string): s
   return `${error} (${places.join(", ")})`
 }
 
-/** A product `CsvProductJson` validated and wrote from its cells (not ended yet): only the load's duplicate rule is left to apply. */
+/** A product `CsvProductJson` validated and has written from its cells (not ended yet): only the load's duplicate rule is left to apply. */
 export interface EncodedProduct {
   readonly _tag: "Encoded"
   readonly index: number

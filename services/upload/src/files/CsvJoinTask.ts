@@ -54,8 +54,9 @@ const readPartition = (path: string): Promise<string> =>
   )
 
 /**
- * Joins one partition (`joinPartition`), validates each product as `spoolItems` does and encodes the
- * accepted ones. Each call has its own validator: a productCode is always in one partition, and the
+ * Joins one partition (`joinPartitionEncoding`): a product `CsvProductJson` is sure of is written
+ * straight from its cells; any other is validated as `spoolItems` does and, when accepted, encoded with
+ * `JSON.stringify`. Each call has its own validator: a productCode is always in one partition, and the
  * join already fails a repeated productCode, so a validator per partition decides as one per load would.
  */
 export const runCsvJoinTask = async (task: CsvJoinTask): Promise<CsvJoinResult> => {

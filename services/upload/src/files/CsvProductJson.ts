@@ -244,9 +244,21 @@ export const makeCsvProductJson = (headers: CsvFileHeaders, company: string, out
     return false
   }
 
-  /** Does the cell k hold exactly `text`? (A quoted cell with a doubled quote never equals a code here.) */
-  const cellIs = (line: string, k: number, text: string): boolean =>
-    ends[k]! - starts[k]! === text.length && line.startsWith(text, starts[k]) && (quoted[k] === 0 || text.indexOf("\"") === -1)
+  /** Does the cell k hold exactly `text` (in a quoted cell, a doubled quote stands for one)? */
+  const cellIs = (line: string, k: number, text: string): boolean => {
+    const start = starts[k]!
+    const end = ends[k]!
+    if (quoted[k] === 0 || text.indexOf("\"") === -1) return end - start === text.length && line.startsWith(text, start)
+    let i = start
+    let j = 0
+    while (i < end && j < text.length) {
+      const c = line.charCodeAt(i)
+      if (c !== text.charCodeAt(j)) return false
+      i += c === QUOTE ? 2 : 1
+      j++
+    }
+    return i === end && j === text.length
+  }
 
   const cellText = (line: string, k: number): string => {
     const text = line.slice(starts[k], ends[k])

@@ -137,12 +137,6 @@ export class ProductJsonBytes {
     return units
   }
 
-  /** Any text (already JSON, or to be encoded as UTF-8 by Node). */
-  text(text: string): void {
-    const bytes = this.ensure(3 * text.length)
-    this.length += bytes.write(text, this.length, "utf8")
-  }
-
   get written(): Uint8Array {
     return this.bytes.subarray(0, this.ends.length === 0 ? 0 : this.ends[this.ends.length - 1]!)
   }
