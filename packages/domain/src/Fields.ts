@@ -76,7 +76,8 @@ export const TrueFalse = oneOf("T", "F")
 
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/
 
-const isRealDateTime = (value: string): boolean => {
+/** Is `value` a `YYYY-MM-DD HH:mm:ss` date and time that exists (what `DateTimeText` accepts)? */
+export const isRealDateTime = (value: string): boolean => {
   const match = DATE_TIME.exec(value)
   if (match === null) return false
   const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [number, number, number, number, number, number]

@@ -2,6 +2,7 @@ import type { CsvFileName, CsvProblem, CsvRecord, CsvRow, CsvValue } from "@reta
 import { Stream } from "effect"
 import { decodePartitionRow, fieldOfPartitionRow, fileOfPartitionRow, lineOfPartitionRow } from "./CsvPartitionRow.ts"
 import type { CsvPartitions } from "./CsvPartitions.ts"
+import type { CsvProductJson } from "./CsvProductJson.ts"
 import type { CsvFileHeader } from "./CsvPartSplitter.ts"
 import { failedItem, type LoadItem } from "./LoadItem.ts"
 
@@ -27,6 +28,7 @@ const LIST_OF: Readonly<Record<ChildFile, "hierarchies" | "barcodes" | "lstAttri
 }
 const CHILD_FILES: ReadonlyArray<ChildFile> = ["hierarchiesCsv", "barcodesCsv", "attributesCsv"]
 const NO_ROWS: ReadonlyArray<CsvRow> = []
+const NO_CHILDREN: EncodedChildren = { hierarchiesCsv: [], barcodesCsv: [], attributesCsv: [] }
 const FILE_OF_LIST: Readonly<Record<string, ChildFile>> = { hierarchies: "hierarchiesCsv", barcodes: "barcodesCsv", lstAttributes: "attributesCsv" }
 const LISTED_PROBLEMS = 10
 const LISTED_LINES = 5
@@ -56,6 +58,15 @@ const locator = (productLine: number, children: ChildRows) => (error: string): s
   return `${error} (${places.join(", ")})`
 }
 
+/** A product `CsvProductJson` validated and has written from its cells (not ended yet): only the load's duplicate rule is left to apply. */
+export interface EncodedProduct {
+  readonly _tag: "Encoded"
+  readonly index: number
+  readonly productCode: string
+  readonly skuCode: string
+  readonly locate: (error: string) => string
+}
+
 /**
  * Joins the rows of one partition: every child row under its productCode, then each product row
  * (in file order) with its children, lazily. Yields one item per product row, one failure per child row
@@ -66,6 +77,21 @@ const locator = (productLine: number, children: ChildRows) => (error: string): s
  * product with a problem is typed again with `CsvHeader.map`, for the problems in file and column order.
  */
 export function* joinPartition(text: string, headers: CsvFileHeaders): Generator<LoadItem> {
+  for (const item of joinPartitionEncoding(text, headers, undefined)) {
+    if (item._tag !== "Encoded") yield item
+  }
+}
+
+/**
+ * `joinPartition`, but a product that `encode` validates and writes straight from its cells is yielded
+ * as an `EncodedProduct` (its JSON written, to be ended or dropped before the next item is asked for)
+ * instead of a value to validate; the others as `joinPartition` yields them.
+ */
+export function* joinPartitionEncoding(
+  text: string,
+  headers: CsvFileHeaders,
+  encode: CsvProductJson | undefined
+): Generator<LoadItem | EncodedProduct> {
   const decode = (encoded: string, file: CsvFileName): CsvRow | undefined => decodePartitionRow(encoded, headers[file].delimiter)?.row
   const record = (file: CsvFileName, row: CsvRow): CsvRecord => headers[file].header.map(row, headers[file].delimiter)
   const valuesOf = (file: CsvFileName, row: CsvRow): Record<string, CsvValue> | undefined =>
@@ -127,8 +153,34 @@ export function* joinPartition(text: string, headers: CsvFileHeaders): Generator
     children[file].push(encoded)
   }
 
+  const decodedChildren = (encodedChildren: EncodedChildren | undefined): ChildRows => {
+    const rowsOf = (file: ChildFile): ReadonlyArray<CsvRow> => {
+      if (encodedChildren === undefined || encodedChildren[file].length === 0) return NO_ROWS
+      const rows: Array<CsvRow> = []
+      for (const e of encodedChildren[file]) {
+        const row = decode(e, file)
+        if (row !== undefined) rows.push(row)
+      }
+      return rows
+    }
+    return { hierarchiesCsv: rowsOf("hierarchiesCsv"), barcodesCsv: rowsOf("barcodesCsv"), attributesCsv: rowsOf("attributesCsv") }
+  }
+
   const firstLine = new Map<string, number>()
   for (const encoded of products) {
+    if (encode !== undefined) {
+      // Straight to JSON when it can; the rows are decoded only for a product it leaves to the full path.
+      const code = fieldOfPartitionRow(encoded, codeAt.productsCsv, headers.productsCsv.delimiter)
+      const encodedChildren = code === "" || firstLine.has(code) ? undefined : childrenByCode.get(code) ?? NO_CHILDREN
+      if (encodedChildren !== undefined && encode(code, encoded, encodedChildren)) {
+        const line = lineOfPartitionRow(encoded)
+        firstLine.set(code, line)
+        childrenByCode.delete(code)
+        const sku = fieldOfPartitionRow(encoded, skuAt, headers.productsCsv.delimiter)
+        yield { _tag: "Encoded", index: line, productCode: code, skuCode: sku, locate: (error) => locator(line, decodedChildren(encodedChildren))(error) }
+        continue
+      }
+    }
     const product = decode(encoded, "productsCsv")
     if (product === undefined) continue
     const code = product.fields[codeAt.productsCsv] ?? ""
@@ -141,16 +193,7 @@ export function* joinPartition(text: string, headers: CsvFileHeaders): Generator
     if (code !== "") firstLine.set(code, product.line)
     const encodedChildren = childrenByCode.get(code)
     childrenByCode.delete(code)
-    const rowsOf = (file: ChildFile): ReadonlyArray<CsvRow> => {
-      if (encodedChildren === undefined || encodedChildren[file].length === 0) return NO_ROWS
-      const rows: Array<CsvRow> = []
-      for (const e of encodedChildren[file]) {
-        const row = decode(e, file)
-        if (row !== undefined) rows.push(row)
-      }
-      return rows
-    }
-    const children: ChildRows = { hierarchiesCsv: rowsOf("hierarchiesCsv"), barcodesCsv: rowsOf("barcodesCsv"), attributesCsv: rowsOf("attributesCsv") }
+    const children = decodedChildren(encodedChildren)
 
     const value = productValue(product, children)
     if (value === undefined) {

@@ -1,8 +1,10 @@
-import { makeLoadValidator } from "@retail/domain"
+import { makeFirstOccurrences, makeLoadValidator, makeProductCodeIndex } from "@retail/domain"
 import { type CsvDelimiter, type CsvFileName, CsvHeader, CsvLayouts } from "@retail/ingest"
 import type { ErrorEntry } from "@retail/store"
 import { readFile } from "node:fs/promises"
-import { type CsvFileHeaders, joinPartition } from "./CsvJoin.ts"
+import { type CsvFileHeaders, joinPartitionEncoding } from "./CsvJoin.ts"
+import { makeCsvProductJson } from "./CsvProductJson.ts"
+import { ProductJsonBytes } from "./ProductJsonBytes.ts"
 
 /** What joining one partition needs, as plain data a worker thread can receive. */
 export interface CsvJoinTask {
@@ -51,46 +53,35 @@ const readPartition = (path: string): Promise<string> =>
     typeof cause === "object" && cause !== null && "code" in cause && cause.code === "ENOENT" ? "" : Promise.reject(cause)
   )
 
-/** Grows as products are appended; the bytes live outside the JavaScript heap and are handed over whole. */
-class ProductBytes {
-  private bytes: Buffer
-  private length = 0
-  readonly ends: Array<number> = []
-
-  constructor(output: SharedArrayBuffer | undefined) {
-    this.bytes = output === undefined ? Buffer.allocUnsafeSlow(256 * 1024) : Buffer.from(output)
-  }
-
-  append(json: string): void {
-    // At most 3 bytes per UTF-16 unit.
-    const need = this.length + 3 * json.length
-    if (need > this.bytes.length) {
-      const grown = Buffer.allocUnsafeSlow(Math.max(need, 2 * this.bytes.length))
-      this.bytes.copy(grown, 0, 0, this.length)
-      this.bytes = grown
-    }
-    this.length += this.bytes.write(json, this.length, "utf8")
-    this.ends.push(this.length)
-  }
-
-  get written(): Uint8Array {
-    return this.bytes.subarray(0, this.length)
-  }
-}
-
 /**
- * Joins one partition (`joinPartition`), validates each product as `spoolItems` does and encodes the
- * accepted ones. Each call has its own validator: a productCode is always in one partition, and the
+ * Joins one partition (`joinPartitionEncoding`): a product `CsvProductJson` is sure of is written
+ * straight from its cells; any other is validated as `spoolItems` does and, when accepted, encoded with
+ * `JSON.stringify`. Each call has its own validator: a productCode is always in one partition, and the
  * join already fails a repeated productCode, so a validator per partition decides as one per load would.
  */
 export const runCsvJoinTask = async (task: CsvJoinTask): Promise<CsvJoinResult> => {
   const headers = resolveHeaders(task)
   const text = await readPartition(task.path)
-  const validator = makeLoadValidator(task.company)
+  // Products encoded from their cells and those validated as values share one duplicate rule, as in one validator.
+  const codes = makeProductCodeIndex()
+  const validator = makeLoadValidator(task.company, codes)
+  const firstOccurrence = makeFirstOccurrences(codes)
   const accepted: Array<number> = []
-  const products = new ProductBytes(task.output)
+  const products = new ProductJsonBytes(task.output)
   const errors: Array<ErrorEntry> = []
-  for (const item of joinPartition(text, headers)) {
+  for (const item of joinPartitionEncoding(text, headers, makeCsvProductJson(headers, task.company, products))) {
+    if (item._tag === "Encoded") {
+      const duplicate = firstOccurrence(item.productCode, item.skuCode, item.index)
+      if (duplicate === undefined) {
+        accepted.push(1)
+        products.end()
+      } else {
+        accepted.push(0)
+        products.drop()
+        errors.push({ sku: duplicate.sku, error: item.locate(duplicate.error) })
+      }
+      continue
+    }
     if (item._tag === "Failed") {
       accepted.push(0)
       errors.push({ sku: item.sku, error: item.error })

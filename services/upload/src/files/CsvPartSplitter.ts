@@ -10,7 +10,7 @@ import {
 } from "@retail/ingest"
 import type { StorageFailed } from "@retail/api"
 import { Effect, Stream } from "effect"
-import { encodePartitionRow, holdsSeparatorBytes, lineRowPrefix } from "./CsvPartitionRow.ts"
+import { encodePartitionRow, holdsSeparatorBytes, lineRowKind } from "./CsvPartitionRow.ts"
 import { type CsvPartitions, partitionOf, partitionOfBytes } from "./CsvPartitions.ts"
 
 const QUOTE = 34
@@ -36,6 +36,7 @@ export class CsvPartSplitter {
   private codeIndex = 0
   private error: CsvHeaderError | undefined = undefined
   private mayHoldSeparators = false
+  private readonly kind: number
   private readonly onRow = (row: CsvRow): void => {
     if (this.error !== undefined) return
     if (this.header === undefined) {
@@ -65,7 +66,7 @@ export class CsvPartSplitter {
       : bytes[fieldStart] === QUOTE
       ? this.partitionOfLine(bytes, start, end, delimiter)
       : partitionOfBytes(bytes, fieldStart, fieldEnd, this.partitions.count)
-    this.partitions.addLine(partition, lineRowPrefix(this.layout.file, line), bytes, start, end)
+    this.partitions.addLine(partition, this.kind, line, bytes, start, end)
   }
 
   /** The slow way, for a quoted productCode: the line's fields. */
@@ -79,6 +80,7 @@ export class CsvPartSplitter {
     private readonly partitions: Pick<CsvPartitions, "add" | "addLine" | "count">
   ) {
     this.reader = new CsvByteReader({ file: layout.file, field: 0 })
+    this.kind = lineRowKind(layout.file)
   }
 
   push(chunk: Uint8Array): CsvSyntaxError | CsvHeaderError | undefined {

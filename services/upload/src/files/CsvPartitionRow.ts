@@ -22,6 +22,9 @@ export interface PartitionRow {
  */
 export const encodeLineRow = (file: CsvFileName, line: number, text: string): string => `${lineRowPrefix(file, line)}${text}\n`
 
+/** The letter of `file`'s rows, as an ASCII code. */
+export const lineRowKind = (file: CsvFileName): number => KIND[file].charCodeAt(0)
+
 /** What `encodeLineRow` writes before the record's text. */
 export const lineRowPrefix = (file: CsvFileName, line: number): string => `${KIND[file]}${line}${GS}`
 
@@ -106,6 +109,12 @@ export const fieldOfPartitionRow = (text: string, index: number, delimiter: CsvD
     if (quote === -1 || quote > fieldEndAt(text, i + 1, delimiter, index)) return fieldAt(text, i + 1, delimiter, index)
   }
   return decodePartitionRow(text, delimiter)?.row.fields[index] ?? ""
+}
+
+/** Where the record's own text starts in a row `encodeLineRow` wrote; -1 for a row of another encoding. */
+export const lineRowTextAt = (text: string): number => {
+  const i = separatorAt(text)
+  return text.charAt(i) === GS ? i + 1 : -1
 }
 
 /** The CSV line number of an encoded row. */

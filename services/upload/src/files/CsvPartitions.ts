@@ -118,12 +118,21 @@ export const makeCsvPartitions = (dir: string, count: number) =>
         used[partition]! += written
         buffered += written
       },
-      /** Queues one row as `prefix` (ASCII) then bytes[start, end) (UTF-8) and a line break for partition `partition`. */
-      addLine: (partition: number, prefix: string, bytes: Uint8Array, start: number, end: number): void => {
-        const length = prefix.length + (end - start) + 1
+      /**
+       * Queues one row as `encodeLineRow` writes it: the file's letter (`kind`, an ASCII code), the line
+       * number and U+001D, then bytes[start, end) (UTF-8) and a line break, for partition `partition`.
+       * The prefix is written as bytes, not made into a string first (one per row of the upload).
+       */
+      addLine: (partition: number, kind: number, line: number, bytes: Uint8Array, start: number, end: number): void => {
+        let digits = 1
+        for (let n = line; n >= 10; n = Math.floor(n / 10)) digits++
+        const length = 1 + digits + 1 + (end - start) + 1
         const buffer = room(partition, length)
         let at = used[partition]!
-        at += buffer.write(prefix, at, "latin1")
+        buffer[at] = kind
+        for (let n = line, d = at + digits; d > at; d--, n = Math.floor(n / 10)) buffer[d] = 48 + (n % 10)
+        at += digits + 1
+        buffer[at++] = 0x1d
         buffer.set(bytes.subarray(start, end), at)
         buffer[at + end - start] = 10
         used[partition]! += length
