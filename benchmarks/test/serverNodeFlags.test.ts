@@ -2,11 +2,11 @@ import { describe, expect, it } from "vitest"
 import { flagsNotIn, serverNodeFlags } from "../../scripts/serverNodeFlags.ts"
 
 describe("the Node.js flags of npm start, which the benchmarks' servers run with", () => {
-  it("npm start bounds both V8 heap generations of the server and collects garbage on the threads that make it", () => {
+  it("npm start bounds both V8 heap generations of the server and scavenges on the threads that allocate", () => {
     const names = serverNodeFlags().map((flag) => flag.split("=")[0])
     expect(names).toContain("--max-semi-space-size")
     expect(names).toContain("--max-old-space-size")
-    expect(names).toContain("--single-threaded-gc")
+    expect(names).toContain("--no-parallel-scavenge")
   })
 
   it("reads the flags between node and dist/server.mjs, after the build", () => {
