@@ -74,10 +74,9 @@ class Program {
 
   /** A new function of one parameter `v`; `body` may declare further functions. Returns its name. */
   define(body: () => string): string {
-    const name = `f${this.functions.length}`
-    this.functions.push("")
-    this.functions[Number(name.slice(1))] = `function ${name}(v) {\n${body()}\n}`
-    return name
+    const index = this.functions.push("") - 1
+    this.functions[index] = `function f${index}(v) {\n${body()}\n}`
+    return `f${index}`
   }
 
   link(root: string): Step {
