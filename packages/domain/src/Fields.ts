@@ -13,7 +13,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 export const NoNulSchemaId: unique symbol = Symbol.for("@retail/domain/SchemaId/NoNul")
 export const WellFormedSchemaId: unique symbol = Symbol.for("@retail/domain/SchemaId/WellFormed")
 
-export const hasNoNul = (value: string): boolean => !value.includes("\u0000")
+const hasNoNul = (value: string): boolean => !value.includes("\u0000")
 /** ES2024's String.prototype.isWellFormed: no lone surrogate. Node.js 20 has it; the ES2023 lib we compile against does not declare it. */
 export const isWellFormed = (value: string): boolean => (value as string & { isWellFormed(): boolean }).isWellFormed()
 
