@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { sampleProducts } from "@retail/testkit"
+import { csvFilesOf, sampleProducts } from "@retail/testkit"
 import { Effect } from "effect"
 import { call, loadStatus, postJson, startApp, token } from "./support/App.ts"
 import { lab, streams } from "./support/Lab.ts"
@@ -47,6 +47,22 @@ describe("Redis stopped while loads arrive", () => {
         expect(code, body.message).toBeDefined()
         failedCodes.push(code!)
       }
+      // A CSV load is published while its partitions are joined: its answer must not wait for a join
+      // that is 12 batches ahead of a publisher that cannot publish.
+      const csv = csvFilesOf(sampleProducts(600, { prefix: "RD-CSV-" }))
+      const form = new FormData()
+      for (const part of ["productsCsv", "hierarchiesCsv", "barcodesCsv", "attributesCsv"] as const) {
+        form.append(part, new Blob([csv[part]], { type: "text/csv" }), `${part}.csv`)
+      }
+      const csvRefused = yield* call(app.base, "/v1/handle-csv", { method: "POST", headers: { authorization: `Bearer ${bearer}` }, body: form })
+      expect(csvRefused.status, csvRefused.text).toBe(500)
+      expect(csvRefused.json()).toMatchObject({ _tag: "PublishFailed" })
+      const csvCode = UUID.exec(csvRefused.text)?.[0] ?? "no process code in the answer"
+      const csvView = yield* loadStatus(app.base, csvCode, bearer)
+      expect(csvView.status).toBe("FAILED")
+      expect(csvView.totals.received).toBe(0)
+      expect(csvView.failureReason).toMatch(/^publishing the file load failed after 0 batches: /)
+
       for (const code of failedCodes) {
         const view = yield* loadStatus(app.base, code, bearer)
         expect(view.status).toBe("FAILED")
