@@ -7,6 +7,7 @@ import { Deferred, Duration, Effect, Fiber, Layer, Option, TestClock } from "eff
 import { setTimeout as sleep } from "node:timers/promises"
 import { FileLoadPublisher } from "../src/files/FileLoadPublisher.ts"
 import { makeLiveSpool } from "../src/files/LiveSpool.ts"
+import type { SpoolTotals } from "../src/files/SpoolItems.ts"
 
 /** What the publisher commits to the load's counts, call by call. */
 const committed: Array<{ readonly received: number; readonly accepted: number; readonly failed: number }> = []
@@ -44,7 +45,7 @@ describe("FileLoadPublisher", () => {
       Effect.gen(function*() {
         const publisher = yield* FileLoadPublisher
         const spool = yield* makeLiveSpool("/unused")
-        const totals = yield* Deferred.make<{ total: number; accepted: number; failed: number; firstErrors: [] }>()
+        const totals = yield* Deferred.make<SpoolTotals>()
         const publishing = yield* publisher.publish({ company: "ACME", source: "HANDLE_JSON", spool, totals: Deferred.await(totals) }).pipe(
           Effect.fork
         )
