@@ -327,6 +327,16 @@ describe("a CSV product validated and encoded from its cells", () => {
     expect(shortcut(c({ hierarchiesCsv: [hierarchy], barcodesCsv: [barcode("P2")], attributesCsv: [] }))).toBeUndefined()
   })
 
+  it("compares a child's productCode with its product's, quotes undone on both sides", () => {
+    const headers = fullHeaders()
+    const product = encodeLineRow("productsCsv", 2, productText("Drill").replace("P1,", "\"P\"\"1\",")).slice(0, -1)
+    const quotedHierarchy = encodeLineRow("hierarchiesCsv", 3, "\"P\"\"1\",H1,1,,,,").slice(0, -1)
+    const barcodes = [encodeLineRow("barcodesCsv", 4, "\"P\"\"1\",775,MAIN").slice(0, -1), encodeLineRow("barcodesCsv", 5, "P\"1,776,MAIN").slice(0, -1)]
+    const c: Case = { headers, product, children: { hierarchiesCsv: [quotedHierarchy], barcodesCsv: barcodes, attributesCsv: [] } }
+    expect(reference(c)).toContain(`"productCode":"P\\"1"`)
+    expect(shortcut(c)).toBe(reference(c))
+  })
+
   it("reads a partition that is not valid UTF-8 as its text decoding reads it (U+FFFD for a bad sequence), on the byte path too", () => {
     const headers = fullHeaders()
     // A stray byte, a surrogate encoded in UTF-8, a character cut short: none passes the split, all read as U+FFFD.

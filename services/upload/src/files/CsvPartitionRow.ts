@@ -43,9 +43,6 @@ export const encodePartitionRow = (file: CsvFileName, row: CsvRow, mayHoldSepara
   return `${KIND[file]}${row.line}${RS}${json}\n`
 }
 
-/** The file a partition line holds a row of; undefined for a line the encoders did not write. */
-export const fileOfPartitionRow = (text: string): CsvFileName | undefined => FILE_OF[text.charAt(0)]
-
 /** Index of the separator after the line number. */
 const separatorAt = (text: string): number => {
   let i = 1
@@ -111,12 +108,6 @@ export const fieldOfPartitionRow = (text: string, index: number, delimiter: CsvD
   return decodePartitionRow(text, delimiter)?.row.fields[index] ?? ""
 }
 
-/** Where the record's own text starts in a row `encodeLineRow` wrote; -1 for a row of another encoding. */
-export const lineRowTextAt = (text: string): number => {
-  const i = separatorAt(text)
-  return text.charAt(i) === GS ? i + 1 : -1
-}
-
 /** The CSV line number of an encoded row. */
 export const lineOfPartitionRow = (text: string): number => Number(text.slice(1, separatorAt(text)))
 
@@ -129,7 +120,7 @@ const GS_BYTE = 0x1d
 const US_BYTE = 0x1f
 const QUOTE_BYTE = 34
 
-/** `fileOfPartitionRow` of the line that starts at `bytes[start]`. */
+/** The file a partition line (starting at `bytes[start]`) holds a row of; undefined for a line the encoders did not write. */
 export const fileOfPartitionRowBytes = (bytes: Uint8Array, start: number): CsvFileName | undefined => KIND_BYTES[bytes[start] ?? 0]
 
 /** Index of the separator after the line number of the line bytes[start, end). */
@@ -147,7 +138,7 @@ export const lineOfPartitionRowBytes = (bytes: Uint8Array, start: number, end: n
   return line
 }
 
-/** `lineRowTextAt` of the line bytes[start, end): where the record's own text starts, -1 for a row of another encoding. */
+/** Where the record's own text starts in the line bytes[start, end) if `encodeLineRow` wrote it; -1 for a row of another encoding. */
 export const lineRowTextAtBytes = (bytes: Uint8Array, start: number, end: number): number => {
   const i = separatorAtBytes(bytes, start, end)
   return i < end && bytes[i] === GS_BYTE ? i + 1 : -1
