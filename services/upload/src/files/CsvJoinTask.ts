@@ -53,6 +53,8 @@ const resolveHeaders = (task: CsvJoinTask): CsvFileHeaders => {
  * outside the heap that V8 counts towards its next full collection.
  */
 const spareBuffers: Array<Buffer> = []
+/** A buffer grown past this for an unusually large partition is let go rather than held while the thread lives. */
+const KEPT_BUFFER_BYTES = 8 * 1024 * 1024
 
 const isMissing = (cause: unknown): boolean => typeof cause === "object" && cause !== null && "code" in cause && cause.code === "ENOENT"
 
@@ -72,7 +74,11 @@ const readPartition = (path: string, buffer: Buffer): { readonly bytes: Uint8Arr
     const size = fstatSync(fd).size
     const into = buffer.length >= size ? buffer : Buffer.allocUnsafeSlow(Math.max(size, 2 * buffer.length))
     let read = 0
-    for (let n = 1; read < size && n > 0; read += n) n = readSync(fd, into, read, size - read, read)
+    while (read < size) {
+      const n = readSync(fd, into, read, size - read, read)
+      if (n === 0) break
+      read += n
+    }
     return { bytes: into.subarray(0, read), buffer: into }
   } finally {
     closeSync(fd)
@@ -92,7 +98,7 @@ export const runCsvJoinTask = async (task: CsvJoinTask): Promise<CsvJoinResult> 
   try {
     return joinBytes(task, headers, bytes)
   } finally {
-    spareBuffers.push(buffer)
+    if (buffer.length <= KEPT_BUFFER_BYTES) spareBuffers.push(buffer)
   }
 }
 
