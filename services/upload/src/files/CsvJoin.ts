@@ -194,7 +194,8 @@ class PartitionGroups {
 /**
  * Joins the rows of one partition: every child row under its productCode, then each product row
  * (in file order) with its children, lazily. Yields one item per product row, one failure per child row
- * without a productCode and one per productCode that has child rows but no product row.
+ * without a productCode and one per productCode that has child rows but no product row. The text is
+ * joined as its UTF-8 bytes (a partition read from its file as text holds no lone surrogate to lose).
  */
 export function* joinPartition(text: string, headers: CsvFileHeaders): Generator<LoadItem> {
   for (const item of joinPartitionEncoding(Buffer.from(text, "utf8"), headers, undefined)) {
