@@ -1,19 +1,24 @@
 import { describe, expect, it } from "@effect/vitest"
-import { validateForCompany } from "@retail/domain"
+import { isRealDateTime, validateForCompany } from "@retail/domain"
 import { type CsvColumn, type CsvDelimiter, type CsvFileName, CsvHeader, type CsvLayout, CsvLayouts, type CsvRow, type CsvValue } from "@retail/ingest"
 import { Either } from "effect"
 import fc from "fast-check"
 import type { CsvFileHeaders } from "../src/files/CsvJoin.ts"
-import { decodePartitionRow, encodeLineRow, encodePartitionRow, fieldOfPartitionRow } from "../src/files/CsvPartitionRow.ts"
-import { type EncodedChildRows, isPlainNumber, makeCsvProductJson } from "../src/files/CsvProductJson.ts"
+import { isPlainNumber, isRealDateTimeBytes } from "../src/files/CsvCellBytes.ts"
+import { joinPartitionEncoding } from "../src/files/CsvJoin.ts"
+import { decodePartitionRow, encodeLineRow, encodePartitionRow } from "../src/files/CsvPartitionRow.ts"
+import { CsvProductJson } from "../src/files/CsvProductJson.ts"
+import { LineLists, PartitionLines } from "../src/files/PartitionLines.ts"
 import { ProductJsonBytes } from "../src/files/ProductJsonBytes.ts"
 
 /**
- * `makeCsvProductJson` validates and writes a product straight from the cells of its partition lines;
+ * `makeCsvProductJson` validates and writes a product straight from the bytes of its partition lines;
  * the reference is the path it shortcuts: the lines decoded (`decodePartitionRow`), typed with
  * `CsvHeader.values` into the product value (as `joinPartition` builds it), `validateForCompany`, then
  * `JSON.stringify`. Whenever the shortcut writes a product, the reference must accept it with exactly
  * those bytes; and it must write every product the reference accepts whose rows are all one-line records.
+ * Both read the lines as the join does: UTF-8 bytes (a lone surrogate in a generated cell is U+FFFD there,
+ * as a partition file, valid UTF-8, can hold nothing else).
  */
 
 const COMPANY = "ACME"
@@ -24,13 +29,26 @@ const often = <A>(valid: fc.Arbitrary<A>, odd: fc.Arbitrary<A>) =>
   fc.oneof({ weight: 60, arbitrary: valid }, { weight: 1, arbitrary: odd })
 
 const oddText = fc.oneof(
-  fc.constantFrom("", " ", "a\"b", "back\\slash", "line\nbreak", "tab\t", "nul\u0000", "lone\ud800", "lone\udc00x", "emoji 😀", "é€漢", "\u2028", "\u007f"),
+  fc.constantFrom("", " ", "a\"b", "\"\"", "back\\slash", "line\nbreak", "tab\t", "nul\u0000", "lone\ud800", "lone\udc00x", "emoji 😀", "é€漢", "\u2028", "\u007f"),
+  fc.constantFrom("\u0001\u001f\b\f\r", "\"quoted\" \\ \u0007", "x\u0000", "😀\"😀", "ñ;ñ,ñ"),
   fc.string({ unit: "grapheme", maxLength: 8 }),
   fc.string({ unit: "binary", maxLength: 8 }),
-  fc.constantFrom(100, 101, 1000, 1001, 4000, 4001).map((n) => "x".repeat(n))
+  fc.constantFrom(100, 101, 1000, 1001, 4000, 4001).map((n) => "x".repeat(n)),
+  // Limits in UTF-16 units from 2-, 3- and 4-byte characters (a 4-byte one is two units).
+  fc.constantFrom(
+    "é".repeat(100), "é".repeat(101), "€".repeat(1000), "€".repeat(1001), "😀".repeat(50), "😀".repeat(51), `${"x".repeat(99)}😀`,
+    "😀".repeat(500), "😀".repeat(501), "é".repeat(4000), "é".repeat(4001), "😀".repeat(2000), "😀".repeat(2001)
+  )
 )
+/** Mostly what the benchmark's files hold (ASCII and Spanish), now and then any character, a quote or an escape. */
+const plainText = (minLength: number) =>
+  fc.oneof(
+    { weight: 4, arbitrary: fc.string({ minLength, maxLength: 30 }) },
+    { weight: 2, arbitrary: fc.array(fc.constantFrom(..."abcxyz ñáéíóú,;\"\\"), { minLength, maxLength: 30 }).map((chars) => chars.join("")) },
+    { weight: 1, arbitrary: fc.string({ unit: "binary", minLength, maxLength: 12 }) }
+  )
 const codeCell = often(fc.stringMatching(/^[A-Z0-9-]{1,12}$/), oddText)
-const textCell = often(fc.string({ maxLength: 30 }), oddText)
+const textCell = often(plainText(0), oddText)
 const numberCell = (delimiter: CsvDelimiter) =>
   often(
     fc.oneof(fc.nat(100000).map(String), fc.double({ min: 0, max: 1e6, noNaN: true }).map(String), fc.constant(delimiter === ";" ? "12,5" : "12.5")),
@@ -73,7 +91,7 @@ const cellFor = (file: CsvFileName, column: CsvColumn, delimiter: CsvDelimiter, 
     case "hierarchyDescription":
     case "hierarchyBreadcrumb":
     case "attributeDescriptionDetail":
-      return column.required ? often(fc.string({ minLength: 1, maxLength: 30 }), oddText) : fc.oneof(fc.constant(""), textCell)
+      return column.required ? often(plainText(1), oddText) : fc.oneof(fc.constant(""), textCell)
     default:
       return column.required ? codeCell : fc.oneof(fc.constant(""), codeCell)
   }
@@ -86,11 +104,21 @@ const headerFor = (layout: CsvLayout) =>
     return fc.shuffledSubarray(names, { minLength: names.length, maxLength: names.length })
   })
 
+/** A product's child rows by file, as partition lines. */
+interface ChildLines {
+  readonly hierarchiesCsv: ReadonlyArray<string>
+  readonly barcodesCsv: ReadonlyArray<string>
+  readonly attributesCsv: ReadonlyArray<string>
+}
+
 interface Case {
   readonly headers: CsvFileHeaders
   readonly product: string
-  readonly children: EncodedChildRows
+  readonly children: ChildLines
 }
+
+/** A line as the join reads it: its UTF-8 bytes decoded. */
+const asRead = (line: string): string => Buffer.from(line, "utf8").toString("utf8")
 
 /**
  * A row as the splitter writes it to a partition: a one-line record as its CSV text (cells quoted when
@@ -150,7 +178,7 @@ const caseArbitrary: fc.Arbitrary<Case> = fc.record({
 /** The path the shortcut replaces: typed values as `joinPartition` builds them, then `validateForCompany` and `JSON.stringify`. */
 const reference = ({ children, headers, product }: Case): string | undefined => {
   const valuesOf = (file: CsvFileName, line: string): Record<string, CsvValue> | undefined => {
-    const row = decodePartitionRow(line, headers[file].delimiter)?.row
+    const row = decodePartitionRow(asRead(line), headers[file].delimiter)?.row
     return row !== undefined && row.fault === undefined ? headers[file].header.values(row.fields, headers[file].delimiter) : undefined
   }
   const value: Record<string, unknown> | undefined = valuesOf("productsCsv", product)
@@ -167,12 +195,24 @@ const reference = ({ children, headers, product }: Case): string | undefined => 
   return Either.match(validateForCompany(value, COMPANY), { onLeft: () => undefined, onRight: (p) => JSON.stringify(p) })
 }
 
+/** The product's and its children's lines in one buffer, as a partition: the shortcut reads them from there. */
 const shortcut = ({ children, headers, product }: Case): string | undefined => {
+  const files = [[product], children.hierarchiesCsv, children.barcodesCsv, children.attributesCsv]
+  const bytes = Buffer.from(files.flat().map((line) => `${line}\n`).join(""), "utf8")
+  const lines = new PartitionLines(bytes)
+  const lists = new LineLists(lines, files.length)
+  let at = 0
+  files.forEach((list, kind) => {
+    for (const line of list) {
+      const length = Buffer.byteLength(line, "utf8")
+      lists.append(0, kind, lines.add(at, at + length))
+      at += length + 1
+    }
+  })
   const out = new ProductJsonBytes(undefined)
   // A product already written before: the shortcut appends after it, and drops only its own bytes when it gives up.
   out.append("[0]")
-  const code = fieldOfPartitionRow(product, headers.productsCsv.header.positionOf("productCode"), headers.productsCsv.delimiter)
-  const written = makeCsvProductJson(headers, COMPANY, out)(code, product, children)
+  const written = new CsvProductJson(headers, COMPANY, out).write(lines, lists.first(0, 0), lists.first(0, 1), lists.first(0, 2), lists.first(0, 3))
   out.end()
   const text = Buffer.from(out.written).toString("utf8")
   expect(text.startsWith("[0]")).toBe(true)
@@ -187,6 +227,10 @@ describe("a CSV product validated and encoded from its cells", () => {
   it("is written exactly when the typed product passes validateForCompany, as its JSON.stringify", () => {
     let written = 0
     let refused = 0
+    // Products written with a character of 2-3 bytes, of 4 bytes (two UTF-16 units), an escape.
+    let nonAscii = 0
+    let astral = 0
+    let escaped = 0
     // CSV_PROPERTY_RUNS / CSV_PROPERTY_SEED: a longer run, or a failure's seed replayed.
     fc.assert(
       fc.property(caseArbitrary, (c) => {
@@ -195,6 +239,9 @@ describe("a CSV product validated and encoded from its cells", () => {
         if (actual !== undefined) {
           written++
           expect(actual).toBe(expected)
+          if (/[^\x00-\x7f]/.test(actual)) nonAscii++
+          if (/[\u{10000}-\u{10ffff}]/u.test(actual)) astral++
+          if (/\\["\\bfnrt]|\\u00/.test(actual)) escaped++
         } else {
           refused++
           if (!notOneLine(c)) expect(expected).toBeUndefined()
@@ -205,6 +252,9 @@ describe("a CSV product validated and encoded from its cells", () => {
     // Both sides of the property were exercised.
     expect(written).toBeGreaterThan(400)
     expect(refused).toBeGreaterThan(400)
+    expect(nonAscii).toBeGreaterThan(500)
+    expect(astral).toBeGreaterThan(200)
+    expect(escaped).toBeGreaterThan(300)
   })
 
   it("copies a number cell only when String writes its value as the same text", () => {
@@ -218,7 +268,7 @@ describe("a CSV product validated and encoded from its cells", () => {
     let plain = 0
     fc.assert(
       fc.property(numberText, fc.boolean(), (text, fraction) => {
-        if (!isPlainNumber(`x${text}y`, 1, text.length + 1, fraction)) return
+        if (!isPlainNumber(Buffer.from(`x${text}y`, "latin1"), 1, text.length + 1, fraction)) return
         plain++
         expect(String(Number(text))).toBe(text)
         if (!fraction) expect(text).toMatch(/^\d+$/)
@@ -228,26 +278,80 @@ describe("a CSV product validated and encoded from its cells", () => {
     expect(plain).toBeGreaterThan(1000)
   })
 
-  it("leaves a product with no hierarchy row, or a child of another productCode, to the full validation", () => {
+  it("checks a date on its bytes as the domain checks its text", () => {
+    const pad = (n: number, width: number) => String(n).padStart(width, "0")
+    const dateText = fc.oneof(
+      fc.tuple(fc.integer({ min: 0, max: 2100 }), fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 }), fc.integer({ min: 0, max: 24 }), fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: 60 }))
+        .map(([y, mo, d, h, mi, sec]) => `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)} ${pad(h, 2)}:${pad(mi, 2)}:${pad(sec, 2)}`),
+      fc.string({ unit: "binary", maxLength: 20 }),
+      fc.constantFrom("1900-02-29 00:00:00", "2000-02-29 00:00:00", "0004-02-29 00:00:00", "0100-02-29 00:00:00", "2024-1-01 00:00:00", "2024-01-01 00:00:0a", "2024-01-01 00:00:00 ", "2024-01-01T00:00:00", "2024-01-01 00:00:00\n", "２024-01-01 00:00:00")
+    )
+    let real = 0
+    fc.assert(
+      fc.property(dateText, (text) => {
+        const bytes = Buffer.from(`"${text}"`, "utf8")
+        const expected = isRealDateTime(text)
+        expect(isRealDateTimeBytes(bytes, 1, bytes.length - 1)).toBe(expected)
+        if (expected) real++
+      }),
+      { numRuns: 5000 }
+    )
+    expect(real).toBeGreaterThan(500)
+  })
+
+  const fullHeaders = (): CsvFileHeaders => {
     const fields = {
       productsCsv: CsvLayouts.productsCsv.columns.map((c) => c.name),
       hierarchiesCsv: CsvLayouts.hierarchiesCsv.columns.map((c) => c.name),
       barcodesCsv: CsvLayouts.barcodesCsv.columns.map((c) => c.name),
       attributesCsv: CsvLayouts.attributesCsv.columns.map((c) => c.name)
     }
-    const headers = Object.fromEntries(Object.entries(fields).map(([file, names]) => {
+    return Object.fromEntries(Object.entries(fields).map(([file, names]) => {
       const header = CsvHeader.resolve(CsvLayouts[file as CsvFileName], names)
       if (!(header instanceof CsvHeader)) throw new Error(header.message)
       return [file, { header, delimiter: ",", fields: names }]
     })) as unknown as CsvFileHeaders
-    const product = encodeLineRow("productsCsv", 2, "P1,S1,E1,Drill,10,1,1,1,1,TOOL,,UN,UN1,H1,,T,,,ACTIVE,2024-01-01 00:00:00,T,F,,1").slice(0, -1)
-    const hierarchy = encodeLineRow("hierarchiesCsv", 2, "P1,H1,1,,,,").slice(0, -1)
-    const barcode = (code: string) => encodeLineRow("barcodesCsv", 2, `${code},775,MAIN`).slice(0, -1)
-    const c = (children: EncodedChildRows): Case => ({ headers, product, children })
+  }
+  const productText = (description: string) => `P1,S1,E1,${description},10,1,1,1,1,TOOL,,UN,UN1,H1,,T,,,ACTIVE,2024-01-01 00:00:00,T,F,,1`
+  const hierarchy = encodeLineRow("hierarchiesCsv", 2, "P1,H1,1,,,,").slice(0, -1)
+  const barcode = (code: string) => encodeLineRow("barcodesCsv", 2, `${code},775,MAIN`).slice(0, -1)
+
+  it("leaves a product with no hierarchy row, or a child of another productCode, to the full validation", () => {
+    const headers = fullHeaders()
+    const product = encodeLineRow("productsCsv", 2, productText("Drill")).slice(0, -1)
+    const c = (children: ChildLines): Case => ({ headers, product, children })
     const valid = c({ hierarchiesCsv: [hierarchy], barcodesCsv: [barcode("P1")], attributesCsv: [] })
     expect(reference(valid)).toBeDefined()
     expect(shortcut(valid)).toBe(reference(valid))
     expect(shortcut(c({ hierarchiesCsv: [], barcodesCsv: [], attributesCsv: [] }))).toBeUndefined()
     expect(shortcut(c({ hierarchiesCsv: [hierarchy], barcodesCsv: [barcode("P2")], attributesCsv: [] }))).toBeUndefined()
+  })
+
+  it("compares a child's productCode with its product's, quotes undone on both sides", () => {
+    const headers = fullHeaders()
+    const product = encodeLineRow("productsCsv", 2, productText("Drill").replace("P1,", "\"P\"\"1\",")).slice(0, -1)
+    const quotedHierarchy = encodeLineRow("hierarchiesCsv", 3, "\"P\"\"1\",H1,1,,,,").slice(0, -1)
+    const barcodes = [encodeLineRow("barcodesCsv", 4, "\"P\"\"1\",775,MAIN").slice(0, -1), encodeLineRow("barcodesCsv", 5, "P\"1,776,MAIN").slice(0, -1)]
+    const c: Case = { headers, product, children: { hierarchiesCsv: [quotedHierarchy], barcodesCsv: barcodes, attributesCsv: [] } }
+    expect(reference(c)).toContain(`"productCode":"P\\"1"`)
+    expect(shortcut(c)).toBe(reference(c))
+  })
+
+  it("reads a partition that is not valid UTF-8 as its text decoding reads it (U+FFFD for a bad sequence), on the byte path too", () => {
+    const headers = fullHeaders()
+    // A stray byte, a surrogate encoded in UTF-8, a character cut short: none passes the split, all read as U+FFFD.
+    const description = Buffer.from([0x44, 0xff, 0x72, 0xed, 0xa0, 0x80, 0x69, 0xc3])
+    const [before, after] = productText("@").split("@") as [string, string]
+    const partition = Buffer.concat([
+      Buffer.from(`P2\x1d${before}`, "latin1"), description, Buffer.from(`${after}\n${hierarchy}\n${barcode("P1")}\n`, "latin1")
+    ])
+    const out = new ProductJsonBytes(undefined)
+    const items = [...joinPartitionEncoding(partition, headers, new CsvProductJson(headers, COMPANY, out))]
+    expect(items.map((item) => item._tag)).toEqual(["Encoded"])
+    out.end()
+    const asDecoded = partition.toString("utf8").split("\n")
+    const expected = reference({ headers, product: asDecoded[0]!, children: { hierarchiesCsv: [asDecoded[1]!], barcodesCsv: [asDecoded[2]!], attributesCsv: [] } })
+    expect(expected).toContain("D\ufffdr")
+    expect(Buffer.from(out.written).equals(Buffer.from(expected ?? "", "utf8"))).toBe(true)
   })
 })

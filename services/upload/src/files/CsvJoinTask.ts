@@ -1,9 +1,9 @@
-import { makeFirstOccurrences, makeLoadValidator, makeProductCodeIndex } from "@retail/domain"
+import { makeLoadValidator } from "@retail/domain"
 import { type CsvDelimiter, type CsvFileName, CsvHeader, CsvLayouts } from "@retail/ingest"
 import type { ErrorEntry } from "@retail/store"
-import { readFile } from "node:fs/promises"
+import { closeSync, fstatSync, openSync, readSync } from "node:fs"
 import { type CsvFileHeaders, joinPartitionEncoding } from "./CsvJoin.ts"
-import { makeCsvProductJson } from "./CsvProductJson.ts"
+import { CsvProductJson } from "./CsvProductJson.ts"
 import { ProductJsonBytes } from "./ProductJsonBytes.ts"
 
 /** What joining one partition needs, as plain data a worker thread can receive. */
@@ -48,38 +48,69 @@ const resolveHeaders = (task: CsvJoinTask): CsvFileHeaders => {
   return resolved as CsvFileHeaders
 }
 
-const readPartition = (path: string): Promise<string> =>
-  readFile(path, "utf8").catch((cause: unknown) =>
-    typeof cause === "object" && cause !== null && "code" in cause && cause.code === "ENOENT" ? "" : Promise.reject(cause)
-  )
+/**
+ * Read buffers of this thread, reused from task to task: a fresh Buffer per partition (2 MiB) is memory
+ * outside the heap that V8 counts towards its next full collection.
+ */
+const spareBuffers: Array<Buffer> = []
+/** A buffer grown past this for an unusually large partition is let go rather than held while the thread lives. */
+const KEPT_BUFFER_BYTES = 8 * 1024 * 1024
+
+const isMissing = (cause: unknown): boolean => typeof cause === "object" && cause !== null && "code" in cause && cause.code === "ENOENT"
+
+/**
+ * The partition file's bytes, read into `buffer` or, when it is too small, a larger one (the one to keep).
+ * Read synchronously: a join thread has nothing else to do meanwhile.
+ */
+const readPartition = (path: string, buffer: Buffer): { readonly bytes: Uint8Array; readonly buffer: Buffer } => {
+  let fd: number
+  try {
+    fd = openSync(path, "r")
+  } catch (cause) {
+    if (isMissing(cause)) return { bytes: buffer.subarray(0, 0), buffer }
+    throw cause
+  }
+  try {
+    const size = fstatSync(fd).size
+    const into = buffer.length >= size ? buffer : Buffer.allocUnsafeSlow(Math.max(size, 2 * buffer.length))
+    let read = 0
+    while (read < size) {
+      const n = readSync(fd, into, read, size - read, read)
+      if (n === 0) break
+      read += n
+    }
+    return { bytes: into.subarray(0, read), buffer: into }
+  } finally {
+    closeSync(fd)
+  }
+}
 
 /**
  * Joins one partition (`joinPartitionEncoding`): a product `CsvProductJson` is sure of is written
  * straight from its cells; any other is validated as `spoolItems` does and, when accepted, encoded with
  * `JSON.stringify`. Each call has its own validator: a productCode is always in one partition, and the
- * join already fails a repeated productCode, so a validator per partition decides as one per load would.
+ * join already fails a repeated productCode, so a validator per partition decides as one per load would
+ * (and its duplicate rule never fails a product here, written from its cells or validated).
  */
 export const runCsvJoinTask = async (task: CsvJoinTask): Promise<CsvJoinResult> => {
   const headers = resolveHeaders(task)
-  const text = await readPartition(task.path)
-  // Products encoded from their cells and those validated as values share one duplicate rule, as in one validator.
-  const codes = makeProductCodeIndex()
-  const validator = makeLoadValidator(task.company, codes)
-  const firstOccurrence = makeFirstOccurrences(codes)
+  const { buffer, bytes } = readPartition(task.path, spareBuffers.pop() ?? Buffer.allocUnsafeSlow(2 * 1024 * 1024))
+  try {
+    return joinBytes(task, headers, bytes)
+  } finally {
+    if (buffer.length <= KEPT_BUFFER_BYTES) spareBuffers.push(buffer)
+  }
+}
+
+const joinBytes = (task: CsvJoinTask, headers: CsvFileHeaders, bytes: Uint8Array): CsvJoinResult => {
+  const validator = makeLoadValidator(task.company)
   const accepted: Array<number> = []
   const products = new ProductJsonBytes(task.output)
   const errors: Array<ErrorEntry> = []
-  for (const item of joinPartitionEncoding(text, headers, makeCsvProductJson(headers, task.company, products))) {
+  for (const item of joinPartitionEncoding(bytes, headers, new CsvProductJson(headers, task.company, products))) {
     if (item._tag === "Encoded") {
-      const duplicate = firstOccurrence(item.productCode, item.skuCode, item.index)
-      if (duplicate === undefined) {
-        accepted.push(1)
-        products.end()
-      } else {
-        accepted.push(0)
-        products.drop()
-        errors.push({ sku: duplicate.sku, error: item.locate(duplicate.error) })
-      }
+      accepted.push(1)
+      products.end()
       continue
     }
     if (item._tag === "Failed") {

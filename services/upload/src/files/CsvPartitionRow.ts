@@ -43,9 +43,6 @@ export const encodePartitionRow = (file: CsvFileName, row: CsvRow, mayHoldSepara
   return `${KIND[file]}${row.line}${RS}${json}\n`
 }
 
-/** The file a partition line holds a row of; undefined for a line the encoders did not write. */
-export const fileOfPartitionRow = (text: string): CsvFileName | undefined => FILE_OF[text.charAt(0)]
-
 /** Index of the separator after the line number. */
 const separatorAt = (text: string): number => {
   let i = 1
@@ -111,14 +108,81 @@ export const fieldOfPartitionRow = (text: string, index: number, delimiter: CsvD
   return decodePartitionRow(text, delimiter)?.row.fields[index] ?? ""
 }
 
-/** Where the record's own text starts in a row `encodeLineRow` wrote; -1 for a row of another encoding. */
-export const lineRowTextAt = (text: string): number => {
-  const i = separatorAt(text)
-  return text.charAt(i) === GS ? i + 1 : -1
-}
-
 /** The CSV line number of an encoded row. */
 export const lineOfPartitionRow = (text: string): number => Number(text.slice(1, separatorAt(text)))
+
+const KIND_BYTES: ReadonlyArray<CsvFileName | undefined> = (() => {
+  const files: Array<CsvFileName | undefined> = new Array(256).fill(undefined)
+  for (const [letter, file] of Object.entries(FILE_OF)) files[letter.charCodeAt(0)] = file
+  return files
+})()
+const GS_BYTE = 0x1d
+const US_BYTE = 0x1f
+const QUOTE_BYTE = 34
+
+/** The file a partition line (starting at `bytes[start]`) holds a row of; undefined for a line the encoders did not write. */
+export const fileOfPartitionRowBytes = (bytes: Uint8Array, start: number): CsvFileName | undefined => KIND_BYTES[bytes[start] ?? 0]
+
+/** Index of the separator after the line number of the line bytes[start, end). */
+const separatorAtBytes = (bytes: Uint8Array, start: number, end: number): number => {
+  let i = start + 1
+  while (i < end && bytes[i]! >= 48 && bytes[i]! <= 57) i++
+  return i
+}
+
+/** `lineOfPartitionRow` of the line bytes[start, end). */
+export const lineOfPartitionRowBytes = (bytes: Uint8Array, start: number, end: number): number => {
+  let line = 0
+  for (let i = start + 1; i < end && bytes[i]! >= 48 && bytes[i]! <= 57; i++) line = 10 * line + bytes[i]! - 48
+  // As Number("") is: a line the encoders did not write.
+  return line
+}
+
+/** Where the record's own text starts in the line bytes[start, end) if `encodeLineRow` wrote it; -1 for a row of another encoding. */
+export const lineRowTextAtBytes = (bytes: Uint8Array, start: number, end: number): number => {
+  const i = separatorAtBytes(bytes, start, end)
+  return i < end && bytes[i] === GS_BYTE ? i + 1 : -1
+}
+
+/** A field's place in a line: bytes[start, end). */
+export interface FieldSpan {
+  start: number
+  end: number
+}
+
+/**
+ * `fieldOfPartitionRow` of the line bytes[start, end) when its bytes tell it without decoding (a
+ * one-line record whose quotes, if any, come after the field; a row of fields joined by U+001F): the
+ * field's bytes into `span` (empty past the last field) and true; false when the line must be decoded.
+ */
+export const fieldSpanOfPartitionRow = (bytes: Uint8Array, start: number, end: number, index: number, delimiter: CsvDelimiter, span: FieldSpan): boolean => {
+  const i = separatorAtBytes(bytes, start, end)
+  if (i === end) return false
+  const kind = bytes[i]
+  if (kind !== GS_BYTE && kind !== US_BYTE) return false
+  const separator = kind === US_BYTE ? US_BYTE : delimiter === ";" ? 59 : 44
+  // The delimiters place the field; a quote before its end would make them lie (checked only in a one-line record).
+  const quotes = kind === GS_BYTE
+  let p = i + 1
+  for (let k = 0; ; k++) {
+    let e = p
+    while (e < end && bytes[e] !== separator) {
+      if (quotes && bytes[e] === QUOTE_BYTE) return false
+      e++
+    }
+    if (k === index) {
+      span.start = p
+      span.end = e
+      return true
+    }
+    if (e === end) {
+      span.start = end
+      span.end = end
+      return true
+    }
+    p = e + 1
+  }
+}
 
 /** Does this chunk of input hold a byte that could be mistaken for a separator of the encoding? */
 export const holdsSeparatorBytes = (chunk: Uint8Array): boolean => chunk.indexOf(0x1e) !== -1 || chunk.indexOf(0x1f) !== -1

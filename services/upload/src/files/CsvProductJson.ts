@@ -1,7 +1,9 @@
-import { DispatchTypes, isRealDateTime, MAX_CODE_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_TEXT_LENGTH, UnitMeasurements } from "@retail/domain"
+import { DispatchTypes, MAX_CODE_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_TEXT_LENGTH, UnitMeasurements } from "@retail/domain"
 import { type CsvFileName, parseIntegerCell, parseNumberCell } from "@retail/ingest"
 import type { CsvFileHeaders } from "./CsvJoin.ts"
-import { lineRowTextAt } from "./CsvPartitionRow.ts"
+import { lineRowTextAtBytes } from "./CsvPartitionRow.ts"
+import { isPlainNumber, isRealDateTimeBytes } from "./CsvCellBytes.ts"
+import type { PartitionLines } from "./PartitionLines.ts"
 import type { ProductJsonBytes } from "./ProductJsonBytes.ts"
 
 /**
@@ -10,7 +12,7 @@ import type { ProductJsonBytes } from "./ProductJsonBytes.ts"
  */
 type Rule =
   | { readonly kind: "text"; readonly min: number; readonly max: number }
-  | { readonly kind: "oneOf"; readonly values: ReadonlySet<string> }
+  | { readonly kind: "oneOf"; readonly values: ReadonlyArray<Uint8Array> }
   | { readonly kind: "dateTime" }
   | { readonly kind: "company" }
   | { readonly kind: "sameCode" }
@@ -31,7 +33,7 @@ const code: Rule = { kind: "text", min: 1, max: MAX_CODE_LENGTH }
 const requiredText: Rule = { kind: "text", min: 1, max: MAX_TEXT_LENGTH }
 const optionalText: Rule = { kind: "text", min: 0, max: MAX_TEXT_LENGTH }
 const amount: Rule = { kind: "amount" }
-const oneOf = (values: ReadonlyArray<string>): Rule => ({ kind: "oneOf", values: new Set(values) })
+const oneOf = (values: ReadonlyArray<string>): Rule => ({ kind: "oneOf", values: values.map((v) => Buffer.from(v, "utf8")) })
 const trueFalse = oneOf(["T", "F"])
 
 /** Product's scalar fields, in the schema's key order (the order `JSON.stringify` writes a validated product in). */
@@ -138,90 +140,140 @@ const bind = (headers: CsvFileHeaders, file: CsvFileName, specs: ReadonlyArray<F
   return { fields, width: headerFields.length, delimiter, delimiterCode: delimiter.charCodeAt(0) }
 }
 
-const isDigit = (c: number): boolean => c >= 48 && c <= 57
-
 /**
- * Is `line[start, end)` a non-negative number that `String(Number(text))` writes back as the same text?
- * Conservative: at most 15 significant digits (any such decimal is the shortest text of its double),
- * no sign, exponent, space, leading or trailing zero that String would drop, nor a value under 1e-6
- * (written with an exponent) but 0; a fraction only when `fraction`.
- */
-export const isPlainNumber = (line: string, start: number, end: number, fraction: boolean): boolean => {
-  if (start === end) return false
-  let i = start
-  const first = line.charCodeAt(i)
-  if (first === 48) {
-    i++
-  } else {
-    if (first < 49 || first > 57) return false
-    while (i < end && isDigit(line.charCodeAt(i))) i++
-  }
-  const integerDigits = first === 48 ? 0 : i - start
-  if (i === end) return integerDigits <= 15
-  if (!fraction || line.charCodeAt(i) !== 46) return false
-  const fractionStart = ++i
-  while (i < end && isDigit(line.charCodeAt(i))) i++
-  if (i !== end || i === fractionStart || line.charCodeAt(end - 1) === 48) return false
-  let leadingZeros = 0
-  if (integerDigits === 0) {
-    while (line.charCodeAt(fractionStart + leadingZeros) === 48) leadingZeros++
-    if (leadingZeros > 5) return false
-  }
-  return integerDigits + (end - fractionStart) - leadingZeros <= 15
-}
-
-/** A product's child rows by file, as partition lines (`CsvPartitionRow.ts`). */
-export interface EncodedChildRows {
-  readonly hierarchiesCsv: ReadonlyArray<string>
-  readonly barcodesCsv: ReadonlyArray<string>
-  readonly attributesCsv: ReadonlyArray<string>
-}
-
-/**
- * Appends a product's JSON to the output (not ended) and answers true, or answers false with nothing
- * appended: the product is not surely valid (or one of its rows is not a one-line record), so the full
- * path (rows decoded and typed into a value, `validateForCompany`) must decide and explain.
- * `productCode`: the product row's productCode cell; `product` and `children`: its rows as partition lines.
- */
-export type CsvProductJson = (productCode: string, product: string, children: EncodedChildRows) => boolean
-
-/**
- * Validates a product straight from the cells of its rows and writes its JSON as UTF-8, without
- * splitting the rows into strings nor building the product value: what it writes is exactly
+ * Validates a product straight from the bytes of its rows' cells and writes its JSON as UTF-8, without
+ * decoding the rows into strings nor building the product value: what it writes is exactly
  * `JSON.stringify` of what `validateForCompany` accepts for the product the join builds from those rows
  * (a property test compares the two). It answers only for products it is sure of, all rules met, whose
  * rows are all one-line records (`encodeLineRow`, nearly every row); anything else (a bad cell, a refused
- * value, a NUL or a lone surrogate, another company's code, a row in another encoding) is false, and the
- * full path gives the same decision and error reasons as before.
+ * value, a NUL, another company's code, a row in another encoding) is false, and the full path gives the
+ * same decision and error reasons as before. The bytes must be valid UTF-8 (the join makes sure): a
+ * character's UTF-16 length is read from its first byte, and valid UTF-8 holds no surrogate.
+ *
+ * A class, not closures: one is made per partition, and V8 optimizes a method once for all of them
+ * where it would optimize each partition's closures anew.
  */
-export const makeCsvProductJson = (headers: CsvFileHeaders, company: string, out: ProductJsonBytes): CsvProductJson => {
-  const products = bind(headers, "productsCsv", PRODUCT)
-  const barcodes = bind(headers, "barcodesCsv", BARCODE)
-  const hierarchies = bind(headers, "hierarchiesCsv", HIERARCHY)
-  const attributes = bind(headers, "attributesCsv", ATTRIBUTE)
-  const widest = Math.max(products.width, barcodes.width, hierarchies.width, attributes.width)
+export class CsvProductJson {
+  private readonly products: BoundFile
+  private readonly barcodes: BoundFile
+  private readonly hierarchies: BoundFile
+  private readonly attributes: BoundFile
+  private readonly productCodeAt: number
+  private readonly company: Uint8Array
   // Where each cell of the row at hand is: reused from row to row.
-  const starts = new Int32Array(widest)
-  const ends = new Int32Array(widest)
-  const quoted = new Uint8Array(widest)
-  let productCode = ""
+  private readonly starts: Int32Array
+  private readonly ends: Int32Array
+  private readonly quoted: Uint8Array
+  /** The product's productCode (quotes undone), what its children's must equal. */
+  private productCode = new Uint8Array(64)
+  private productCodeLength = 0
+  /** The partition's bytes. */
+  private bytes: Uint8Array = this.productCode
+
+  constructor(headers: CsvFileHeaders, company: string, private readonly out: ProductJsonBytes) {
+    this.products = bind(headers, "productsCsv", PRODUCT)
+    this.barcodes = bind(headers, "barcodesCsv", BARCODE)
+    this.hierarchies = bind(headers, "hierarchiesCsv", HIERARCHY)
+    this.attributes = bind(headers, "attributesCsv", ATTRIBUTE)
+    this.productCodeAt = headers.productsCsv.header.positionOf("productCode")
+    this.company = Buffer.from(company, "utf8")
+    const widest = Math.max(this.products.width, this.barcodes.width, this.hierarchies.width, this.attributes.width)
+    this.starts = new Int32Array(widest)
+    this.ends = new Int32Array(widest)
+    this.quoted = new Uint8Array(widest)
+  }
 
   /**
-   * Finds the cells of a one-line record `line[from, line.length)` as `splitCsvLine` splits it; false
+   * Appends a product's JSON to the output (not ended) and answers true, or answers false with nothing
+   * appended: the product is not surely valid (or one of its rows is not a one-line record), so the full
+   * path (rows decoded and typed into a value, `validateForCompany`) must decide and explain.
+   * `product`: the product row's line in `lines`; `hierarchies`, `barcodes`, `attributes`: the first of
+   * its child rows of each file, chained by `lines.next` in file order (-1: none).
+   */
+  write(lines: PartitionLines, product: number, hierarchies: number, barcodes: number, attributes: number): boolean {
+    this.bytes = lines.bytes
+    if (this.writeProduct(lines, product, hierarchies, barcodes, attributes)) return true
+    this.out.drop()
+    return false
+  }
+
+  private writeProduct(lines: PartitionLines, product: number, hierarchyRows: number, barcodeRows: number, attributeRows: number): boolean {
+    if (hierarchyRows === -1) return false
+    if (!this.writeRow(lines.start[product]!, lines.end[product]!, this.products, false)) return false
+    this.keepProductCode()
+    this.out.raw(BARCODES)
+    if (!this.writeList(lines, barcodeRows, this.barcodes)) return false
+    this.out.raw(HIERARCHIES)
+    if (!this.writeList(lines, hierarchyRows, this.hierarchies)) return false
+    this.out.raw(ATTRIBUTES)
+    if (!this.writeList(lines, attributeRows, this.attributes)) return false
+    this.out.raw(CLOSE_LIST_AND_PRODUCT)
+    return true
+  }
+
+  private writeList(lines: PartitionLines, first: number, file: BoundFile): boolean {
+    const next = lines.next
+    for (let r = first; r !== -1; r = next[r]!) {
+      if (r !== first) this.out.raw(COMMA)
+      if (!this.writeRow(lines.start[r]!, lines.end[r]!, file, true)) return false
+    }
+    return true
+  }
+
+  /** One row, the line bytes[start, end), as a JSON object (its closing brace left out when `close` is false). */
+  private writeRow(start: number, end: number, file: BoundFile, close: boolean): boolean {
+    const from = lineRowTextAtBytes(this.bytes, start, end)
+    if (from === -1 || !this.split(from, end, file)) return false
+    const out = this.out
+    const starts = this.starts
+    const ends = this.ends
+    let opened = false
+    for (const field of file.fields) {
+      const k = field.at
+      if (k === -1 || starts[k] === ends[k]) {
+        if (k === -1 || !field.emptyIsNull) {
+          if (!field.optional) return false
+          continue
+        }
+        if (!field.nullable) return false
+        out.raw(opened ? field.nextKey : field.firstKey)
+        out.raw(NULL)
+      } else {
+        out.raw(opened ? field.nextKey : field.firstKey)
+        if (!this.writeCell(k, field, file.delimiter)) return false
+      }
+      opened = true
+    }
+    if (!opened) {
+      // Only a child row can lack every key (a product must have its productCode).
+      if (!close) return false
+      out.raw(EMPTY_OBJECT)
+      return true
+    }
+    if (close) out.raw(CLOSE)
+    return true
+  }
+
+  /**
+   * Finds the cells of a one-line record `bytes[from, end)` as `splitCsvLine` splits it; false
    * when it would not split it (a quoted cell not closed where it should be) or the row has not `width` cells.
    */
-  const split = (line: string, from: number, file: BoundFile): boolean => {
+  private split(from: number, end: number, file: BoundFile): boolean {
+    const bytes = this.bytes
+    const starts = this.starts
+    const ends = this.ends
+    const quoted = this.quoted
     const d = file.delimiterCode
-    const end = line.length
+    const width = file.width
     let p = from
-    for (let k = 0; k < file.width; k++) {
-      if (p < end && line.charCodeAt(p) === QUOTE) {
+    for (let k = 0; k < width; k++) {
+      if (p < end && bytes[p] === QUOTE) {
         let q = p + 1
         for (;;) {
-          q = line.indexOf("\"", q)
-          if (q === -1) return false
-          if (q + 1 === end || line.charCodeAt(q + 1) === d) break
-          if (line.charCodeAt(q + 1) !== QUOTE) return false
+          while (q < end && bytes[q] !== QUOTE) q++
+          if (q === end) return false
+          if (q + 1 === end || bytes[q + 1] === d) break
+          if (bytes[q + 1] !== QUOTE) return false
           q += 2
         }
         starts[k] = p + 1
@@ -229,76 +281,55 @@ export const makeCsvProductJson = (headers: CsvFileHeaders, company: string, out
         quoted[k] = 1
         p = q + 1
       } else {
-        let e = line.indexOf(file.delimiter, p)
-        if (e === -1) e = end
+        let e = p
+        while (e < end && bytes[e] !== d) e++
         starts[k] = p
         ends[k] = e
         quoted[k] = 0
         p = e
       }
       // p is at the delimiter after the cell, or at the end of the line.
-      if (k === file.width - 1) return p === end
+      if (k === width - 1) return p === end
       if (p === end) return false
       p++
     }
     return false
   }
 
-  /** Does the cell k hold exactly `text` (in a quoted cell, a doubled quote stands for one)? */
-  const cellIs = (line: string, k: number, text: string): boolean => {
-    const start = starts[k]!
-    const end = ends[k]!
-    if (quoted[k] === 0 || text.indexOf("\"") === -1) return end - start === text.length && line.startsWith(text, start)
-    let i = start
-    let j = 0
-    while (i < end && j < text.length) {
-      const c = line.charCodeAt(i)
-      if (c !== text.charCodeAt(j)) return false
-      i += c === QUOTE ? 2 : 1
-      j++
-    }
-    return i === end && j === text.length
-  }
-
-  const cellText = (line: string, k: number): string => {
-    const text = line.slice(starts[k], ends[k])
-    return quoted[k] === 1 && text.indexOf("\"") !== -1 ? text.replaceAll("\"\"", "\"") : text
-  }
-
-  const writeText = (line: string, k: number, min: number, max: number): boolean => {
-    const units = out.cellString(line, starts[k]!, ends[k]!, quoted[k] === 1)
-    return units >= min && units <= max
-  }
-
   /** Writes the value of cell k (not empty) when its field's rule is surely met. */
-  const writeCell = (line: string, k: number, field: BoundField, delimiter: "," | ";"): boolean => {
+  private writeCell(k: number, field: BoundField, delimiter: "," | ";"): boolean {
     const rule = field.rule
     if (field.cellType === "string") {
       switch (rule.kind) {
         case "text":
-          return writeText(line, k, rule.min, rule.max)
+          return this.writeText(k, rule.min, rule.max)
         case "oneOf":
-        case "dateTime": {
-          const text = cellText(line, k)
-          return (rule.kind === "oneOf" ? rule.values.has(text) : isRealDateTime(text)) && writeText(line, k, 1, MAX_CODE_LENGTH)
-        }
+          return this.isOneOf(k, rule.values) && this.writeText(k, 1, MAX_CODE_LENGTH)
+        case "dateTime":
+          return isRealDateTimeBytes(this.bytes, this.starts[k]!, this.ends[k]!) && this.writeText(k, 1, MAX_CODE_LENGTH)
         case "company":
-          return cellIs(line, k, company) && writeText(line, k, 1, MAX_CODE_LENGTH)
+          return this.cellIs(k, this.company, this.company.length) && this.writeText(k, 1, MAX_CODE_LENGTH)
         case "sameCode":
-          return cellIs(line, k, productCode) && writeText(line, k, 1, MAX_CODE_LENGTH)
+          return this.cellIs(k, this.productCode, this.productCodeLength) && this.writeText(k, 1, MAX_CODE_LENGTH)
         default:
           return false
       }
     }
-    if (isPlainNumber(line, starts[k]!, ends[k]!, field.cellType === "number")) {
+    const bytes = this.bytes
+    const start = this.starts[k]!
+    const end = this.ends[k]!
+    if (isPlainNumber(bytes, start, end, field.cellType === "number")) {
       // Written as it is: it is how String writes its value, and a plain number meets every rule of its
-      // field but 0 for a positive integer and the 32-bit range of an int32.
-      const value = rule.kind === "amount" ? 0 : Number(cellText(line, k))
-      if (rule.kind === "positiveInteger" ? value < 1 : rule.kind === "int32" ? value > 2147483647 : false) return false
-      out.asciiFrom(line, starts[k]!, ends[k]!)
+      // field but 0 for a positive integer and the 32-bit range of an int32 (an integer cell: digits only).
+      if (rule.kind !== "amount") {
+        let value = 0
+        for (let i = start; i < end; i++) value = 10 * value + bytes[i]! - 48
+        if (rule.kind === "positiveInteger" ? value < 1 : rule.kind === "int32" ? value > 2147483647 : false) return false
+      }
+      this.out.copy(bytes, start, end)
       return true
     }
-    const text = cellText(line, k)
+    const text = this.cellText(k)
     const value = field.cellType === "number" ? parseNumberCell(text, delimiter) : parseIntegerCell(text)
     if (typeof value !== "number") return false
     switch (rule.kind) {
@@ -314,66 +345,63 @@ export const makeCsvProductJson = (headers: CsvFileHeaders, company: string, out
       default:
         return false
     }
-    out.ascii(String(value))
+    this.out.ascii(String(value))
     return true
   }
 
-  /** One row (a partition line) as a JSON object (its closing brace left out when `close` is false). */
-  const writeRow = (line: string, file: BoundFile, close: boolean): boolean => {
-    const from = lineRowTextAt(line)
-    if (from === -1 || !split(line, from, file)) return false
-    let opened = false
-    for (const field of file.fields) {
-      const k = field.at
-      if (k === -1 || starts[k] === ends[k]) {
-        if (k === -1 || !field.emptyIsNull) {
-          if (!field.optional) return false
-          continue
-        }
-        if (!field.nullable) return false
-        out.raw(opened ? field.nextKey : field.firstKey)
-        out.raw(NULL)
-      } else {
-        out.raw(opened ? field.nextKey : field.firstKey)
-        if (!writeCell(line, k, field, file.delimiter)) return false
-      }
-      opened = true
-    }
-    if (!opened) {
-      // Only a child row can lack every key (a product must have its productCode).
-      if (!close) return false
-      out.raw(EMPTY_OBJECT)
-      return true
-    }
-    if (close) out.raw(CLOSE)
-    return true
+  private writeText(k: number, min: number, max: number): boolean {
+    const units = this.out.cellString(this.bytes, this.starts[k]!, this.ends[k]!, this.quoted[k] === 1)
+    return units >= min && units <= max
   }
 
-  const writeList = (lines: ReadonlyArray<string>, file: BoundFile): boolean => {
-    for (let i = 0; i < lines.length; i++) {
-      if (i > 0) out.raw(COMMA)
-      if (!writeRow(lines[i]!, file, true)) return false
-    }
-    return true
-  }
-
-  const write = (product: string, children: EncodedChildRows): boolean => {
-    if (children.hierarchiesCsv.length === 0) return false
-    if (!writeRow(product, products, false)) return false
-    out.raw(BARCODES)
-    if (!writeList(children.barcodesCsv, barcodes)) return false
-    out.raw(HIERARCHIES)
-    if (!writeList(children.hierarchiesCsv, hierarchies)) return false
-    out.raw(ATTRIBUTES)
-    if (!writeList(children.attributesCsv, attributes)) return false
-    out.raw(CLOSE_LIST_AND_PRODUCT)
-    return true
-  }
-
-  return (code, product, children) => {
-    productCode = code
-    if (write(product, children)) return true
-    out.drop()
+  private isOneOf(k: number, values: ReadonlyArray<Uint8Array>): boolean {
+    for (const value of values) if (this.cellIs(k, value, value.length)) return true
     return false
+  }
+
+  /** Does the cell k hold exactly `text[0, length)` (in a quoted cell, a doubled quote stands for one)? */
+  private cellIs(k: number, text: Uint8Array, length: number): boolean {
+    const bytes = this.bytes
+    const start = this.starts[k]!
+    const end = this.ends[k]!
+    if (this.quoted[k] === 0) {
+      if (end - start !== length) return false
+      let j = 0
+      while (j < length && bytes[start + j] === text[j]) j++
+      return j === length
+    }
+    let i = start
+    let j = 0
+    while (i < end && j < length) {
+      const c = bytes[i]!
+      if (c !== text[j]) return false
+      i += c === QUOTE ? 2 : 1
+      j++
+    }
+    return i === end && j === length
+  }
+
+  /** Cell k as text, for the rare cell the bytes alone do not settle. */
+  private cellText(k: number): string {
+    const bytes = this.bytes
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("utf8", this.starts[k], this.ends[k])
+    return this.quoted[k] === 1 && text.indexOf("\"") !== -1 ? text.replaceAll("\"\"", "\"") : text
+  }
+
+  /** Keeps the product row's productCode cell, quotes undone, for its children's to be compared with. */
+  private keepProductCode(): void {
+    const bytes = this.bytes
+    const at = this.productCodeAt
+    const start = this.starts[at]!
+    const end = this.ends[at]!
+    const quoted = this.quoted[at] === 1
+    if (this.productCode.length < end - start) this.productCode = new Uint8Array(2 * (end - start))
+    const code = this.productCode
+    let j = 0
+    for (let i = start; i < end; i++) {
+      code[j++] = bytes[i]!
+      if (quoted && bytes[i] === QUOTE) i++
+    }
+    this.productCodeLength = j
   }
 }

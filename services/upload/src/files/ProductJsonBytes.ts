@@ -69,29 +69,30 @@ export class ProductJsonBytes {
     this.length = at
   }
 
-  /** `line[start, end)`, ASCII characters only: one byte each. */
-  asciiFrom(line: string, start: number, end: number): void {
+  /** `source[start, end)` as it is (ASCII digits of a number). */
+  copy(source: Uint8Array, start: number, end: number): void {
     const bytes = this.ensure(end - start)
     let at = this.length
-    for (let i = start; i < end; i++) bytes[at++] = line.charCodeAt(i)
+    for (let i = start; i < end; i++) bytes[at++] = source[i]!
     this.length = at
   }
 
   /**
-   * The text of a CSV cell, `line[start, end)` (inside its quotes when `quoted`: a doubled quote there
-   * stands for one), as a JSON string written as `JSON.stringify` writes it, quotes included. Answers its
-   * length in UTF-16 units, or -1 (what was written then is garbage, to be dropped) when it holds what the
-   * schema refuses: a NUL or a lone surrogate.
+   * The text of a CSV cell, the valid UTF-8 `source[start, end)` (inside its quotes when `quoted`: a
+   * doubled quote there stands for one), as a JSON string written as `JSON.stringify` writes it, quotes
+   * included. Answers its length in UTF-16 units, or -1 (what was written then is garbage, to be
+   * dropped) when it holds what the schema refuses: a NUL (valid UTF-8 holds no lone surrogate).
    */
-  cellString(line: string, start: number, end: number, quoted: boolean): number {
+  cellString(source: Uint8Array, start: number, end: number, quoted: boolean): number {
     const bytes = this.ensure(6 * (end - start) + 2)
     let at = this.length
+    // UTF-16 units: one per byte that starts a character, two for a 4-byte one (a surrogate pair).
     let units = 0
     bytes[at++] = 34
     for (let i = start; i < end; i++) {
-      const c = line.charCodeAt(i)
-      units++
+      const c = source[i]!
       if (c >= 0x20 && c < 0x80) {
+        units++
         if (c === 34) {
           // Only a doubled quote can be inside a quoted cell (the line was split so); unquoted, a quote is a character.
           if (quoted) i++
@@ -100,12 +101,16 @@ export class ProductJsonBytes {
           bytes[at++] = 92
         }
         bytes[at++] = c
-      } else if (c < 0x20) {
+      } else if (c >= 0x80) {
+        bytes[at++] = c
+        if (c >= 0xc0) units += c >= 0xf0 ? 2 : 1
+      } else {
         if (c === 0) return -1
+        units++
         bytes[at++] = 92
-        const short = SHORT_ESCAPES[c]
+        const short = SHORT_ESCAPES[c]!
         if (short !== 0) {
-          bytes[at++] = short!
+          bytes[at++] = short
         } else {
           bytes[at++] = 117
           bytes[at++] = 48
@@ -113,23 +118,6 @@ export class ProductJsonBytes {
           bytes[at++] = HEX[c >> 4]!
           bytes[at++] = HEX[c & 15]!
         }
-      } else if (c < 0x800) {
-        bytes[at++] = 0xc0 | (c >> 6)
-        bytes[at++] = 0x80 | (c & 0x3f)
-      } else if (c < 0xd800 || c > 0xdfff) {
-        bytes[at++] = 0xe0 | (c >> 12)
-        bytes[at++] = 0x80 | ((c >> 6) & 0x3f)
-        bytes[at++] = 0x80 | (c & 0x3f)
-      } else {
-        const next = i + 1 < end ? line.charCodeAt(i + 1) : 0
-        if (c > 0xdbff || next < 0xdc00 || next > 0xdfff) return -1
-        const point = 0x10000 + ((c - 0xd800) << 10) + (next - 0xdc00)
-        bytes[at++] = 0xf0 | (point >> 18)
-        bytes[at++] = 0x80 | ((point >> 12) & 0x3f)
-        bytes[at++] = 0x80 | ((point >> 6) & 0x3f)
-        bytes[at++] = 0x80 | (point & 0x3f)
-        i++
-        units++
       }
     }
     bytes[at++] = 34
