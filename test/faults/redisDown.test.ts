@@ -47,8 +47,7 @@ describe("Redis stopped while loads arrive", () => {
         expect(code, body.message).toBeDefined()
         failedCodes.push(code!)
       }
-      // A CSV load is published while its partitions are joined: its answer must not wait for a join
-      // that is 12 batches ahead of a publisher that cannot publish.
+      // A CSV load is joined and spooled first; its publication then fails the same way.
       const csv = csvFilesOf(sampleProducts(600, { prefix: "RD-CSV-" }))
       const form = new FormData()
       for (const part of ["productsCsv", "hierarchiesCsv", "barcodesCsv", "attributesCsv"] as const) {
@@ -57,8 +56,7 @@ describe("Redis stopped while loads arrive", () => {
       const csvRefused = yield* call(app.base, "/v1/handle-csv", { method: "POST", headers: { authorization: `Bearer ${bearer}` }, body: form })
       expect(csvRefused.status, csvRefused.text).toBe(500)
       expect(csvRefused.json()).toMatchObject({ _tag: "PublishFailed" })
-      const csvCode = UUID.exec(csvRefused.text)?.[0] ?? "no process code in the answer"
-      const csvView = yield* loadStatus(app.base, csvCode, bearer)
+      const csvView = yield* loadStatus(app.base, UUID.exec(csvRefused.text)?.[0] ?? "no process code in the answer", bearer)
       expect(csvView.status).toBe("FAILED")
       expect(csvView.totals.received).toBe(0)
       expect(csvView.failureReason).toMatch(/^publishing the file load failed after 0 batches: /)

@@ -71,7 +71,7 @@ describe("CSV partitions joined in worker threads", () => {
       expect(outgrown.records).toEqual(inProcess.records)
     }), 120_000)
 
-  it.live("a thread that dies fails its partition with CsvJoinFailed, and the pool goes on with a new thread", () =>
+  it.live("a thread that dies fails its partition with StorageFailed, and the pool goes on with a new thread", () =>
     Effect.scoped(Effect.gen(function*() {
       const pool = yield* makeCsvJoinPool(1, {
         entry: { filename: new URL("./fixtures/CrashingCsvJoinWorker.ts", import.meta.url).href, execArgv: ["--import", "tsx"] }
@@ -80,7 +80,10 @@ describe("CSV partitions joined in worker threads", () => {
       const taskHeaders = Object.fromEntries(FILES.map((file) => [file, { fields: headers[file].trim().split(","), delimiter: "," as const }]))
       const task = (path: string) => ({ path, company: "ACME", headers: taskHeaders as Record<CsvFileName, { fields: Array<string>; delimiter: "," }> })
       const crashed = yield* Effect.exit(pool.run(task("/nonexistent/crash-partition.rows")))
-      expect(crashed).toEqual(Exit.fail(expect.objectContaining({ _tag: "CsvJoinFailed", message: expect.stringMatching(/exited/) })))
+      expect(crashed).toEqual(Exit.fail(expect.objectContaining({
+        _tag: "StorageFailed",
+        message: expect.stringMatching(/^The CSV files could not be joined \(.*exited.*\); nothing was published\. Retry later\.$/)
+      })))
       const empty = yield* pool.run(task("/nonexistent/partition-0.rows"))
       expect(empty.accepted.length).toBe(0)
     })), 120_000)

@@ -3,11 +3,11 @@ import { LoadSummary } from "@retail/domain"
 import { MemoryStreamQueue } from "@retail/queue"
 import { ProductPublisher, UploadConfig } from "@retail/service-upload"
 import { Database, LoadRepository } from "@retail/store"
-import { Deferred, Duration, Effect, Fiber, Layer, Option, TestClock } from "effect"
+import type { StorageFailed } from "@retail/api"
+import { Duration, Effect, Fiber, Layer, Mailbox, Option, TestClock } from "effect"
 import { setTimeout as sleep } from "node:timers/promises"
 import { FileLoadPublisher } from "../src/files/FileLoadPublisher.ts"
-import { makeLiveSpool } from "../src/files/LiveSpool.ts"
-import type { SpoolTotals } from "../src/files/SpoolItems.ts"
+import type { SpoolRecord } from "../src/files/LoadSpool.ts"
 
 /** What the publisher commits to the load's counts, call by call. */
 const committed: Array<{ readonly received: number; readonly accepted: number; readonly failed: number }> = []
@@ -36,41 +36,46 @@ const commitsReach = (n: number) =>
     expect(committed).toHaveLength(n)
   })
 
-const batches = (spool: Effect.Effect.Success<ReturnType<typeof makeLiveSpool>>, n: number) =>
-  Effect.forEach(Array.from({ length: n }), () => spool.writeBatch(10, new TextEncoder().encode("[]")), { discard: true })
+/** A spool whose records the test hands over one by one, so that it sees the publisher between groups. */
+const handFedSpool = Effect.map(Mailbox.make<SpoolRecord, StorageFailed>(), (mailbox) => ({
+  records: () => Mailbox.toStream(mailbox),
+  batches: (n: number) =>
+    Effect.forEach(Array.from({ length: n }), () => mailbox.offer({ _tag: "Batch", count: 10, productsJson: new TextEncoder().encode("[]") }), {
+      discard: true
+    }),
+  errors: (json: string) => mailbox.offer({ _tag: "Errors", json }),
+  end: mailbox.end
+}))
 
 describe("FileLoadPublisher", () => {
   layer(Publisher, { timeout: 60_000 })((it) => {
     it.effect("commits a load's counts with its first group of batches, then at most every 100 ms, and at its end", () =>
       Effect.gen(function*() {
         const publisher = yield* FileLoadPublisher
-        const spool = yield* makeLiveSpool("/unused")
-        const totals = yield* Deferred.make<SpoolTotals>()
-        const publishing = yield* publisher.publish({ company: "ACME", source: "HANDLE_JSON", spool, totals: Deferred.await(totals) }).pipe(
-          Effect.fork
-        )
+        const spool = yield* handFedSpool
+        const totals = { total: 352, accepted: 350, failed: 2, firstErrors: [] }
+        const publishing = yield* publisher.publish({ company: "ACME", source: "HANDLE_JSON", spool, totals }).pipe(Effect.fork)
 
-        yield* batches(spool, 8)
+        yield* spool.batches(8)
         yield* commitsReach(1)
         expect(committed[0]).toEqual({ received: 80, accepted: 80, failed: 0 })
 
         // Two more groups within the same 100 ms: published, not committed yet.
-        yield* batches(spool, 16)
+        yield* spool.batches(16)
         yield* TestClock.adjust(Duration.millis(99))
         yield* Effect.promise(() => sleep(200))
         expect(committed).toHaveLength(1)
 
         // The next group after 100 ms commits all three.
         yield* TestClock.adjust(Duration.millis(1))
-        yield* batches(spool, 8)
+        yield* spool.batches(8)
         yield* commitsReach(2)
         expect(committed[1]).toEqual({ received: 240, accepted: 240, failed: 0 })
 
         // The end commits what is left, even within 100 ms.
-        yield* batches(spool, 3)
-        yield* spool.writeErrors(JSON.stringify([{ sku: "S1", error: "bad" }, { sku: "S2", error: "bad" }]))
+        yield* spool.batches(3)
+        yield* spool.errors(JSON.stringify([{ sku: "S1", error: "bad" }, { sku: "S2", error: "bad" }]))
         yield* spool.end
-        yield* Deferred.succeed(totals, { total: 352, accepted: 350, failed: 2, firstErrors: [] })
         const answer = yield* Fiber.join(publishing)
         expect(committed.slice(2)).toEqual([{ received: 32, accepted: 30, failed: 2 }])
         expect(answer).toBeInstanceOf(LoadSummary)

@@ -1,4 +1,5 @@
-import { Context, Data, Effect, Layer } from "effect"
+import { StorageFailed } from "@retail/api"
+import { Context, Effect, Layer } from "effect"
 import { UploadConfig } from "../UploadConfig.ts"
 import type { CsvJoinResult, CsvJoinTask } from "./CsvJoinTask.ts"
 import { makeWorkerThreads, type ThreadEntry, threadEntry } from "./WorkerThreads.ts"
@@ -17,8 +18,8 @@ const CLOSE_MS = 10_000
 /** CsvJoinWorker.ts from the sources, dist/server.csv-join-worker.mjs bundled. */
 export const csvJoinWorkerEntry = (): ThreadEntry => threadEntry(import.meta.url, "./CsvJoinWorker.ts", "csv-join-worker")
 
-/** A join thread failed its partition (it died, ran out of memory, or answered something else); `message` says how. */
-export class CsvJoinFailed extends Data.TaggedError("CsvJoinFailed")<{ readonly message: string }> {}
+const joinFailed = (message: string) =>
+  new StorageFailed({ message: `The CSV files could not be joined (${message}); nothing was published. Retry later.` })
 
 const isJoinResult = (value: unknown): value is CsvJoinResult =>
   typeof value === "object" && value !== null && "accepted" in value && value.accepted instanceof Uint8Array &&
@@ -27,8 +28,8 @@ const isJoinResult = (value: unknown): value is CsvJoinResult =>
 
 /**
  * Worker threads that join, validate and encode CSV partitions (CsvJoinTask.ts), `threads` at most,
- * started on demand. A thread that dies fails its task (and so the load: see `CsvFileLoad.ts`) and a fresh
- * one takes the next task; closing the scope drains and stops them.
+ * started on demand. A thread that dies fails its task (the load answers 500 StorageFailed and publishes
+ * nothing) and a fresh one takes the next task; closing the scope drains and stops them.
  */
 export const makeCsvJoinPool = (
   threads: number,
@@ -52,10 +53,10 @@ export const makeCsvJoinPool = (
     (pool) => ({
       threads,
       /** Joins one partition in a worker thread; interrupting it aborts the task (its thread is stopped). */
-      run: (task: CsvJoinTask): Effect.Effect<CsvJoinResult, CsvJoinFailed> =>
+      run: (task: CsvJoinTask): Effect.Effect<CsvJoinResult, StorageFailed> =>
         pool.run(task).pipe(
-          Effect.mapError((failure) => new CsvJoinFailed({ message: failure.message })),
-          Effect.filterOrFail(isJoinResult, () => new CsvJoinFailed({ message: "a join worker answered something else than a joined partition" }))
+          Effect.mapError((failure) => joinFailed(failure.message)),
+          Effect.filterOrFail(isJoinResult, () => joinFailed("a join worker answered something else than a joined partition"))
         )
     })
   )

@@ -110,8 +110,6 @@ export const makeCsvPartitions = (dir: string, count: number) =>
 
     return {
       count,
-      /** The partitions' own folder, removed with them. */
-      folder,
       /** Queues one encoded row (ending in a line break) for partition `partition`. */
       add: (partition: number, row: string): void => {
         // A UTF-16 code unit takes at most 3 bytes in UTF-8.

@@ -5,8 +5,7 @@ import { type ErrorEntry, LoadRepository, type StoreError } from "@retail/store"
 import { Clock, Effect, Stream } from "effect"
 import { type EncodedBatch, ProductPublisher } from "../ProductPublisher.ts"
 import { BufferPool } from "./BufferPool.ts"
-import type { SourceFailed } from "./LiveSpool.ts"
-import type { SpoolRecord, SpoolSource } from "./LoadSpool.ts"
+import type { LoadSpool, SpoolRecord } from "./LoadSpool.ts"
 import type { SpoolTotals } from "./SpoolItems.ts"
 
 /**
@@ -25,16 +24,15 @@ const COUNTS_EVERY_MS = 100
 export interface SpooledLoad {
   readonly company: string
   readonly source: LoadSource
-  /** The spool file, or a live spool still being written (`LiveSpool.ts`). */
-  readonly spool: SpoolSource<StorageFailed | SourceFailed>
-  /** The load's totals, asked for once every record was read. */
-  readonly totals: Effect.Effect<SpoolTotals>
+  /** Only read: its records, in the order written. */
+  readonly spool: Pick<LoadSpool, "records">
+  readonly totals: SpoolTotals
 }
 
 /**
  * Second half of a file load, run only once the whole upload was read without a fault: records
  * the load as receiving, replays the spool (publishing each batch, adding counts and errors as
- * it goes) and finishes receiving. A failure, the spool's own included, marks the load FAILED.
+ * it goes) and finishes receiving. A failure marks the load FAILED.
  */
 export class FileLoadPublisher extends Effect.Service<FileLoadPublisher>()("@retail/upload/FileLoadPublisher", {
   effect: Effect.gen(function*() {
@@ -118,8 +116,6 @@ export class FileLoadPublisher extends Effect.Service<FileLoadPublisher>()("@ret
               Effect.zipRight(Effect.fail(
                 error._tag === "StorageFailed"
                   ? error
-                  : error._tag === "SourceFailed"
-                  ? new StorageFailed({ message: `Load ${processCode} is FAILED after ${published} batches were published: ${error.message}. Retry later.` })
                   : error._tag === "StoreError"
                   ? new StorageFailed({ message: `Load ${processCode} is FAILED: the database became unavailable while it was published. Retry later.` })
                   : new PublishFailed({
@@ -136,10 +132,9 @@ export class FileLoadPublisher extends Effect.Service<FileLoadPublisher>()("@ret
           )
         )
 
-        const { accepted, failed, firstErrors, total } = yield* totals
-        return failed === 0
-          ? new LoadAccepted({ message: acceptedMessage(accepted, processCode), processCode })
-          : new LoadSummary({ total, processing: accepted, failed, errors: firstErrors, processCode })
+        return totals.failed === 0
+          ? new LoadAccepted({ message: acceptedMessage(totals.accepted, processCode), processCode })
+          : new LoadSummary({ total: totals.total, processing: totals.accepted, failed: totals.failed, errors: totals.firstErrors, processCode })
       })
 
     return { publish } as const

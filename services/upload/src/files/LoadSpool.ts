@@ -12,20 +12,6 @@ export type SpoolRecord =
   | { readonly _tag: "Batch"; readonly count: number; readonly productsJson: Uint8Array }
   | { readonly _tag: "Errors"; readonly json: string }
 
-/** Where a file load's records go: the spool file, or straight to its publisher (`LiveSpool.ts`). */
-export interface SpoolSink {
-  /** A folder of the load's own, removed with it: the duplicate rule's run files go there. */
-  readonly folder: string
-  /** `count` products, given as the bytes of their JSON array. Do not modify `productsJson` until this completes. */
-  readonly writeBatch: (count: number, productsJson: Uint8Array) => Effect.Effect<void, StorageFailed>
-  readonly writeErrors: (errorsJson: string) => Effect.Effect<void, StorageFailed>
-}
-
-/** Where the publisher reads a file load's records from, in the order written; batches are read into `allocate(length)`. */
-export interface SpoolSource<E> {
-  readonly records: (allocate?: (length: number) => Uint8Array) => Stream.Stream<SpoolRecord, E>
-}
-
 const spoolFailed = (operation: string) => (cause: unknown) =>
   new StorageFailed({
     message: `The upload could not be ${operation} in temporary storage (${cause instanceof Error ? cause.message : String(cause)}); nothing was published. Retry later.`

@@ -4,7 +4,7 @@ import type { ErrorEntry } from "@retail/store"
 import { type Chunk, Effect, Either, Stream } from "effect"
 import { BatchBuffer } from "./BatchBuffer.ts"
 import type { LoadItem } from "./LoadItem.ts"
-import type { SpoolSink } from "./LoadSpool.ts"
+import type { LoadSpool } from "./LoadSpool.ts"
 import { sameJson } from "./SameJson.ts"
 import { makeSpillingCodeIndex } from "./SpillingCodeIndex.ts"
 
@@ -20,7 +20,7 @@ export interface SpoolTotals {
 
 export interface SpoolOptions {
   readonly company: string
-  readonly spool: SpoolSink
+  readonly spool: LoadSpool
   readonly batchSize: number
   readonly responseErrorsCap: number
   /** Codes the duplicate rule keeps in memory before spilling them next to the spool (SpillingCodeIndex). */

@@ -1,15 +1,14 @@
 import type { HttpServerRequest } from "@effect/platform"
 import { InvalidRequest } from "@retail/api"
 import { type CsvFileName, type CsvHeaderError, CsvLayouts, type CsvSyntaxError } from "@retail/ingest"
-import { Cause, Effect, Exit, Fiber, Option } from "effect"
+import { Effect } from "effect"
 import { FileLoadPublisher } from "../files/FileLoadPublisher.ts"
 import { type CsvFileHeaders, joinedItems } from "../files/CsvJoin.ts"
 import { spoolJoinedPartitions } from "../files/CsvJoinedSpool.ts"
-import { makeLiveSpool } from "../files/LiveSpool.ts"
 import { CsvJoinPool } from "../files/CsvJoinPool.ts"
 import { makeCsvPartitions, partitionCountFor } from "../files/CsvPartitions.ts"
 import { type CsvFileHeader, partitionCsvFile } from "../files/CsvPartSplitter.ts"
-import { makeLoadSpool, type SpoolSink } from "../files/LoadSpool.ts"
+import { makeLoadSpool } from "../files/LoadSpool.ts"
 import { spoolItems } from "../files/SpoolItems.ts"
 import { UploadConfig } from "../UploadConfig.ts"
 import { missingPart } from "./JsonFileLoad.ts"
@@ -30,20 +29,11 @@ const missingParts = (missing: ReadonlyArray<CsvFileName>) =>
     ? missingPart(missing[0]!, "file")
     : new InvalidRequest({ message: `The multipart parts ${missing.join(", ")} (files) are required` })
 
-/** Why the join stopped, for the load's FAILED status and the 500's message. */
-const joinStopped = (cause: Cause.Cause<{ readonly _tag: string; readonly message: string }>): string =>
-  Option.match(Cause.failureOption(cause), {
-    onNone: () => `the CSV files could not be joined (${Cause.isInterruptedOnly(cause) ? "interrupted" : Cause.pretty(cause)})`,
-    onSome: (error) => error._tag === "CsvJoinFailed" ? `the CSV files could not be joined (${error.message})` : error.message
-  })
-
 /**
  * A load of four CSV files (docs/csv-format.md): each part, in whatever order it arrives, has its
  * header checked and its rows split by productCode into partition files on disk; once all four
- * were read (from then on nothing can make the load a 400), partitions are joined and validated.
- * With join threads (CSV_JOIN_THREADS partitions at a time) the joined partitions are published
- * while the others are joined (`LiveSpool`); joined in this fiber (CSV_JOIN_THREADS=0), they are
- * spooled to disk and published after the last one, as a JSON file is.
+ * were read, partitions are joined, validated and spooled (by the join threads, CSV_JOIN_THREADS
+ * partitions at a time, or one at a time in this fiber when it is 0), then published.
  */
 export const csvFileLoad = (request: HttpServerRequest.HttpServerRequest, company: string) =>
   Effect.scoped(Effect.gen(function*() {
@@ -79,23 +69,10 @@ export const csvFileLoad = (request: HttpServerRequest.HttpServerRequest, compan
     const all: CsvFileHeaders = { productsCsv: products, hierarchiesCsv: hierarchies, barcodesCsv: barcodes, attributesCsv: attributes }
     yield* partitions.flush
 
-    const options = (spool: SpoolSink) => ({
-      company,
-      spool,
-      batchSize: config.batchSize,
-      responseErrorsCap: config.responseErrorsCap,
-      codesInMemory: config.codesInMemory
-    })
-    if (threads === undefined) {
-      const spool = yield* makeLoadSpool(config.spoolDir)
-      const totals = yield* spoolItems(joinedItems(partitions, all), options(spool))
-      return yield* publisher.publish({ company, source: "HANDLE_CSV", spool, totals: Effect.succeed(totals) })
-    }
-    const spool = yield* makeLiveSpool(partitions.folder)
-    const joining = yield* spoolJoinedPartitions(partitions, all, threads, options(spool)).pipe(
-      Effect.onExit(Exit.match({ onSuccess: () => spool.end, onFailure: (cause) => spool.fail(joinStopped(cause)) })),
-      Effect.forkScoped
-    )
-    // The publisher asks for the totals only after the spool ended, which the join does once it succeeded.
-    return yield* publisher.publish({ company, source: "HANDLE_CSV", spool, totals: Effect.orDie(Fiber.join(joining)) })
+    const spool = yield* makeLoadSpool(config.spoolDir)
+    const options = { company, spool, batchSize: config.batchSize, responseErrorsCap: config.responseErrorsCap, codesInMemory: config.codesInMemory }
+    const totals = yield* (threads === undefined
+      ? spoolItems(joinedItems(partitions, all), options)
+      : spoolJoinedPartitions(partitions, all, threads, options))
+    return yield* publisher.publish({ company, source: "HANDLE_CSV", spool, totals })
   }))

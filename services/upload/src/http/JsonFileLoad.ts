@@ -55,5 +55,5 @@ export const jsonFileLoad = <E, R>(
     }, options)
 
     if (Option.isNone(scanned)) return yield* Effect.fail(missingPart(PRODUCTS_JSON, "file"))
-    return yield* publisher.publish({ company: scanned.value.company, source, spool, totals: Effect.succeed(scanned.value.totals) })
+    return yield* publisher.publish({ company: scanned.value.company, source, spool, totals: scanned.value.totals })
   }))
