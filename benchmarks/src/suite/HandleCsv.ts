@@ -51,7 +51,7 @@ export const handleCsv: Benchmark = {
   name: "handle-csv",
   description: "POST /v1/handle-csv with the four CSV files of docs/csv-format.md, generated from the same products as handle-json (seed 42, ~690 bytes of CSV per product): from the first byte sent to the answer, which comes after the load's last batch was published (services/upload/src/http/CsvFileLoad.ts); RUN_WORKERS=false. Beside it, in their own processes on the same files: the endpoint's pipeline without HTTP (benchmarks/csv/join.ts), csv-parse alone, uDSV alone and the project's CsvRecordReader.",
   sizeUnit: "products (with their hierarchies, barcodes and attributes)",
-  defaultSize: 50_000,
+  defaultSize: 200_000,
   smokeSize: 300,
   open: async (setup) => {
     setup.progress(`generating ${setup.size} products (cached in the OS temp dir)`)

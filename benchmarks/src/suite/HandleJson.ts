@@ -17,7 +17,7 @@ export const handleJson: Benchmark = {
   name: "handle-json",
   description: "POST /v1/handle-json with a generated products file (seed 42, ~1.8 KB per product): from the first byte sent to the answer, which comes after the load's last batch was published (services/upload/src/http/JsonFileLoad.ts); RUN_WORKERS=false.",
   sizeUnit: "products in the file",
-  defaultSize: 100_000,
+  defaultSize: 200_000,
   smokeSize: 300,
   open: async (setup) => {
     setup.progress(`generating ${setup.size} products (cached in the OS temp dir)`)
