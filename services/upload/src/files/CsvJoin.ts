@@ -192,21 +192,20 @@ class PartitionGroups {
 }
 
 /**
- * Joins the rows of one partition: every child row under its productCode, then each product row
- * (in file order) with its children, lazily. Yields one item per product row, one failure per child row
- * without a productCode and one per productCode that has child rows but no product row. The text is
- * joined as its UTF-8 bytes (a partition read from its file as text holds no lone surrogate to lose).
+ * Joins the rows of one partition (its file's bytes): every child row under its productCode, then each
+ * product row (in file order) with its children, lazily. Yields one item per product row, one failure
+ * per child row without a productCode and one per productCode that has child rows but no product row.
  */
-export function* joinPartition(text: string, headers: CsvFileHeaders): Generator<LoadItem> {
-  for (const item of joinPartitionEncoding(Buffer.from(text, "utf8"), headers, undefined)) {
+export function* joinPartition(bytes: Uint8Array, headers: CsvFileHeaders): Generator<LoadItem> {
+  for (const item of joinPartitionEncoding(bytes, headers, undefined)) {
     if (item._tag !== "Encoded") yield item
   }
 }
 
 /**
  * `joinPartition` of a partition file's bytes, but a product that `encode` validates and writes straight
- * from its cells is yielded as an `EncodedProduct` (its JSON written, to be ended or dropped before the
- * next item is asked for) instead of a value to validate; the others as `joinPartition` yields them.
+ * from its cells is yielded as an `EncodedProduct` (its JSON written, to be ended before the next item
+ * is asked for) instead of a value to validate; the others as `joinPartition` yields them.
  *
  * Rows are grouped as byte offsets (`PartitionGroups`). A row becomes a string only on the full path: a
  * product `encode` leaves to it (its rows decoded and typed straight into the product value, short-lived
@@ -295,6 +294,6 @@ const ITEMS_PER_CHUNK = 500
 export const joinedItems = (partitions: Pick<CsvPartitions, "count" | "read">, headers: CsvFileHeaders) =>
   Stream.range(0, partitions.count - 1).pipe(
     Stream.mapEffect((partition) => partitions.read(partition)),
-    Stream.flatMap((text) => Stream.fromIteratorSucceed(joinPartition(text, headers), ITEMS_PER_CHUNK))
+    Stream.flatMap((bytes) => Stream.fromIteratorSucceed(joinPartition(bytes, headers), ITEMS_PER_CHUNK))
   )
 

@@ -108,9 +108,6 @@ export const fieldOfPartitionRow = (text: string, index: number, delimiter: CsvD
   return decodePartitionRow(text, delimiter)?.row.fields[index] ?? ""
 }
 
-/** The CSV line number of an encoded row. */
-export const lineOfPartitionRow = (text: string): number => Number(text.slice(1, separatorAt(text)))
-
 const KIND_BYTES: ReadonlyArray<CsvFileName | undefined> = (() => {
   const files: Array<CsvFileName | undefined> = new Array(256).fill(undefined)
   for (const [letter, file] of Object.entries(FILE_OF)) files[letter.charCodeAt(0)] = file
@@ -130,11 +127,11 @@ const separatorAtBytes = (bytes: Uint8Array, start: number, end: number): number
   return i
 }
 
-/** `lineOfPartitionRow` of the line bytes[start, end). */
+/** The CSV line number of the encoded row bytes[start, end). */
 export const lineOfPartitionRowBytes = (bytes: Uint8Array, start: number, end: number): number => {
   let line = 0
   for (let i = start + 1; i < end && bytes[i]! >= 48 && bytes[i]! <= 57; i++) line = 10 * line + bytes[i]! - 48
-  // As Number("") is: a line the encoders did not write.
+  // 0 for a line without a number: one the encoders did not write.
   return line
 }
 

@@ -146,7 +146,7 @@ export const makeCsvPartitions = (dir: string, count: number) =>
       /** Everything written to one partition (call after the last flush). */
       read: (partition: number) =>
         Effect.tryPromise({
-          try: () => readFile(paths[partition]!, "utf8").catch((cause: unknown) => isMissingFile(cause) ? "" : Promise.reject(cause)),
+          try: () => readFile(paths[partition]!).catch((cause: unknown) => isMissingFile(cause) ? Buffer.alloc(0) : Promise.reject(cause)),
           catch: partitionFailed("read back")
         })
     } as const
