@@ -3,10 +3,10 @@
  * for Redis when none is configured. All state lives in one Ref of persistent
  * collections, so every operation is a single atomic transition.
  */
-import { Clock, Deferred, Effect, Either, HashMap, Layer, Option, RedBlackTree, Ref, SynchronizedRef } from "effect"
+import { Clock, Deferred, Effect, Either, HashMap, HashSet, Layer, Option, RedBlackTree, Ref, SynchronizedRef } from "effect"
 import * as validate from "./internal/validate.ts"
 import * as StreamId from "./internal/StreamId.ts"
-import type { DeadLetter, Delivery, Payload, StreamEntry, StreamQueueShape } from "./StreamQueue.ts"
+import type { DeadLetter, Delivery, Payload, StreamEntry, StreamQueueShape, Tracking } from "./StreamQueue.ts"
 import { deadStream, QueueError, StreamQueue } from "./StreamQueue.ts"
 
 type Fields = Readonly<Record<string, string>>
@@ -113,6 +113,19 @@ const asText = (payload: Payload): string => (typeof payload === "string" ? payl
 
 export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
   const state = yield* Ref.make<State>(HashMap.empty())
+  // Marked after an append completes and unmarked after an acknowledgement: a reader of a set sees
+  // at least what is still in the stream, which is all that telling a loss needs.
+  const sets = yield* Ref.make(HashMap.empty<string, HashSet.HashSet<string>>())
+  const changeSet = (tracking: Tracking | undefined, change: (set: HashSet.HashSet<string>, member: string) => HashSet.HashSet<string>) =>
+    tracking === undefined || tracking.members.length === 0
+      ? Effect.void
+      : Ref.update(sets, (bySet) => {
+        let set = Option.getOrElse(HashMap.get(bySet, tracking.set), () => HashSet.empty<string>())
+        for (const member of tracking.members) set = change(set, member)
+        return HashSet.size(set) === 0 ? HashMap.remove(bySet, tracking.set) : HashMap.set(bySet, tracking.set, set)
+      })
+  const track = (tracking: Tracking | undefined) => changeSet(tracking, HashSet.add)
+  const untrack = (tracking: Tracking | undefined) => changeSet(tracking, HashSet.remove)
   // One Deferred per stream that somebody waits on, completed (and dropped) by the next append.
   const signals = yield* SynchronizedRef.make(HashMap.empty<string, Deferred.Deferred<void>>())
 
@@ -166,6 +179,7 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
         const appended = append(streamOf(current, stream), payloads.map((payload) => ({ payload: asText(payload) })), now, maxLen)
         return Either.right([appended.ids.map(StreamId.format), HashMap.set(current, stream, appended.stream)] as const)
       })
+      yield* track(options?.track)
       yield* notify(stream)
       return ids
     })
@@ -174,8 +188,8 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
     transition((current) => {
       const s = streamOf(current, stream)
       return HashMap.has(s.groups, group)
-        ? Either.right([undefined, current] as const)
-        : Either.right([undefined, withGroup(current, stream, s, group, { lastDelivered: StreamId.zero, pending: emptyPending })] as const)
+        ? Either.right([false, current] as const)
+        : Either.right([true, withGroup(current, stream, s, group, { lastDelivered: StreamId.zero, pending: emptyPending })] as const)
     })
 
   const readNew = (stream: string, group: string, consumer: string, count: number) =>
@@ -207,7 +221,7 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
         const entries = options?.deleteEntries === true ? withoutEntries(s.value, parsed) : s.value
         return [undefined, withGroup(current, stream, entries, group, ackIn(g.value, parsed))] as const
       })
-    )
+    ).pipe(Effect.zipLeft(untrack(options?.untrack)))
 
   const claimStale: StreamQueueShape["claimStale"] = (stream, group, consumer, options) =>
     Effect.zipRight(
@@ -268,7 +282,7 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
         }
         return [undefined, next] as const
       })
-    ).pipe(Effect.zipLeft(notify(deadStream(stream))))
+    ).pipe(Effect.zipLeft(untrack(options?.untrack)), Effect.zipLeft(notify(deadStream(stream))))
 
   const entriesAfter = (stream: string, after: StreamId.StreamId, count: number) =>
     Effect.map(Ref.get(state), (current): ReadonlyArray<StreamEntry> =>
@@ -300,6 +314,7 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
     )
 
   return StreamQueue.of({
+    processLocal: true,
     publish,
     ensureGroup,
     read,
@@ -310,6 +325,12 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
     readAfter,
     lastId: (stream) => Effect.map(Ref.get(state), (current) => StreamId.format(streamOf(current, stream).lastId)),
     readDead,
+    tracked: (set) => Effect.map(Ref.get(sets), (bySet) => Option.match(HashMap.get(bySet, set), { onNone: () => [], onSome: (members) => Array.from(members) })),
+    length: (stream) => Effect.map(Ref.get(state), (current) => RedBlackTree.size(streamOf(current, stream).entries)),
+    durability: Effect.succeed({
+      durable: false,
+      description: "in-process queue: entries live in this process's memory; SIGTERM drains them before exiting, a crash loses those not yet persisted (their loads end FAILED)"
+    }),
     ping: Effect.void
   })
 })

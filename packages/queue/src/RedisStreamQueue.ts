@@ -17,7 +17,7 @@ import * as scripts from "./internal/scripts.ts"
 import * as StreamId from "./internal/StreamId.ts"
 import type { Script } from "./internal/scripts.ts"
 import * as validate from "./internal/validate.ts"
-import type { DeadLetter, Delivery, StreamQueueShape } from "./StreamQueue.ts"
+import type { DeadLetter, Delivery, QueueDurability, StreamQueueShape } from "./StreamQueue.ts"
 import { deadStream, QueueError, StreamQueue } from "./StreamQueue.ts"
 
 export interface Options {
@@ -58,6 +58,24 @@ const toDelivery = (entry: replies.RawEntry, deliveries: number): Delivery => ({
   payload: entry.fields["payload"] ?? "",
   deliveries
 })
+
+/** What Redis keeps across a restart, from its `appendonly` and `appendfsync` settings. */
+export const describeDurability = (appendonly: string | undefined, appendfsync: string | undefined): QueueDurability => {
+  if (appendonly !== "yes") {
+    return {
+      durable: false,
+      description: "Redis runs without its append-only file (appendonly no): a Redis restart loses the products accepted but not yet persisted (their loads end FAILED); set appendonly yes"
+    }
+  }
+  return {
+    durable: true,
+    description: appendfsync === "always"
+      ? "Redis append-only file, fsync on every write: nothing accepted is lost by a Redis or machine crash"
+      : appendfsync === "no"
+      ? "Redis append-only file, fsync left to the OS: a Redis crash loses nothing, a machine crash up to about 30 s of writes"
+      : "Redis append-only file, fsync every second: a Redis crash loses nothing, a machine crash up to 1 s of writes"
+  }
+}
 
 export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueError, Scope.Scope> =>
   Effect.gen(function*() {
@@ -142,8 +160,9 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
           i === payloads.length - 1 && maxLen !== undefined
             ? { TRIM: { strategy: "MAXLEN" as const, strategyModifier: "=" as const, threshold: maxLen } }
             : undefined
+        const track = publishOptions?.track
         const [only] = payloads
-        if (payloads.length === 1 && only !== undefined) {
+        if (payloads.length === 1 && only !== undefined && track === undefined) {
           // One XADD is atomic by itself: MULTI/EXEC would only add two commands to the round trip.
           const id = yield* command("publish", (client) => client.xAdd(stream, "*", { payload: wire(only) }, trim(0)), publishTimeoutMs)
           return yield* decode("publish", replies.ids([id], 1))
@@ -152,14 +171,16 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
         payloads.forEach((given, i) => {
           multi.xAdd(stream, "*", { payload: wire(given) }, trim(i))
         })
+        // After the entries, so that the ids are the first replies.
+        if (track !== undefined && track.members.length > 0) multi.sAdd(track.set, [...track.members])
         const reply = yield* command("publish", () => multi.exec(), publishTimeoutMs)
-        return yield* decode("publish", replies.ids(reply, payloads.length))
+        return yield* decode("publish", replies.ids(reply.slice(0, payloads.length), payloads.length))
       })
 
     const ensureGroup: StreamQueueShape["ensureGroup"] = (stream, group) =>
       command("ensureGroup", (client) => client.xGroupCreate(stream, group, "0", { MKSTREAM: true })).pipe(
-        Effect.asVoid,
-        Effect.catchIf((error) => error.message.startsWith("BUSYGROUP"), () => Effect.void)
+        Effect.as(true),
+        Effect.catchIf((error) => error.message.startsWith("BUSYGROUP"), () => Effect.succeed(false))
       )
 
     const read: StreamQueueShape["read"] = (stream, group, consumer, readOptions) =>
@@ -175,12 +196,19 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
         Effect.map((entries) => entries.map((entry) => toDelivery(entry, 1)))
       )
 
-    const ack: StreamQueueShape["ack"] = (stream, group, ids, ackOptions) =>
-      ids.length === 0
-        ? Effect.void
-        : ackOptions?.deleteEntries === true
-        ? Effect.asVoid(command("ack", (client) => client.multi().xAck(stream, group, [...ids]).xDel(stream, [...ids]).exec()))
-        : Effect.asVoid(command("ack", (client) => client.xAck(stream, group, [...ids])))
+    const ack: StreamQueueShape["ack"] = (stream, group, ids, ackOptions) => {
+      if (ids.length === 0) return Effect.void
+      const untrack = ackOptions?.untrack
+      if (ackOptions?.deleteEntries !== true && (untrack === undefined || untrack.members.length === 0)) {
+        return Effect.asVoid(command("ack", (client) => client.xAck(stream, group, [...ids])))
+      }
+      return Effect.asVoid(command("ack", (client) => {
+        const multi = client.multi().xAck(stream, group, [...ids])
+        if (ackOptions?.deleteEntries === true) multi.xDel(stream, [...ids])
+        if (untrack !== undefined && untrack.members.length > 0) multi.sRem(untrack.set, [...untrack.members])
+        return multi.exec()
+      }))
+    }
 
     // EVALSHA, loading the script on first use and again after a server restart.
     const evaluate = (operation: string, script: Script, keys: ReadonlyArray<string>, args: ReadonlyArray<string>) => {
@@ -216,13 +244,14 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
       // A malformed id would fail the script after the XADD: refuse it before anything is written.
       Option.isNone(StreamId.parse(delivery.id))
         ? Effect.fail(new QueueError({ operation: "deadLetter", message: `Invalid stream ID specified: ${delivery.id}` }))
-        : evaluate("deadLetter", scripts.deadLetter, [stream, deadStream(stream)], [
+        : evaluate("deadLetter", scripts.deadLetter, [stream, deadStream(stream), ackOptions?.untrack?.set ?? `${stream}:untracked`], [
           group,
           delivery.id,
           delivery.payload,
           reason,
           String(delivery.deliveries),
-          ackOptions?.deleteEntries === true ? "1" : "0"
+          ackOptions?.deleteEntries === true ? "1" : "0",
+          ...(ackOptions?.untrack?.members ?? [])
         ]).pipe(Effect.asVoid)
 
     const readAfter: StreamQueueShape["readAfter"] = (stream, afterId, readOptions) =>
@@ -260,7 +289,21 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
         )
       )
 
+    const durability: StreamQueueShape["durability"] = command("durability", (client) => client.configGet(["appendonly", "appendfsync"])).pipe(
+      Effect.map((config) => describeDurability(config["appendonly"], config["appendfsync"])),
+      // Managed servers often refuse CONFIG: say so rather than guess.
+      Effect.catchIf(
+        (error) => !error.message.includes("not connected") && !error.message.includes("no reply"),
+        (error) =>
+          Effect.succeed({
+            durable: null,
+            description: `Redis did not let its persistence be checked (CONFIG GET: ${error.message}); run it with appendonly yes, or a restart loses accepted products`
+          })
+      )
+    )
+
     return StreamQueue.of({
+      processLocal: false,
       publish,
       ensureGroup,
       read,
@@ -271,6 +314,9 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
       readAfter,
       lastId,
       readDead,
+      tracked: (set) => command("tracked", (client) => client.sMembers(set)),
+      length: (stream) => command("length", (client) => client.xLen(stream)),
+      durability,
       ping: Effect.asVoid(command("ping", (client) => client.ping()))
     })
   })

@@ -29,9 +29,21 @@ export class QueueError extends Schema.TaggedError<QueueError>()("QueueError", {
 /** An entry's payload as given to `publish`: text, or its UTF-8 bytes (read back as text). */
 export type Payload = string | Uint8Array
 
+/**
+ * Members of a set kept beside a stream and changed in the same atomic step as its entries: a
+ * producer marks what it appended (for instance the batches of one load), a consumer unmarks what
+ * it finished, and anyone can tell later what is still on the queue, or was lost with it.
+ */
+export interface Tracking {
+  readonly set: string
+  readonly members: ReadonlyArray<string>
+}
+
 export interface PublishOptions {
   /** Trims the stream to at most this many entries (exactly) after appending. */
   readonly maxLen?: number
+  /** Adds these members to their set atomically with the append. */
+  readonly track?: Tracking
 }
 
 export interface AckOptions {
@@ -40,6 +52,8 @@ export interface AckOptions {
    * group is its only reader, so that the stream holds the backlog, not the history.
    */
   readonly deleteEntries?: boolean
+  /** Removes these members from their set atomically with the acknowledgement. */
+  readonly untrack?: Tracking
 }
 
 export interface ReadOptions {
@@ -53,15 +67,31 @@ export interface ClaimOptions {
   readonly count: number
 }
 
+/** What survives a restart of the queue's server (or of this process, for the in-process queue). */
+export interface QueueDurability {
+  /** True when acknowledged appends survive a restart; false when they do not; null when it could not be told. */
+  readonly durable: boolean | null
+  /** One sentence for the start-up log and /ready. */
+  readonly description: string
+}
+
 export interface StreamQueueShape {
+  /**
+   * True for a queue whose entries live in this process only: other processes cannot see them, and
+   * they are gone when it stops (shutdown drains it instead).
+   */
+  readonly processLocal: boolean
   /** Appends all payloads atomically, in order; returns their ids in the same order. */
   readonly publish: (
     stream: string,
     payloads: ReadonlyArray<Payload>,
     options?: PublishOptions
   ) => Effect.Effect<ReadonlyArray<string>, QueueError>
-  /** Creates the group reading from the start of the stream (creating the stream too); idempotent. */
-  readonly ensureGroup: (stream: string, group: string) => Effect.Effect<void, QueueError>
+  /**
+   * Creates the group reading from the start of the stream (creating the stream too); idempotent.
+   * True when it created the group, false when it was there.
+   */
+  readonly ensureGroup: (stream: string, group: string) => Effect.Effect<boolean, QueueError>
   /** Entries never delivered to the group before; `[]` after `blockMs` without any. */
   readonly read: (
     stream: string,
@@ -111,6 +141,12 @@ export interface StreamQueueShape {
   readonly lastId: (stream: string) => Effect.Effect<string, QueueError>
   /** The oldest dead letters of a stream. */
   readonly readDead: (stream: string, options: { readonly count: number }) => Effect.Effect<ReadonlyArray<DeadLetter>, QueueError>
+  /** The members of a tracking set (see Tracking); `[]` for a missing set. */
+  readonly tracked: (set: string) => Effect.Effect<ReadonlyArray<string>, QueueError>
+  /** Entries in the stream (pending ones included); 0 for a missing stream. */
+  readonly length: (stream: string) => Effect.Effect<number, QueueError>
+  /** Whether acknowledged appends survive a restart, as far as the server lets it be checked. */
+  readonly durability: Effect.Effect<QueueDurability, QueueError>
   readonly ping: Effect.Effect<void, QueueError>
 }
 

@@ -108,6 +108,48 @@ export const streamQueueContract = (options: ContractOptions): void => {
         expect(yield* queue.read(stream, "g", "c1", { count: 10, blockMs: 0 })).toEqual([])
       }))
 
+    test("ensureGroup tells whether it created the group", () =>
+      Effect.gen(function*() {
+        const queue = yield* StreamQueue
+        const stream = yield* freshStream
+        expect(yield* queue.ensureGroup(stream, "g")).toBe(true)
+        expect(yield* queue.ensureGroup(stream, "g")).toBe(false)
+      }))
+
+    test("tracked members follow their entries: added with the append, removed with the ack or dead letter", () =>
+      Effect.gen(function*() {
+        const queue = yield* StreamQueue
+        const stream = yield* freshStream
+        const set = `${stream}:tracked`
+        const cleanup = options.cleanup
+        if (cleanup !== undefined) yield* Effect.addFinalizer(() => cleanup([set]))
+        yield* queue.ensureGroup(stream, "g")
+        expect(yield* queue.tracked(set)).toEqual([])
+        yield* queue.publish(stream, ["b0", "b1", "b2"], { track: { set, members: ["0", "1", "2"] } })
+        // One entry alone is tracked too.
+        yield* queue.publish(stream, ["b3"], { track: { set, members: ["3"] } })
+        expect([...(yield* queue.tracked(set))].sort()).toEqual(["0", "1", "2", "3"])
+        expect(yield* queue.length(stream)).toBe(4)
+        const read = yield* queue.read(stream, "g", "c1", { count: 10, blockMs: 0 })
+        const [first, second, third] = read
+        if (first === undefined || second === undefined || third === undefined) return expect.fail("four entries expected")
+        yield* queue.ack(stream, "g", [first.id], { deleteEntries: true, untrack: { set, members: ["0"] } })
+        yield* queue.ack(stream, "g", [second.id], { untrack: { set, members: ["1"] } })
+        yield* queue.deadLetter(stream, "g", third, "bad", { deleteEntries: true, untrack: { set, members: ["2"] } })
+        expect(yield* queue.tracked(set)).toEqual(["3"])
+        // Acked but not deleted still counts as an entry of the stream.
+        expect(yield* queue.length(stream)).toBe(2)
+        expect(yield* queue.length(`${stream}:never`)).toBe(0)
+      }))
+
+    test("durability says whether appends survive a restart", () =>
+      Effect.gen(function*() {
+        const queue = yield* StreamQueue
+        const durability = yield* queue.durability
+        expect(durability.description.length).toBeGreaterThan(0)
+        if (queue.processLocal) expect(durability.durable).toBe(false)
+      }))
+
     test("reading a group that does not exist fails with QueueError", () =>
       Effect.gen(function*() {
         const queue = yield* StreamQueue

@@ -38,11 +38,13 @@ return out
  * Unlike MULTI, a script stops at the first error: if the dead letter cannot
  * be written, the entry is not acked (and so not lost).
  *
- * KEYS stream, dead stream; ARGV group, id, payload, reason, deliveries, "1" to delete the entry.
+ * KEYS stream, dead stream, tracking set; ARGV group, id, payload, reason, deliveries, "1" to delete
+ * the entry, then the members to remove from the tracking set (none: the set is not touched).
  */
 export const deadLetter = script(`
 redis.call('XADD', KEYS[2], '*', 'payload', ARGV[3], 'reason', ARGV[4], 'deliveries', ARGV[5], 'sourceId', ARGV[2])
 redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
 if ARGV[6] == '1' then redis.call('XDEL', KEYS[1], ARGV[2]) end
+if #ARGV > 6 then redis.call('SREM', KEYS[3], unpack(ARGV, 7)) end
 return 'OK'
 `)
