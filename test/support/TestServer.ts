@@ -1,5 +1,5 @@
 import { HttpServer } from "@effect/platform"
-import { AppLive, Infrastructure, InternalAddress, Listener } from "@retail/service-server"
+import { AppLive, Infrastructure, InternalAddress, Lifecycle, Listener } from "@retail/service-server"
 import type { JsonValidationPool } from "@retail/service-upload"
 import { ConfigProvider, Context, Effect, Layer } from "effect"
 import * as Jose from "jose"
@@ -44,6 +44,7 @@ export const TestServer = (overrides: Record<string, string> = {}, options: { re
   const app = options.jsonValidationPool === undefined ? AppLive : Layer.provide(AppLive, options.jsonValidationPool)
   return app.pipe(
     Layer.provideMerge(Listener),
+    Layer.provideMerge(Lifecycle),
     Layer.provideMerge(Infrastructure),
     Layer.provide(withSettings(settings)),
     Layer.merge(Layer.succeed(TestSettings, settings))

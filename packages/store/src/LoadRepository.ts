@@ -18,6 +18,10 @@ export interface NewLoad {
   readonly status?: LoadStatus
   /** True for a streamed (file) load whose counts are still growing; it completes only after finishReceiving. */
   readonly receiving?: boolean
+  /** The server instance that publishes the load (see LoadOwnership). */
+  readonly owner?: string
+  /** Queue entries the load is published as, when known before publishing. */
+  readonly batches?: number
 }
 
 export interface ErrorsQuery {
@@ -63,9 +67,10 @@ export class LoadRepository extends Effect.Service<LoadRepository>()("@retail/st
         .withTransaction(
           Effect.gen(function* () {
             const rows = yield* sql`
-              INSERT INTO loads (process_code, company, source, status, receiving, received, accepted, failed, completed_at)
+              INSERT INTO loads (process_code, company, source, status, receiving, received, accepted, failed, completed_at, owner, batches)
               VALUES (${load.processCode}, ${load.company}, ${load.source}, ${status}, ${load.receiving ?? false},
-                ${load.received}, ${load.accepted}, ${load.failed}, ${isFinalStatus(status) ? sql`now()` : sql`NULL`})
+                ${load.received}, ${load.accepted}, ${load.failed}, ${isFinalStatus(status) ? sql`now()` : sql`NULL`},
+                ${load.owner ?? null}, ${load.batches ?? null})
               RETURNING ${sql.literal(loadColumns("loads"))}, NULL::text AS "previousStatus"
             `.pipe(Effect.flatMap(decodeChangedRows))
             yield* insertErrors(sql, load.processCode, load.errors)
@@ -121,10 +126,20 @@ export class LoadRepository extends Effect.Service<LoadRepository>()("@retail/st
     const addCounts = (processCode: string, counts: CountsIncrement): Effect.Effect<void, StoreError> =>
       sql.withTransaction(adjust("addCounts", processCode, counts)).pipe(storeOperation("addCounts"), Effect.asVoid)
 
-    const finishReceiving = (processCode: string): Effect.Effect<void, StoreError> =>
+    /**
+     * Receiving ended after `batches` queue entries were published. The load's status afterwards:
+     * FAILED when it was failed meanwhile (its owner was taken for gone), so the caller is not told 200.
+     */
+    const finishReceiving = (processCode: string, batches: number): Effect.Effect<LoadStatus, StoreError> =>
       sql
-        .withTransaction(adjust("finishReceiving", processCode, { finishReceiving: true }))
-        .pipe(storeOperation("finishReceiving"), Effect.asVoid)
+        .withTransaction(Effect.gen(function* () {
+          yield* sql`UPDATE loads SET batches = ${batches} WHERE process_code = ${processCode}`
+          const row = yield* adjustCounts(sql, processCode, { finishReceiving: true })
+          if (Option.isNone(row)) return yield* unknownLoad("finishReceiving", processCode)
+          yield* recordChange(sql, row)
+          return row.value.status
+        }))
+        .pipe(storeOperation("finishReceiving"))
 
     const find = (processCode: string): Effect.Effect<Option.Option<LoadView>, StoreError> =>
       sql`SELECT ${sql.literal(loadColumns("loads"))} FROM loads WHERE process_code = ${processCode}`.pipe(

@@ -11,10 +11,12 @@ import { Effect, Layer, Option, Schema } from "effect"
 import {
   Database,
   type DatabaseOptions,
+  LoadOwnership,
   LoadRepository,
   migrate,
   MIGRATIONS_TABLE,
   type NewLoad,
+  type UnfinishedLoad,
   Outbox,
   ProductRepository
 } from "../src/index.ts"
@@ -67,7 +69,7 @@ const statusOf = (processCode: string): Effect.Effect<LoadStatus, unknown, LoadR
   Effect.map(loadOf(processCode), (load) => load.status)
 
 export const storeContract = (name: string, options: DatabaseOptions): void => {
-  const TestLayer = Layer.mergeAll(ProductRepository.Default, LoadRepository.Default, Outbox.Default).pipe(
+  const TestLayer = Layer.mergeAll(ProductRepository.Default, LoadRepository.Default, Outbox.Default, LoadOwnership.Default).pipe(
     Layer.provideMerge(Database.layer(options))
   )
 
@@ -81,7 +83,7 @@ export const storeContract = (name: string, options: DatabaseOptions): void => {
         expect(yield* migrate).toEqual([])
         const sql = yield* SqlClient.SqlClient
         const rows = yield* sql`SELECT migration_id FROM ${sql(MIGRATIONS_TABLE)} ORDER BY migration_id`
-        expect(rows.map((row) => row["migration_id"])).toEqual([1, 2, 3, 4])
+        expect(rows.map((row) => row["migration_id"])).toEqual([1, 2, 3, 4, 5])
       }))
 
     it.effect("persists a batch's products and every child row; a product round-trips exactly", () =>
@@ -355,13 +357,48 @@ export const storeContract = (name: string, options: DatabaseOptions): void => {
         yield* loads.addErrors(load.processCode, [{ sku: "X", error: "bad" }])
         yield* (yield* ProductRepository).persistBatch(batch(load.processCode, company, 0, products(2, { company, prefix })))
         expect(yield* statusOf(load.processCode)).toBe("RECEIVED")
-        yield* loads.finishReceiving(load.processCode)
+        expect(yield* loads.finishReceiving(load.processCode, 1)).toBe("COMPLETED_WITH_ERRORS")
         const done = yield* loadOf(load.processCode)
         expect(done.status).toBe("COMPLETED_WITH_ERRORS")
         expect(done.totals).toEqual({ received: 3, accepted: 2, persisted: 2, failed: 1 })
         expect((yield* loads.errors(load.processCode, { cursor: Option.none(), limit: 5 })).errors.length).toBe(1)
-        const missing = yield* Effect.flip(loads.finishReceiving(crypto.randomUUID()))
+        const missing = yield* Effect.flip(loads.finishReceiving(crypto.randomUUID(), 0))
         expect(missing._tag).toBe("StoreError")
+      }))
+
+    it.effect("an unfinished load names its owner, whether the owner's lease is alive, and its batches", () =>
+      Effect.gen(function* () {
+        const { company, prefix } = fresh()
+        const loads = yield* LoadRepository
+        const ownership = yield* LoadOwnership
+        const owner = `instance-${crypto.randomUUID()}`
+        yield* ownership.register(owner, "test")
+        const body = yield* loads.create(newLoad(company, { received: 500, accepted: 500, owner, batches: 2 }))
+        const file = yield* loads.create(newLoad(company, { source: "HANDLE_JSON", receiving: true, owner }))
+        const orphan = yield* loads.create(newLoad(company, { received: 1, accepted: 1 }))
+        yield* (yield* ProductRepository).persistBatch(batch(body.processCode, company, 1, products(2, { company, prefix })))
+        const mine = (all: ReadonlyArray<UnfinishedLoad>) =>
+          new Map(all.filter((load) => [body, file, orphan].some((l) => l.processCode === load.processCode)).map((load) => [load.processCode, load]))
+
+        const alive = mine(yield* ownership.unfinished(60_000))
+        expect(alive.get(body.processCode)).toMatchObject({ status: "RECEIVED", receiving: false, owner, ownerAlive: true, batches: 2, accepted: 500, persisted: 2 })
+        expect(alive.get(file.processCode)).toMatchObject({ receiving: true, owner, ownerAlive: true, batches: null })
+        expect(alive.get(orphan.processCode)).toMatchObject({ owner: null, ownerAlive: false })
+        expect(yield* ownership.recordedBatches(body.processCode)).toEqual([1])
+        expect(yield* ownership.recordedBatches(file.processCode)).toEqual([])
+
+        // A lease shorter than the time since the heartbeat: the owner counts as gone.
+        yield* Effect.sleep("20 millis")
+        expect(mine(yield* ownership.unfinished(1)).get(body.processCode)?.ownerAlive).toBe(false)
+        yield* ownership.heartbeat(owner, "test")
+        expect(mine(yield* ownership.unfinished(60_000)).get(body.processCode)?.ownerAlive).toBe(true)
+        yield* ownership.deregister(owner)
+        expect(mine(yield* ownership.unfinished(60_000)).get(file.processCode)?.ownerAlive).toBe(false)
+
+        // Failed while it was still received: finishing tells the publisher so.
+        yield* loads.markFailed(file.processCode, "owner gone")
+        expect(yield* loads.finishReceiving(file.processCode, 3)).toBe("FAILED")
+        expect(mine(yield* ownership.unfinished(60_000)).has(file.processCode)).toBe(false)
       }))
 
     it.effect("the outbox publishes in id order and marks rows only after the callback succeeded", () =>

@@ -1,26 +1,42 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Api, NotReady, Readiness } from "@retail/api"
 import { StreamQueue } from "@retail/queue"
+import { LoadReconciler } from "@retail/service-upload"
 import { Database } from "@retail/store"
 import { SqlClient } from "@effect/sql"
-import { Effect, Either } from "effect"
+import { Effect, Either, Option } from "effect"
+import { ServerConfig } from "./ServerConfig.ts"
 
 const state = <A, E>(result: Either.Either<A, E>) => (Either.isRight(result) ? "up" as const : "down" as const)
 
 export const HealthHttp = HttpApiBuilder.group(Api, "health", (handlers) =>
   Effect.gen(function*() {
     const queue = yield* StreamQueue
+    const reconciler = yield* LoadReconciler
+    const config = yield* ServerConfig
     const databaseReady = Effect.provideService(Database.ready, SqlClient.SqlClient, yield* SqlClient.SqlClient)
+    const databaseDurability = Option.isSome(config.databaseUrl)
+      ? "PostgreSQL server (DATABASE_URL): as durable as that server is run"
+      : config.dataDir === Database.IN_MEMORY
+      ? "embedded PostgreSQL in memory (DATA_DIR=memory://): everything is lost when the process stops"
+      : `embedded PostgreSQL with its data in ${config.dataDir}: kept across restarts on this machine's disk`
     return handlers
       .handle("health", () => Effect.succeed({ status: "ok" as const }))
       .handle("ready", () =>
         Effect.gen(function*() {
-          const [database, queueState] = yield* Effect.all([Effect.either(databaseReady), Effect.either(queue.ping)], {
+          const [database, queueState] = yield* Effect.all([Effect.either(databaseReady), Effect.either(queue.durability)], {
             concurrency: 2
           })
-          const checks = { database: state(database), queue: state(queueState) }
-          return checks.database === "up" && checks.queue === "up"
-            ? new Readiness({ status: "ready", checks })
-            : yield* Effect.fail(new NotReady({ status: "not ready", checks }))
+          const fields = {
+            checks: { database: state(database), queue: state(queueState) },
+            durability: {
+              database: databaseDurability,
+              queue: Either.match(queueState, { onLeft: (error) => `unknown: ${error.message}`, onRight: (d) => d.description })
+            },
+            queueLosses: yield* reconciler.losses
+          }
+          return fields.checks.database === "up" && fields.checks.queue === "up"
+            ? new Readiness({ status: "ready", ...fields })
+            : yield* Effect.fail(new NotReady({ status: "not ready", ...fields }))
         }))
   }))

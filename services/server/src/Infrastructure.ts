@@ -1,15 +1,17 @@
 import { FileLoadSlotsLive } from "@retail/limits"
 import { MemoryStreamQueue, RedisStreamQueue } from "@retail/queue"
-import { UploadService } from "@retail/service-upload"
-import { CapacityRepository, Database, LoadRepository, Outbox, ProductRepository } from "@retail/store"
+import { LoadOwner, UploadConfig, UploadService } from "@retail/service-upload"
+import { CapacityRepository, Database, LoadOwnership, LoadRepository, Outbox, ProductRepository } from "@retail/store"
 import { Effect, Layer, Option } from "effect"
+import { QueueDurabilityCheck } from "./QueueDurabilityCheck.ts"
 import { ServerConfig } from "./ServerConfig.ts"
 
 /**
  * The repositories over PostgreSQL when DATABASE_URL is set, else the embedded one; Redis Streams
  * when REDIS_URL is set, else in-process; and the process's file load slots, which the public and
  * the internal listener share (FILE_LOADS_PER_COMPANY counts a company's loads on both), as they
- * share the threads that validate JSON files. Released after the listeners, so after requests drained.
+ * share the threads that validate JSON files; and this process as the owner of the loads it receives.
+ * Released after the listeners, so after requests drained.
  */
 export const Infrastructure = Layer.unwrapEffect(
   Effect.gen(function*() {
@@ -23,7 +25,19 @@ export const Infrastructure = Layer.unwrapEffect(
       `database: ${Option.isSome(config.databaseUrl) ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${config.dataDir}`}; ` +
         `queue: ${Option.isSome(config.redisUrl) ? "Redis Streams (REDIS_URL)" : "in-process"}`
     )
-    const repositories = Layer.mergeAll(ProductRepository.Default, LoadRepository.Default, Outbox.Default, CapacityRepository.Default)
-    return Layer.mergeAll(Layer.provideMerge(repositories, database), queue, FileLoadSlotsLive, UploadService.jsonValidationPool)
+    const repositories = Layer.mergeAll(
+      ProductRepository.Default,
+      LoadRepository.Default,
+      Outbox.Default,
+      CapacityRepository.Default,
+      LoadOwnership.Default
+    )
+    return Layer.mergeAll(
+      Layer.provideMerge(repositories, database),
+      Layer.provideMerge(QueueDurabilityCheck, queue),
+      FileLoadSlotsLive,
+      UploadService.jsonValidationPool,
+      LoadOwner.layer.pipe(Layer.provide(UploadConfig.layer))
+    )
   })
 )

@@ -50,6 +50,13 @@ const Background = Layer.unwrapEffect(
   Effect.map(ServerConfig, ({ runWorkers }) => (runWorkers ? UploadService.background : Layer.empty))
 )
 
+/**
+ * What runs beside the requests: the reconciler of loads (every process) and the workers with the
+ * events relay (RUN_WORKERS). Started before the listeners and stopped after them, once the requests
+ * in flight ended: the in-process queue is drained of what they published before the workers stop.
+ */
+export const Lifecycle = Layer.merge(UploadService.reconciler, Background)
+
 /** Every public endpoint and the background work, on whatever HttpServer and infrastructure it is given. */
 const PublicAppLive = HttpApiBuilder.serve(trackInFlight).pipe(
   // No span per request: this server answers thousands of requests a second.
@@ -57,8 +64,7 @@ const PublicAppLive = HttpApiBuilder.serve(trackInFlight).pipe(
   Layer.provide(HttpApiScalar.layerCdn({ path: "/v1/docs", version: "1.39.3" })),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v1/openapi.json" })),
   Layer.provide(ApiLive),
-  Layer.provide(BodyLimit),
-  Layer.provide(Background)
+  Layer.provide(BodyLimit)
 )
 
 /** The public API on the HttpServer it is given, and the internal API on its own listener. */
@@ -89,5 +95,6 @@ export const Listener = Layer.unwrapEffect(
 export const ServerLive = AppLive.pipe(
   HttpServer.withLogAddress,
   Layer.provide(Listener),
+  Layer.provide(Lifecycle),
   Layer.provide(Infrastructure)
 )

@@ -18,6 +18,8 @@ export const ServerConfig = Config.all({
   redisUrl: Config.option(Config.string("REDIS_URL")),
   redisPublishTimeoutMs: Config.integer("REDIS_PUBLISH_TIMEOUT_MS").pipe(Config.withDefault(5000)),
   runWorkers: Config.boolean("RUN_WORKERS").pipe(Config.withDefault(true)),
+  production: Config.string("NODE_ENV").pipe(Config.map((env) => env === "production"), Config.withDefault(false)),
+  allowVolatileQueue: Config.boolean("ALLOW_VOLATILE_QUEUE").pipe(Config.withDefault(false)),
   shutdownGraceMs: Config.integer("SHUTDOWN_GRACE_MS").pipe(
     Config.validate({ message: "SHUTDOWN_GRACE_MS must be 0 or more", validation: (ms) => ms >= 0 }),
     Config.withDefault(20_000)

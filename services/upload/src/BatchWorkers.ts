@@ -1,7 +1,8 @@
 import { decodeProductBatch, type ProductBatch } from "@retail/domain"
 import { type Delivery, StreamQueue } from "@retail/queue"
 import { Database, LoadRepository, ProductRepository, StoreError } from "@retail/store"
-import { Cause, Effect, Either, Layer, Schedule } from "effect"
+import { Cause, Duration, Effect, Either, Layer, Schedule } from "effect"
+import { trackBatches } from "./LoadTracking.ts"
 import { UploadConfig } from "./UploadConfig.ts"
 
 const restartAfterFailure = <A, E, R>(name: string, loop: Effect.Effect<A, E, R>) =>
@@ -12,8 +13,12 @@ const restartAfterFailure = <A, E, R>(name: string, loop: Effect.Effect<A, E, R>
     Effect.repeat(Schedule.spaced("1 second"))
   )
 
-/** A persisted (or dead-lettered) batch leaves the stream: Redis holds the backlog, not every batch ever loaded. */
-const WORK_DONE = { deleteEntries: true } as const
+/**
+ * A persisted (or dead-lettered) batch leaves the stream, and its load's tracking set, in one step:
+ * Redis holds the backlog, not every batch ever loaded.
+ */
+const workDone = (stream: string, batch: ProductBatch | null) =>
+  batch === null ? { deleteEntries: true } : { deleteEntries: true, untrack: trackBatches(stream, batch.processCode, [batch.batchNo]) }
 
 /**
  * Consumers of the product batches stream: persist a batch in one transaction, then ack.
@@ -44,7 +49,7 @@ export const BatchWorkers = Layer.scopedDiscard(
         if (batch !== null) {
           yield* loads.recordDeadBatch(batch.processCode, batch.batchNo, batch.products.map((p) => ({ sku: p.skuCode })), reason)
         }
-        yield* queue.deadLetter(stream, group, delivery, reason, WORK_DONE)
+        yield* queue.deadLetter(stream, group, delivery, reason, workDone(stream, batch))
         yield* Effect.logWarning(`batch ${delivery.id} dead-lettered after ${delivery.deliveries} deliveries: ${reason}`)
       })
 
@@ -58,7 +63,7 @@ export const BatchWorkers = Layer.scopedDiscard(
               duration: config.persistTimeoutMs,
               onTimeout: () => new StoreError({ operation: "persistBatch", message: `no answer within ${config.persistTimeoutMs} ms` })
             }),
-            Effect.zipRight(queue.ack(stream, group, [delivery.id], WORK_DONE)),
+            Effect.zipRight(queue.ack(stream, group, [delivery.id], workDone(stream, batch))),
             Effect.catchTag("StoreError", (error) =>
               Effect.gen(function*() {
                 const databaseUp = Either.isRight(yield* Effect.either(Database.ready))
@@ -78,9 +83,44 @@ export const BatchWorkers = Layer.scopedDiscard(
           )
       }).pipe(Effect.uninterruptible)
 
+    // A group that vanished after this process saw it went with its stream: Redis lost its data.
+    let groupSeen = false
+    const ensureGroup = Effect.flatMap(queue.ensureGroup(stream, group), (created) => {
+      const lost = created && groupSeen
+      groupSeen = true
+      return lost
+        ? Effect.logError(
+          `the stream ${stream} and its consumer group were gone and have been created again: Redis lost its data ` +
+            "(restarted without appendonly?); loads whose batches went with it are failed by the reconciler"
+        )
+        : Effect.void
+    })
+
+    /**
+     * The in-process queue dies with the process: shutdown lets the consumers persist what was
+     * accepted, up to QUEUE_DRAIN_TIMEOUT_MS. What is left then is lost, and its loads are failed by
+     * the reconciler when the server starts again.
+     */
+    const drain = Effect.gen(function*() {
+      const backlog = yield* queue.length(stream)
+      if (backlog === 0) return
+      yield* Effect.logInfo(`shutdown: persisting the ${backlog} batches left in the in-process queue (at most ${config.queueDrainTimeoutMs} ms)`)
+      const left = yield* queue.length(stream).pipe(
+        Effect.repeat({ schedule: Schedule.spaced("100 millis"), until: (n) => n === 0 }),
+        Effect.timeoutTo({ duration: Duration.millis(config.queueDrainTimeoutMs), onSuccess: () => Effect.succeed(0), onTimeout: () => queue.length(stream) }),
+        Effect.flatten
+      )
+      yield* left === 0
+        ? Effect.logInfo("shutdown: the in-process queue is drained")
+        : Effect.logError(
+          `shutdown: ${left} batches of the in-process queue were not persisted within QUEUE_DRAIN_TIMEOUT_MS and are lost; ` +
+            "their loads end FAILED when the server starts again"
+        )
+    }).pipe(Effect.catchAll((error) => Effect.logError("shutdown: could not drain the in-process queue", error)))
+
     const consume = (consumer: string) =>
       Effect.zipRight(
-        queue.ensureGroup(stream, group),
+        ensureGroup,
         queue.read(stream, group, consumer, { count: 1, blockMs: 2_000 }).pipe(
           Effect.flatMap(Effect.forEach(handle(consumer), { discard: true })),
           Effect.forever
@@ -98,5 +138,7 @@ export const BatchWorkers = Layer.scopedDiscard(
       yield* Effect.forkScoped(restartAfterFailure(`consumer ${consumer}`, consume(consumer)))
     }
     yield* Effect.forkScoped(restartAfterFailure("reclaimer", reclaim(`${config.consumerPrefix}-reclaimer`)))
+    // Added after the consumers were forked, so it runs before they are interrupted.
+    if (queue.processLocal) yield* Effect.addFinalizer(() => drain)
   })
 )

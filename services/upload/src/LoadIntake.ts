@@ -11,6 +11,7 @@ import {
 } from "@retail/domain"
 import { LoadRepository } from "@retail/store"
 import { Effect, Either } from "effect"
+import { LoadOwner } from "./LoadOwner.ts"
 import { ProductPublisher } from "./ProductPublisher.ts"
 
 export interface IntakeRequest {
@@ -30,6 +31,7 @@ export class LoadIntake extends Effect.Service<LoadIntake>()("@retail/upload/Loa
   effect: Effect.gen(function*() {
     const loads = yield* LoadRepository
     const publisher = yield* ProductPublisher
+    const owner = yield* LoadOwner
 
     const accept = (request: IntakeRequest) =>
       Effect.gen(function*() {
@@ -52,7 +54,9 @@ export class LoadIntake extends Effect.Service<LoadIntake>()("@retail/upload/Loa
           accepted: accepted.length,
           failed: errors.length,
           errors,
-          status: initialStatus(accepted.length, errors.length)
+          status: initialStatus(accepted.length, errors.length),
+          owner: owner.id,
+          batches: publisher.batchesFor(accepted.length)
         }).pipe(
           Effect.tapError((error) => Effect.logError("could not record a load", error)),
           Effect.mapError(() => new StorageFailed({ message: "The load could not be recorded: the database is unavailable. Nothing was published; retry later." }))

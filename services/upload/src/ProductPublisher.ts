@@ -1,6 +1,7 @@
 import type { Product, ProductBatch } from "@retail/domain"
 import { StreamQueue } from "@retail/queue"
 import { Chunk, Effect } from "effect"
+import { trackBatches } from "./LoadTracking.ts"
 import { UploadConfig } from "./UploadConfig.ts"
 
 export interface LoadRef {
@@ -51,8 +52,11 @@ export class ProductPublisher extends Effect.Service<ProductPublisher>()("@retai
       publish: (load: LoadRef, products: ReadonlyArray<Product>, firstBatchNo = 0) =>
         Effect.suspend(() => {
           const entries = payloads(load, products, firstBatchNo)
-          return Effect.as(queue.publish(batchesStream, entries), entries.length)
+          const track = trackBatches(batchesStream, load.processCode, entries.map((_, i) => firstBatchNo + i))
+          return Effect.as(queue.publish(batchesStream, entries, { track }), entries.length)
         }),
+      /** How many entries `count` products are published as. */
+      batchesFor: (count: number) => Math.ceil(count / batchSize),
       /**
        * Publishes batches whose products are already encoded (from a file load's spool), atomically, one
        * entry each; the entries are built in `allocate`d memory, which the caller may reuse once this completes.
@@ -60,7 +64,8 @@ export class ProductPublisher extends Effect.Service<ProductPublisher>()("@retai
       publishEncoded: (load: LoadRef, batches: ReadonlyArray<EncodedBatch>, allocate: (length: number) => Uint8Array = Buffer.allocUnsafe) =>
         Effect.suspend(() => {
           const entries = batches.map((batch) => encodedEntry(load, batch, allocate))
-          return queue.publish(batchesStream, entries).pipe(Effect.as(entries))
+          const track = trackBatches(batchesStream, load.processCode, batches.map((batch) => batch.batchNo))
+          return queue.publish(batchesStream, entries, { track }).pipe(Effect.as(entries))
         })
     } as const
   })

@@ -30,6 +30,12 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
   readonly consumerGroup: string
   readonly eventsStream: string
   readonly consumerPrefix: string
+  /** A load's owner whose heartbeat is older than this is taken for gone, and its loads reconciled. */
+  readonly loadLeaseMs: number
+  /** How often each process renews its lease and reconciles the loads not yet final. */
+  readonly reconcileIntervalMs: number
+  /** How long shutdown waits for the in-process queue to be persisted (Redis needs no draining). */
+  readonly queueDrainTimeoutMs: number
 }>() {
   static readonly layer = Layer.effect(
     UploadConfig,
@@ -69,6 +75,12 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
         eventsStream: yield* Config.string("LOAD_EVENTS_STREAM").pipe(Config.withDefault("product-loads:events")),
         consumerPrefix: yield* Config.string("CONSUMER_NAME").pipe(
           Config.withDefault(`${process.env["HOSTNAME"] ?? "local"}-${process.pid}`)
+        ),
+        loadLeaseMs: yield* positive("LOAD_LEASE_MS", 30_000),
+        reconcileIntervalMs: yield* positive("LOAD_RECONCILE_INTERVAL_MS", 10_000),
+        queueDrainTimeoutMs: yield* Config.integer("QUEUE_DRAIN_TIMEOUT_MS").pipe(
+          Config.withDefault(60_000),
+          Config.validate({ message: "QUEUE_DRAIN_TIMEOUT_MS must be a non-negative integer", validation: (n) => n >= 0 })
         )
       }
     })
@@ -95,6 +107,9 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
       consumerGroup: "product-writers",
       eventsStream: `product-loads:events:${crypto.randomUUID()}`,
       consumerPrefix: "test",
+      loadLeaseMs: 30_000,
+      reconcileIntervalMs: 10_000,
+      queueDrainTimeoutMs: 10_000,
       ...overrides
     })
 }

@@ -8,6 +8,7 @@ import { InternalFilesHttp } from "./http/InternalFilesHttp.ts"
 import { LoadsHttp } from "./http/LoadsHttp.ts"
 import { ProductsHttp } from "./http/ProductsHttp.ts"
 import { LoadIntake } from "./LoadIntake.ts"
+import { LoadReconciler } from "./LoadReconciler.ts"
 import { OutboxRelay } from "./OutboxRelay.ts"
 import { ProductPublisher } from "./ProductPublisher.ts"
 import { UploadConfig } from "./UploadConfig.ts"
@@ -28,6 +29,9 @@ export const internalHttp = InternalFilesHttp.pipe(
   Layer.provide(ProductPublisher.Default),
   Layer.provide(UploadConfig.layer)
 )
+
+/** Every process's heartbeat and its reconciliation of the loads not yet final (workers or not). */
+export const reconciler = LoadReconciler.Default.pipe(Layer.provide(UploadConfig.layer))
 
 /** Workers persisting product batches and the relay of load events. */
 export const background = Layer.mergeAll(BatchWorkers, OutboxRelay).pipe(Layer.provide(UploadConfig.layer))

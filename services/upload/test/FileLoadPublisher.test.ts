@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { LoadSummary } from "@retail/domain"
 import { MemoryStreamQueue } from "@retail/queue"
-import { ProductPublisher, UploadConfig } from "@retail/service-upload"
+import { LoadOwner, ProductPublisher, UploadConfig } from "@retail/service-upload"
 import { Database, LoadRepository } from "@retail/store"
 import type { StorageFailed } from "@retail/api"
 import { Duration, Effect, Fiber, Layer, Mailbox, Option, TestClock } from "effect"
@@ -25,7 +25,7 @@ const CountingLoads = Layer.effect(
 const Publisher = FileLoadPublisher.Default.pipe(
   Layer.provide(ProductPublisher.Default),
   Layer.provideMerge(CountingLoads),
-  Layer.provide(Layer.mergeAll(MemoryStreamQueue.layer, UploadConfig.test())),
+  Layer.provide(Layer.mergeAll(MemoryStreamQueue.layer, UploadConfig.test(), LoadOwner.test())),
   Layer.provide(Database.layer({ url: Option.none(), dataDir: Database.IN_MEMORY, poolSize: 1 }))
 )
 

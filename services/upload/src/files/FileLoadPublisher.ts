@@ -3,6 +3,7 @@ import { acceptedMessage, LoadAccepted, type LoadSource, LoadSummary } from "@re
 import type { QueueError } from "@retail/queue"
 import { type ErrorEntry, LoadRepository, type StoreError } from "@retail/store"
 import { Clock, Effect, Stream } from "effect"
+import { LoadOwner } from "../LoadOwner.ts"
 import { type EncodedBatch, ProductPublisher } from "../ProductPublisher.ts"
 import { BufferPool } from "./BufferPool.ts"
 import type { LoadSpool, SpoolRecord } from "./LoadSpool.ts"
@@ -38,12 +39,13 @@ export class FileLoadPublisher extends Effect.Service<FileLoadPublisher>()("@ret
   effect: Effect.gen(function*() {
     const loads = yield* LoadRepository
     const publisher = yield* ProductPublisher
+    const owner = yield* LoadOwner
 
     const publish = ({ company, source, spool, totals }: SpooledLoad) =>
       Effect.gen(function*() {
         const processCode = crypto.randomUUID()
         const load = { processCode, company }
-        yield* loads.create({ processCode, company, source, received: 0, accepted: 0, failed: 0, errors: [], receiving: true }).pipe(
+        yield* loads.create({ processCode, company, source, received: 0, accepted: 0, failed: 0, errors: [], receiving: true, owner: owner.id }).pipe(
           Effect.tapError((error) => Effect.logError("could not record a file load", error)),
           Effect.mapError(() => new StorageFailed({ message: "The load could not be recorded: the database is unavailable. Nothing was published; retry later." }))
         )
@@ -106,7 +108,14 @@ export class FileLoadPublisher extends Effect.Service<FileLoadPublisher>()("@ret
           Stream.runForEach(replay),
           Effect.zipRight(publishGroup),
           Effect.zipRight(count(0, 0, true)),
-          Effect.zipRight(loads.finishReceiving(processCode)),
+          Effect.zipRight(Effect.suspend(() => loads.finishReceiving(processCode, nextBatchNo))),
+          Effect.flatMap((status) =>
+            status === "FAILED"
+              ? Effect.fail(new PublishFailed({
+                message: `Load ${processCode} was failed while it was published (this server was taken for gone: see docs/loads.md); send the file again.`
+              }))
+              : Effect.void
+          ),
           Effect.catchAll((error) =>
             Effect.logError("publishing a file load failed", error).pipe(
               // What was published before the failure is counted, as far as the database lets it be.
