@@ -15,17 +15,26 @@ export interface App {
   readonly logTail: () => string
 }
 
+/** Embedded defaults: the child must not inherit the real servers CI points the tests at. */
+export const EMBEDDED = { unset: ["DATABASE_URL", "REDIS_URL"] } as const
+
 /**
  * `npm start`'s entry point as a child process of the test (its own PORT), started with `env`
  * on top of the suite's defaults; answers once GET /health does.
  */
-export const startApp = (name: string, dir: string, env: Record<string, string>): Effect.Effect<App, never, Scope.Scope> =>
+export const startApp = (
+  name: string,
+  dir: string,
+  env: Record<string, string>,
+  options: { readonly unset?: ReadonlyArray<string> } = {}
+): Effect.Effect<App, never, Scope.Scope> =>
   Effect.gen(function*() {
     // A given PORT lets a restarted server answer where its clients already send.
     const port = env["PORT"] !== undefined ? Number(env["PORT"]) : yield* freePort
     const logFile = join(dir, `${name}.log`)
     const child = yield* spawnChild(process.execPath, ["--import", "tsx", "services/server/src/main.ts"], {
       logFile,
+      ...options,
       env: {
         HOST: "127.0.0.1",
         PORT: String(port),

@@ -37,14 +37,22 @@ const watch = (child: ChildProcess) =>
 export const spawnChild = (
   command: string,
   args: ReadonlyArray<string>,
-  options: { readonly env?: Record<string, string>; readonly cwd?: string; readonly logFile: string }
+  options: {
+    readonly env?: Record<string, string>
+    /** Variables of the test's own environment the child must not inherit. */
+    readonly unset?: ReadonlyArray<string>
+    readonly cwd?: string
+    readonly logFile: string
+  }
 ): Effect.Effect<Child, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.gen(function*() {
       const log = createWriteStream(options.logFile, { flags: "a" })
+      const env: Record<string, string | undefined> = { ...process.env, ...options.env }
+      for (const name of options.unset ?? []) delete env[name]
       const child = spawn(command, [...args], {
         cwd: options.cwd ?? process.cwd(),
-        env: { ...process.env, ...options.env },
+        env,
         stdio: ["ignore", "pipe", "pipe"]
       })
       child.stdout?.pipe(log, { end: false })

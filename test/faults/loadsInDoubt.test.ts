@@ -1,0 +1,208 @@
+import { describe, expect, it } from "@effect/vitest"
+import { sampleProducts } from "@retail/testkit"
+import { Effect, Schema } from "effect"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { call, EMBEDDED, loadStatus, type LoadViewBody, startApp, token } from "./support/App.ts"
+import { lab, streams, testDir } from "./support/Lab.ts"
+import { acceptedLoad, expectStoredExactly, finalViews } from "./support/Loads.ts"
+import { withSql } from "./support/Postgres.ts"
+import { spawnChild, stopTimed, waitUntil } from "./support/Processes.ts"
+import { pendingEntries, redisCommand, streamLength } from "./support/Redis.ts"
+import { holdLoadLocks, loadTotals } from "./support/Store.ts"
+import { streamUpload } from "./support/Upload.ts"
+
+/** Short leases, so that a dead owner is found within seconds (production: 30 s and 10 s). */
+const FAST_RECONCILE = { LOAD_LEASE_MS: "3000", LOAD_RECONCILE_INTERVAL_MS: "500" } as const
+/** LOAD_LEASE_MS + LOAD_RECONCILE_INTERVAL_MS, with room for a shared 2-core machine. */
+const RECONCILE_BOUND_MS = 3_000 + 500 + 10_000
+
+const fileOf = (products: ReadonlyArray<unknown>) => JSON.stringify({ products })
+
+const LoadRows = Schema.Array(Schema.Struct({ process_code: Schema.String, receiving: Schema.Boolean, status: Schema.String }))
+const loadsOf = (url: string, company: string) =>
+  withSql(url, (sql) =>
+    sql`SELECT process_code::text AS process_code, receiving, status FROM loads WHERE company = ${company}`.pipe(
+      Effect.flatMap(Schema.decodeUnknown(LoadRows))
+    ))
+
+const Count = Schema.Array(Schema.Struct({ n: Schema.Number }))
+const storedOfLoad = (url: string, processCode: string) =>
+  withSql(url, (sql) =>
+    sql`SELECT count(*)::int AS n FROM products WHERE process_code = ${processCode}::uuid`.pipe(
+      Effect.flatMap(Schema.decodeUnknown(Count)),
+      Effect.map((rows) => rows[0]?.n ?? 0)
+    ))
+
+/** Waits for the load to be final and answers its view and how long that took. */
+const finalTimed = (base: string, processCode: string, bearer: string) =>
+  Effect.gen(function*() {
+    const started = Date.now()
+    const [view] = yield* finalViews(base, [processCode], bearer, "90 seconds")
+    return { view: view as LoadViewBody, millis: Date.now() - started }
+  })
+
+describe("a load whose server or queue died is never left in doubt", () => {
+  it.scopedLive("kill -9 while a file load is published: after a restart the load ends FAILED within the lease, with what was persisted counted, and nothing of it is left on the queue", () =>
+    Effect.gen(function*() {
+      const { dir, postgres, redis } = yield* lab("kill-publishing")
+      const names = streams()
+      const settings = { DATABASE_URL: postgres.url, REDIS_URL: redis.url, PRODUCT_BATCH_SIZE: "10", ...FAST_RECONCILE, ...names }
+      const first = yield* startApp("app-1", dir, settings)
+      const bearer = yield* token("KILLED")
+      const products = sampleProducts(20_000, { prefix: "KP-" })
+      const upload = yield* Effect.fork(streamUpload({
+        url: `${first.base}/v1/handle-json`,
+        bearer,
+        part: "productsJson",
+        content: fileOf(products),
+        chunks: 1,
+        pauseMs: 0
+      }))
+      // The load row appears once the file was read whole; some of it is persisted while the rest is published.
+      const [load] = yield* waitUntil("publishing under way", Effect.flatMap(loadsOf(postgres.url, "KILLED"), (rows) =>
+        rows.length > 0 ? Effect.succeed(rows) : Effect.fail(new Error("no load yet"))), "120 seconds")
+      yield* waitUntil("some persisted", Effect.flatMap(loadTotals(postgres.url, [load!.process_code]), (t) =>
+        t.persisted > 0 ? Effect.void : Effect.fail(new Error("none yet"))), "60 seconds")
+      yield* first.child.kill("SIGKILL")
+      yield* first.child.exited
+      const outcome = yield* upload.await
+      expect(outcome._tag === "Success" ? outcome.value.status : null).not.toBe(200)
+      const [killed] = yield* loadsOf(postgres.url, "KILLED")
+      expect(killed, "killed while still receiving").toMatchObject({ receiving: true, status: "PROCESSING" })
+
+      const second = yield* startApp("app-2", dir, settings)
+      const { view, millis } = yield* finalTimed(second.base, load!.process_code, bearer)
+      expect(view.status, JSON.stringify(view)).toBe("FAILED")
+      expect(view.failureReason).toMatch(/stopped before publishing all of it.*send the load again/)
+      expect(millis, second.logTail()).toBeLessThan(RECONCILE_BOUND_MS)
+      // The batches it published before dying are dropped, not persisted after the fact.
+      yield* waitUntil("stream empty", Effect.flatMap(streamLength(redis.url, names.PRODUCT_BATCHES_STREAM), (n) =>
+        n === 0 ? Effect.void : Effect.fail(new Error(`${n} entries left`))))
+      const settled = yield* loadStatus(second.base, load!.process_code, bearer)
+      expect(settled.totals.persisted).toBeGreaterThan(0)
+      expect(settled.totals.persisted).toBeLessThan(products.length)
+      expect(yield* storedOfLoad(postgres.url, load!.process_code)).toBe(settled.totals.persisted)
+      expect(yield* redisCommand(redis.url, ["EXISTS", `${names.PRODUCT_BATCHES_STREAM}:load:${load!.process_code}`])).toBe(0)
+      expect(yield* pendingEntries(redis.url, names.PRODUCT_BATCHES_STREAM, names.PRODUCT_CONSUMER_GROUP)).toEqual([])
+    }))
+
+  it.scopedLive("Redis without persistence restarted mid-load: the lost batches are detected, the load FAILED with its persisted count, /ready and the log report it; a load completed before is untouched", () =>
+    Effect.gen(function*() {
+      const { dir, postgres, redis } = yield* lab("redis-lost")
+      const names = streams()
+      const app = yield* startApp("app", dir, {
+        DATABASE_URL: postgres.url,
+        REDIS_URL: redis.url,
+        PRODUCT_BATCH_SIZE: "10",
+        CLAIM_IDLE_MS: "1000",
+        ...FAST_RECONCILE,
+        ...names
+      })
+      const bearer = yield* token("LOST")
+      const before = sampleProducts(300, { prefix: "LB-" })
+      const done = yield* acceptedLoad(app.base, before, bearer)
+      const [completed] = yield* finalViews(app.base, [done], bearer)
+      expect(completed?.status).toBe("COMPLETED")
+
+      // The second load waits behind a lock on its row: its first batches are inside their transactions.
+      const products = sampleProducts(3_000, { prefix: "LL-" })
+      const code = yield* acceptedLoad(app.base, products, bearer)
+      const release = yield* holdLoadLocks(postgres.url, [code])
+      yield* waitUntil("batches in flight", Effect.flatMap(pendingEntries(redis.url, names.PRODUCT_BATCHES_STREAM, names.PRODUCT_CONSUMER_GROUP),
+        (pending) => pending.length > 0 ? Effect.void : Effect.fail(new Error("none pending"))))
+      yield* redis.stop
+      yield* redis.start
+      yield* release
+
+      const { view, millis } = yield* finalTimed(app.base, code, bearer)
+      expect(view.status, JSON.stringify(view)).toBe("FAILED")
+      expect(view.failureReason).toMatch(/batches were lost: Redis lost them before they were persisted/)
+      expect(millis, app.logTail()).toBeLessThan(RECONCILE_BOUND_MS)
+      // What was inside a transaction when Redis went is persisted and counted; the rest is not.
+      expect(view.totals.persisted).toBeLessThan(products.length)
+      expect(yield* storedOfLoad(postgres.url, code)).toBe(view.totals.persisted)
+      expect((yield* loadStatus(app.base, done, bearer)).status).toBe("COMPLETED")
+      yield* expectStoredExactly(postgres.url, "LOST", "LB-", before)
+
+      const ready = (yield* call(app.base, "/ready")).json() as {
+        status: string
+        queueLosses: ReadonlyArray<{ processCode: string; lostBatches: number; batches: number }>
+        durability: { queue: string }
+      }
+      expect(ready.status).toBe("ready")
+      expect(ready.durability.queue).toMatch(/appendonly no/)
+      expect(ready.queueLosses).toEqual([
+        expect.objectContaining({ processCode: code, batches: 300, lostBatches: 300 - view.totals.persisted / 10 })
+      ])
+      const log = readFileSync(app.logFile, "utf8")
+      expect(log).toMatch(/the queue lost data: load/)
+      expect(log).toMatch(/Redis runs without its append-only file/)
+    }))
+
+  it.scopedLive("embedded defaults, SIGTERM while persisting: shutdown drains the in-process queue, so after a restart everything accepted is persisted", () =>
+    Effect.gen(function*() {
+      const dir = testDir("embedded-sigterm")
+      const settings = { DATA_DIR: join(dir, "pg"), ...FAST_RECONCILE }
+      const first = yield* startApp("embedded-1", dir, settings, EMBEDDED)
+      const bearer = yield* token("EMBEDDED")
+      const products = sampleProducts(20_000, { prefix: "ES-" })
+      const upload = yield* streamUpload({ url: `${first.base}/v1/handle-json`, bearer, part: "productsJson", content: fileOf(products), chunks: 1, pauseMs: 0 })
+      expect(upload.status, upload.body).toBe(200)
+      const code = (JSON.parse(upload.body) as { processCode: string }).processCode
+      yield* waitUntil("persisting", Effect.flatMap(loadStatus(first.base, code, bearer), (view) =>
+        view.totals.persisted > 0 ? Effect.succeed(view) : Effect.fail(new Error("none yet"))))
+      const during = yield* loadStatus(first.base, code, bearer)
+      expect(during.totals.persisted, "SIGTERM must come while persisting").toBeLessThan(products.length)
+
+      const exit = yield* stopTimed(first.child, "SIGTERM")
+      expect(exit.code, first.logTail()).toBe(0)
+      expect(first.logTail()).toMatch(/the in-process queue is drained/)
+
+      const second = yield* startApp("embedded-2", dir, settings, EMBEDDED)
+      const view = yield* loadStatus(second.base, code, bearer)
+      expect(view.status, JSON.stringify(view)).toBe("COMPLETED")
+      expect(view.totals).toEqual({ received: products.length, accepted: products.length, persisted: products.length, failed: 0 })
+    }))
+
+  it.scopedLive("embedded defaults, kill -9 while persisting: after a restart the load ends FAILED within the lease, its persisted count kept", () =>
+    Effect.gen(function*() {
+      const dir = testDir("embedded-kill")
+      const settings = { DATA_DIR: join(dir, "pg"), ...FAST_RECONCILE }
+      const first = yield* startApp("embedded-1", dir, settings, EMBEDDED)
+      const bearer = yield* token("EMBEDDED")
+      const products = sampleProducts(20_000, { prefix: "EK-" })
+      const upload = yield* streamUpload({ url: `${first.base}/v1/handle-json`, bearer, part: "productsJson", content: fileOf(products), chunks: 1, pauseMs: 0 })
+      expect(upload.status, upload.body).toBe(200)
+      const code = (JSON.parse(upload.body) as { processCode: string }).processCode
+      yield* waitUntil("persisting", Effect.flatMap(loadStatus(first.base, code, bearer), (view) =>
+        view.totals.persisted > 0 ? Effect.succeed(view) : Effect.fail(new Error("none yet"))))
+      yield* first.child.kill("SIGKILL")
+      yield* first.child.exited
+
+      const second = yield* startApp("embedded-2", dir, settings, EMBEDDED)
+      const { view, millis } = yield* finalTimed(second.base, code, bearer)
+      expect(view.status, JSON.stringify(view)).toBe("FAILED")
+      expect(view.failureReason).toMatch(/batches were lost: the in-process queue stopped with its server/)
+      expect(view.totals.persisted).toBeGreaterThan(0)
+      expect(view.totals.persisted).toBeLessThan(products.length)
+      expect(millis, second.logTail()).toBeLessThan(RECONCILE_BOUND_MS)
+    }))
+
+  it.scopedLive("NODE_ENV=production refuses the in-process queue unless ALLOW_VOLATILE_QUEUE=true", () =>
+    Effect.gen(function*() {
+      const dir = testDir("production-queue")
+      const logFile = join(dir, "refused.log")
+      const child = yield* spawnChild(process.execPath, ["--import", "tsx", "services/server/src/main.ts"], {
+        logFile,
+        ...EMBEDDED,
+        env: { NODE_ENV: "production", JWT_SECRET: "a-production-secret-of-at-least-32-bytes!", CAPACITY_API_KEYS: "k", DATA_DIR: join(dir, "pg"), PORT: "0", INTERNAL_PORT: "0" }
+      })
+      const exit = yield* Effect.timeout(child.exited, "90 seconds")
+      expect(exit.code).not.toBe(0)
+      expect(readFileSync(logFile, "utf8")).toMatch(/NODE_ENV=production on a queue that loses accepted products.*set REDIS_URL.*ALLOW_VOLATILE_QUEUE=true/)
+
+      const allowed = yield* startApp("allowed", dir, { NODE_ENV: "production", ALLOW_VOLATILE_QUEUE: "true", DATA_DIR: join(dir, "pg") }, EMBEDDED)
+      expect((yield* call(allowed.base, "/health")).status).toBe(200)
+    }))
+})
