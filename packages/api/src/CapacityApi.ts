@@ -21,6 +21,7 @@ import {
   OrderNotFound
 } from "./CapacityErrors.ts"
 import { InvalidRequest, PayloadTooLarge, StorageFailed } from "./Errors.ts"
+import { JsonValueLimit } from "./JsonValueLimit.ts"
 import { CapacityApiKey } from "./Security.ts"
 
 /** Variant B's error body, per status (docs/capacity.md lists the codes). */
@@ -122,6 +123,8 @@ export class CapacityAdminApi extends HttpApiGroup.make("capacityAdmin")
       .addError(StorageFailed)
       .annotate(OpenApi.Summary, "A node's picking and dispatch usage and the orders behind it")
   )
+  // Middlewares added later run first: the key is checked before any byte of the body is read.
+  .middleware(JsonValueLimit)
   .middleware(CapacityApiKey)
   .prefix("/v1")
 {}

@@ -1,4 +1,5 @@
 export * from "./JsonDepth.ts"
+export * from "./JsonValueCount.ts"
 export * from "./JsonSyntaxError.ts"
 export * from "./JsonProductScanner.ts"
 export * from "./JsonProductStream.ts"

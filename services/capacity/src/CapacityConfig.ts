@@ -8,6 +8,8 @@ export interface CapacitySettings {
   readonly eventsStream: Option.Option<string>
   /** Largest body of POST /v1/delivery/capacity (413 beyond). */
   readonly maxBodyBytes: number
+  /** Most JSON values in a body of PUT /v1/network or POST /v1/delivery/capacity/consumptions (413 beyond). */
+  readonly requestMaxValues: number
   /** How often usage is re-read from Postgres to catch changes whose event was lost; 0 = never. */
   readonly reconcileIntervalMs: number
 }
@@ -43,6 +45,7 @@ export class CapacityConfig extends Context.Tag("@retail/capacity/CapacityConfig
           yield* Config.string("CAPACITY_EVENTS_STREAM").pipe(Config.withDefault("capacity:events"))
         ),
         maxBodyBytes: yield* positive("CAPACITY_MAX_BODY_BYTES", 1024 * 1024),
+        requestMaxValues: yield* positive("REQUEST_MAX_VALUES", 1_000_000),
         reconcileIntervalMs: yield* Config.integer("CAPACITY_RECONCILE_INTERVAL_MS").pipe(
           Config.withDefault(30_000),
           Config.validate({ message: "CAPACITY_RECONCILE_INTERVAL_MS must be 0 or a positive integer", validation: (n) => n >= 0 })

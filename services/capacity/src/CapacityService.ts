@@ -8,6 +8,7 @@ import { CapacityAdminHttp } from "./http/CapacityAdminHttp.ts"
 import { DeliveryCapacityHttp } from "./http/DeliveryCapacityHttp.ts"
 import { CapacityFastLane } from "./http/FastLane.ts"
 import { FastLaneLimit } from "./http/FastLaneLimit.ts"
+import { JsonValueLimitLive } from "./http/JsonValueLimitLive.ts"
 import { UsageReconciler } from "./UsageReconciler.ts"
 
 // Layers are shared by reference within one build: one config (one generated key), one network.
@@ -20,8 +21,10 @@ const network = UsageReconciler.pipe(
 /** The capacity endpoints, ready to be added to the HttpApi; needs CapacityRepository and StreamQueue. */
 export const http = Layer.mergeAll(DeliveryCapacityHttp, CapacityAdminHttp).pipe(Layer.provide(network))
 
-/** The API-key middleware of the administration endpoints. */
-export const authentication = ApiKeyAuthentication.pipe(Layer.provide([CapacityConfig.layer, RateLimiterLive]))
+/** The API-key middleware of the administration endpoints, and the JSON value limit it guards. */
+export const authentication = Layer.merge(ApiKeyAuthentication, JsonValueLimitLive).pipe(
+  Layer.provide([CapacityConfig.layer, RateLimiterLive])
+)
 
 /** The node:http fast lane of POST /v1/delivery/capacity; needs CapacityRepository and StreamQueue. */
 export const fastLane = CapacityFastLane.Default.pipe(

@@ -10,6 +10,8 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
   readonly maxDeliveries: number
   readonly persistTimeoutMs: number
   readonly loadProductsMaxBytes: number
+  /** Most JSON values in a /load-products body (3000 sample products hold 390k). */
+  readonly loadProductsMaxValues: number
   readonly responseErrorsCap: number
   /** Largest file part accepted by the file endpoints (each CSV file counts on its own). */
   readonly fileMaxBytes: number
@@ -52,6 +54,7 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
         maxDeliveries: yield* positive("MAX_DELIVERIES", 5),
         persistTimeoutMs: yield* positive("PERSIST_TIMEOUT_MS", 30_000),
         loadProductsMaxBytes: yield* positive("LOAD_PRODUCTS_MAX_BYTES", 32 * 1024 * 1024),
+        loadProductsMaxValues: yield* positive("LOAD_PRODUCTS_MAX_VALUES", 1_000_000),
         responseErrorsCap: yield* positive("RESPONSE_ERRORS_CAP", 1000),
         fileMaxBytes: yield* positive("FILE_MAX_BYTES", 2 * 1024 * 1024 * 1024),
         multipartMaxParts: yield* positive("MULTIPART_MAX_PARTS", 16),
@@ -94,6 +97,7 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
       maxDeliveries: 3,
       persistTimeoutMs: 10_000,
       loadProductsMaxBytes: 32 * 1024 * 1024,
+      loadProductsMaxValues: 1_000_000,
       responseErrorsCap: 1000,
       fileMaxBytes: 2 * 1024 * 1024 * 1024,
       multipartMaxParts: 16,

@@ -36,7 +36,11 @@ export const ProductsHttp = HttpApiBuilder.group(Api, "products", (handlers) =>
     return handlers.handleRaw("loadProducts", ({ request }) =>
       Effect.gen(function*() {
         const company = yield* companyWithScope(yield* CurrentPrincipal, Scopes.productsWrite)
-        const products = yield* Effect.flatMap(readJsonBody(request, config.loadProductsMaxBytes), productsOf)
+        const products = yield* Effect.flatMap(readJsonBody(request, {
+          maxBytes: config.loadProductsMaxBytes,
+          maxValues: config.loadProductsMaxValues,
+          maxValuesVariable: "LOAD_PRODUCTS_MAX_VALUES"
+        }), productsOf)
         return yield* intake.accept({ company, source: "LOAD_PRODUCTS", products })
       }))
   }))
