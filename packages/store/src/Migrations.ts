@@ -1,6 +1,6 @@
 import { Migrator, SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { migration0002, migration0003, migration0004 } from "./CapacitySchema.ts"
+import { migration0002, migration0003, migration0004, migration0005 } from "./CapacitySchema.ts"
 import { migration0001 } from "./Schema.ts"
 import { storeOperation } from "./StoreError.ts"
 
@@ -13,7 +13,8 @@ const runMigrator = Migrator.make({})({
     "0001_create_tables": migration0001,
     "0002_capacity_tables": migration0002,
     "0003_capacity_usage_revision": migration0003,
-    "0004_capacity_order_functions": migration0004
+    "0004_capacity_order_functions": migration0004,
+    "0005_capacity_order_request": migration0005
   }),
   table: MIGRATIONS_TABLE
 })
