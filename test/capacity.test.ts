@@ -282,6 +282,71 @@ describe("delivery capacity", () => {
         expect(next!.deliveryTrace[0]!.details[0]!.usedDispatchCapacity).toBe(5)
       }))
 
+    it.effect("consumptions: an orderId sent again with other content is 409 naming what differs; an exact repeat is ALREADY_APPLIED", () =>
+      Effect.gen(function*() {
+        const [answer] = (yield* capacity({ purchaseDate: runMonday, items: [item()] })).json() as ReadonlyArray<Answer>
+        const orderId = `again-${run}`
+        const order = orderOf(answer!, orderId, 2)
+        const consume = (body: unknown) => send("POST", "/v1/delivery/capacity/consumptions", body)
+        expect((yield* consume(order)).json()).toEqual({ orderId, status: "APPLIED" })
+        // The legs as the trace returned them, with fields the order does not read: still the same order.
+        expect((yield* consume({ ...order, details: order.details.map((leg) => ({ ...(leg as object), note: "x" })) })).json())
+          .toEqual({ orderId, status: "ALREADY_APPLIED" })
+
+        const conflict = yield* consume({ ...order, units: 3 })
+        expect({ status: conflict.status, body: conflict.json() }).toEqual({
+          status: 409,
+          body: {
+            _tag: "OrderConflict",
+            orderId,
+            fields: ["units"],
+            message: `order ${orderId} was already applied with other content (units: 2 applied, 3 sent); ` +
+              "the applied order stands and nothing was taken: release it first, or use another orderId"
+          }
+        })
+        const otherWindow = answer!.deliveryTrace[0]!.deliveryWindows.find((w) => w.deliveryWindow !== order.deliveryWindow)
+        const cases = [
+          [{ ...order, deliveryDate: dayAfter(order.deliveryDate) }, ["deliveryDate"]],
+          [{ ...order, pickingDate: dayAfter(order.pickingDate), units: 1 }, ["pickingDate", "units"]],
+          [{ ...order, deliveryWindow: otherWindow!.deliveryWindow }, ["deliveryWindow"]]
+        ] as const
+        for (const [body, fields] of cases) {
+          const response = yield* consume(body)
+          expect({ status: response.status, fields: (response.json() as { fields: unknown }).fields }).toEqual({ status: 409, fields })
+        }
+
+        const held = (yield* send("GET", `/v1/delivery/capacity/nodes/CD-LURIN?from=${order.pickingDate}&to=${order.pickingDate}`)).json() as {
+          orders: ReadonlyArray<{ orderId: string; kind: string; units: number }>
+        }
+        expect(held.orders.filter((row) => row.orderId === orderId && row.kind === "PICKING").map((row) => row.units)).toEqual([2])
+      }))
+
+    it.effect("consumptions: requests racing with one orderId and different content apply exactly one of them", () =>
+      Effect.gen(function*() {
+        const [answer] = (yield* capacity({ purchaseDate: runMonday, items: [item()] })).json() as ReadonlyArray<Answer>
+        const orderId = `race-${run}`
+        const answers = yield* Effect.forEach(Array.from({ length: 8 }, (_, i) => i), (i) =>
+          send("POST", "/v1/delivery/capacity/consumptions", orderOf(answer!, orderId, 1 + (i % 2))), { concurrency: "unbounded" })
+        const outcomes = answers.map((response, i) => ({
+          units: 1 + (i % 2),
+          status: response.status,
+          outcome: (response.json() as { status?: string; _tag?: string }).status ?? (response.json() as { _tag: string })._tag
+        }))
+        const applied = outcomes.filter((o) => o.outcome === "APPLIED")
+        expect(applied).toHaveLength(1)
+        const winner = applied[0]!.units
+        for (const o of outcomes) {
+          if (o.outcome === "APPLIED") continue
+          expect(o).toEqual(o.units === winner
+            ? { units: winner, status: 200, outcome: "ALREADY_APPLIED" }
+            : { units: o.units, status: 409, outcome: "OrderConflict" })
+        }
+        const held = (yield* send("GET", `/v1/delivery/capacity/nodes/CD-LURIN?from=${answer!.pickingDate}&to=${answer!.pickingDate}`)).json() as {
+          orders: ReadonlyArray<{ orderId: string; kind: string; units: number }>
+        }
+        expect(held.orders.filter((row) => row.orderId === orderId && row.kind === "PICKING").map((row) => row.units)).toEqual([winner])
+      }))
+
     it.effect("consumptions: an order that does not match the network is 400 naming the field", () =>
       Effect.gen(function*() {
         const [answer] = (yield* capacity({ purchaseDate: runMonday, items: [item()] })).json() as ReadonlyArray<Answer>

@@ -70,6 +70,20 @@ describe("POST /v1/handle-json-int on the internal listener", () => {
         expect(yield* publishedEntries).toBe(before)
       }))
 
+    it.effect("a company part given twice is 400 naming it, publishing nothing", () =>
+      Effect.gen(function*() {
+        const before = yield* publishedEntries
+        const file = jsonFile(sampleProducts(1, { prefix, from: 400 }))
+        for (const second of [company, "SOMEONE-ELSE"]) {
+          const response = yield* postInternal([["company", company], ["company", second], ["productsJson", file]])
+          expect({ status: response.status, body: response.json() }).toEqual({
+            status: 400,
+            body: { _tag: "InvalidRequest", message: "The part company is given more than once" }
+          })
+        }
+        expect(yield* publishedEntries).toBe(before)
+      }))
+
     it.effect("the public port does not serve it (404), and the internal listener serves nothing else", () =>
       Effect.gen(function*() {
         const before = yield* publishedEntries

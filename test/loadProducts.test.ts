@@ -66,6 +66,35 @@ describe("POST /v1/load-products", () => {
         expect(rest.json()).toMatchObject({ errors: [{ sku: "SKU-DUP" }], nextCursor: null })
       }))
 
+    it.effect("a bad cursor or limit of the errors page is 400 ErrorMessage naming the parameter and the reason", () =>
+      Effect.gen(function*() {
+        const token = yield* mintToken({ scope: "products:write products:read", company: "ACME" })
+        const failing = { ...sampleProduct(0, { prefix: "PAGE" }), hierarchies: [] }
+        const body = (yield* postJson("/v1/load-products", { products: [failing] }, token)).json() as LoadBody
+        const errorsPage = (query: string) => request(`/v1/loads/${body.processCode}/errors?${query}`, { token })
+        const cursorReason = (got: string) => `cursor: must be a value returned as nextCursor (got ${got})`
+        const limitReason = (got: string) => `limit: must be a whole number from 1 to 1000 (got ${got})`
+        const cases = [
+          ["cursor=abc", cursorReason("abc")],
+          ["cursor=-1", cursorReason("-1")],
+          ["limit=abc", limitReason("abc")],
+          ["limit=0", limitReason("0")],
+          ["limit=5000", limitReason("5000")],
+          ["limit=1.5", limitReason("1.5")],
+          ["limit=", limitReason("")],
+          ["limit=5&limit=6", "limit: is given more than once"]
+        ] as const
+        for (const [query, message] of cases) {
+          const response = yield* errorsPage(query)
+          expect({ query, status: response.status, body: response.json() }).toEqual({
+            query,
+            status: 400,
+            body: { _tag: "InvalidRequest", message }
+          })
+        }
+        expect((yield* errorsPage("limit=1000")).json()).toMatchObject({ errors: [{ sku: failing.skuCode }], nextCursor: null })
+      }))
+
     it.effect("more than 3000 products is a 400 naming the limit, and nothing is published", () =>
       Effect.gen(function*() {
         const token = yield* mintToken()
@@ -159,11 +188,20 @@ describe("POST /v1/load-products", () => {
         expect(ready.durability.queue).toMatch(process.env["REDIS_URL"] ? /Redis/ : /in-process queue/)
         const openapi = (yield* request("/v1/openapi.json")).json() as {
           info: { version: string }
-          paths: Record<string, { post?: { security?: unknown } }>
+          paths: Record<string, {
+            post?: { security?: unknown }
+            get?: { parameters?: ReadonlyArray<{ name: string; in: string; required: boolean; schema: unknown }> }
+          }>
           components: { securitySchemes: Record<string, { scheme: string; bearerFormat?: string }> }
         }
         expect(openapi.info.version).toBe("1.0.0")
         expect(openapi.paths["/v1/load-products"]?.post?.security).toEqual([{ bearer: [] }])
+        const errorsPage = openapi.paths["/v1/loads/{processCode}/errors"]?.get
+        expect(errorsPage?.parameters?.find((p) => p.name === "limit")).toMatchObject({
+          in: "query",
+          required: false,
+          schema: { type: "integer", minimum: 1, maximum: 1000, default: 100 }
+        })
         expect(openapi.components.securitySchemes["bearer"]).toMatchObject({ scheme: "bearer", bearerFormat: "JWT" })
         expect((yield* request("/v1/docs")).status).toBe(200)
       }))

@@ -147,4 +147,22 @@ describe("JWT key configuration", () => {
       const emptyInProduction = yield* verifierWith({ JWT_SECRET: "", NODE_ENV: "production" })
       expect(Exit.isFailure(emptyInProduction) && Cause.pretty(emptyInProduction.cause)).toContain("NODE_ENV=production needs JWT_SECRET")
     }))
+
+  it.effect("more than one key source refuses to start, naming the ones set; an empty one counts as unset", () =>
+    Effect.gen(function*() {
+      const jwks = "https://idp.retailer.test/.well-known/jwks.json"
+      const refusals = [
+        [{ JWT_SECRET: TEST_JWT_SECRET, JWT_PUBLIC_KEY: keys.publicKeyPem }, "JWT_SECRET and JWT_PUBLIC_KEY"],
+        [{ JWT_SECRET: TEST_JWT_SECRET, JWKS_URL: jwks }, "JWT_SECRET and JWKS_URL"],
+        [{ JWT_PUBLIC_KEY: keys.publicKeyPem, JWKS_URL: jwks }, "JWT_PUBLIC_KEY and JWKS_URL"],
+        [{ JWT_SECRET: TEST_JWT_SECRET, JWT_PUBLIC_KEY: keys.publicKeyPem, JWKS_URL: jwks }, "JWT_SECRET, JWT_PUBLIC_KEY and JWKS_URL"]
+      ] as const
+      for (const [settings, named] of refusals) {
+        const exit = yield* verifierWith(settings)
+        expect(Exit.isFailure(exit) && Cause.pretty(exit.cause)).toContain(
+          `More than one JWT key source is set (${named}); set exactly one of JWT_SECRET, JWT_PUBLIC_KEY or JWKS_URL. Refusing to start`
+        )
+      }
+      expect(Exit.isSuccess(yield* verifierWith({ JWT_SECRET: " ", JWT_PUBLIC_KEY: keys.publicKeyPem, JWKS_URL: "" }))).toBe(true)
+    }))
 })

@@ -13,6 +13,7 @@ import { Schema } from "effect"
 import {
   CapacityBadRequestText,
   CapacityConflict,
+  OrderConflict,
   CapacityInternalText,
   CapacityNoRouteText,
   CapacityUnauthorizedText,
@@ -103,8 +104,9 @@ export class CapacityAdminApi extends HttpApiGroup.make("capacityAdmin")
       .addSuccess(ConsumptionResult)
       .addError(InvalidRequest)
       .addError(CapacityConflict)
+      .addError(OrderConflict)
       .addError(StorageFailed)
-      .annotate(OpenApi.Summary, "Take an order's capacity, all or nothing; idempotent by order id")
+      .annotate(OpenApi.Summary, "Take an order's capacity, all or nothing; idempotent by order id (the same content again)")
   )
   .add(
     HttpApiEndpoint.del("release", "/delivery/capacity/consumptions/:orderId")

@@ -17,6 +17,16 @@ export class CapacityConflict extends Schema.TaggedError<CapacityConflict>()(
   HttpApiSchema.annotations({ status: 409, description: "Capacity ran out since the dates were offered; nothing was taken" })
 ) {}
 
+/** The body is CapacityConflict's `{message}` plus the order id and the fields that differ (docs/capacity.md). */
+export class OrderConflict extends Schema.TaggedError<OrderConflict>()(
+  "OrderConflict",
+  { message: Schema.String, orderId: Schema.String, fields: Schema.Array(Schema.String) },
+  HttpApiSchema.annotations({
+    status: 409,
+    description: "The orderId was applied already with other content (`fields` names what differs); the applied order stands and nothing was taken"
+  })
+) {}
+
 export class OrderNotFound extends Schema.TaggedError<OrderNotFound>()(
   "OrderNotFound",
   { message: Schema.String },

@@ -1,16 +1,30 @@
 import { HttpApiEndpoint, HttpApiError, HttpApiGroup, OpenApi } from "@effect/platform"
 import { LoadErrorsPage, LoadView } from "@retail/domain"
 import { Schema } from "effect"
-import { LoadNotFound, StorageFailed } from "./Errors.ts"
+import { InvalidRequest, LoadNotFound, StorageFailed } from "./Errors.ts"
 import { Authentication } from "./Security.ts"
 
 export const MAX_ERRORS_PAGE = 1000
+export const DEFAULT_ERRORS_PAGE = 100
 
 const processCode = Schema.Struct({ processCode: Schema.String })
 
+/**
+ * Query values are taken as text (or the list a repeated name gives) and checked by the handler,
+ * so that a bad one is a 400 ErrorMessage naming it rather than the platform's schema issues;
+ * `jsonSchema` keeps what the OpenAPI document says they are.
+ */
+const queryValue = (jsonSchema: object) => Schema.Union(Schema.String, Schema.Array(Schema.String)).annotations({ jsonSchema })
+
 export const ErrorsPageParams = Schema.Struct({
-  cursor: Schema.optional(Schema.String),
-  limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, MAX_ERRORS_PAGE)))
+  cursor: Schema.optional(queryValue({ type: "string", description: "The nextCursor of the previous page" })),
+  limit: Schema.optional(queryValue({
+    type: "integer",
+    minimum: 1,
+    maximum: MAX_ERRORS_PAGE,
+    default: DEFAULT_ERRORS_PAGE,
+    description: "Errors per page"
+  }))
 })
 
 export class LoadsApi extends HttpApiGroup.make("loads")
@@ -28,6 +42,7 @@ export class LoadsApi extends HttpApiGroup.make("loads")
       .setPath(processCode)
       .setUrlParams(ErrorsPageParams)
       .addSuccess(LoadErrorsPage)
+      .addError(InvalidRequest)
       .addError(LoadNotFound)
       .addError(StorageFailed)
       .addError(HttpApiError.Forbidden)

@@ -24,6 +24,12 @@ export type ConsumeOutcome =
   | { readonly _tag: "Applied"; readonly usage: ReadonlyArray<UsageState> }
   | { readonly _tag: "AlreadyApplied" }
 
+/** The order id is held by an order with other content (`applied`, as stored); nothing was taken. */
+export class OrderIdTaken extends Schema.TaggedError<OrderIdTaken>()("OrderIdTaken", {
+  orderId: Schema.String,
+  applied: Schema.Unknown
+}) {}
+
 export interface StoredNetwork {
   readonly version: number
   readonly document: unknown
@@ -41,12 +47,13 @@ const OutcomeColumns = {
   used: Schema.NullOr(Schema.Number),
   revision: Schema.NullOr(Schema.Number)
 }
-/** What capacity_consume answers (CapacitySchema.ts): one ALREADY_APPLIED or EXHAUSTED row, or the APPLIED usage rows. */
+/** What capacity_consume answers (CapacitySchema.ts): one ALREADY_APPLIED, CONFLICT or EXHAUSTED row, or the APPLIED usage rows. */
 const decodeConsumeRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({
-  outcome: Schema.Literal("APPLIED", "ALREADY_APPLIED", "EXHAUSTED"),
+  outcome: Schema.Literal("APPLIED", "ALREADY_APPLIED", "CONFLICT", "EXHAUSTED"),
   ...OutcomeColumns,
   amount: Schema.NullOr(Schema.Number),
-  total: Schema.NullOr(Schema.Number)
+  total: Schema.NullOr(Schema.Number),
+  stored: Schema.Unknown
 })))
 /** What capacity_release answers: one UNKNOWN row, or the RELEASED usage rows. */
 const decodeReleaseRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({
@@ -125,17 +132,23 @@ export class CapacityRepository extends Effect.Service<CapacityRepository>()("@r
 
     /**
      * Takes every use of an order or none, in one statement whatever the number of uses:
-     * `capacity_consume` (CapacitySchema.ts) records the order (a conflict means it was applied
-     * already), locks the usage rows it needs in one fixed order (no deadlocks between orders),
-     * and adds each use only if every one still has room; concurrent orders in any process
-     * therefore cannot oversell.
+     * `capacity_consume` (CapacitySchema.ts) records the order with its `request` (a conflict
+     * means it was applied already: the same request again, or OrderIdTaken with the stored one),
+     * locks the usage rows it needs in one fixed order (no deadlocks between orders), and adds
+     * each use only if every one still has room; concurrent orders in any process therefore
+     * cannot oversell, nor apply one order id twice. Without a request, any repeat is a retry.
      */
-    const consume = (orderId: string, uses: ReadonlyArray<LimitedUse>) =>
+    const consume = (orderId: string, uses: ReadonlyArray<LimitedUse>, request?: unknown) =>
       Effect.gen(function*() {
         const wanted = merge(uses).map(({ total, use }) => ({ ...columnsOf(use.resource), day: use.date, amount: use.amount, total }))
-        const rows = yield* Effect.flatMap(sql`SELECT * FROM capacity_consume(${orderId}, ${JSON.stringify(wanted)}::jsonb)`, decodeConsumeRows)
+        const asked = request === undefined ? null : JSON.stringify(request)
+        const rows = yield* Effect.flatMap(
+          sql`SELECT * FROM capacity_consume(${orderId}, ${JSON.stringify(wanted)}::jsonb, ${asked}::jsonb)`,
+          decodeConsumeRows
+        )
         const [first] = rows
         if (first?.outcome === "ALREADY_APPLIED") return { _tag: "AlreadyApplied" } as ConsumeOutcome
+        if (first?.outcome === "CONFLICT") return yield* new OrderIdTaken({ orderId, applied: first.stored })
         if (first?.outcome === "EXHAUSTED") {
           return yield* new CapacityExhausted({
             kind: first.kind ?? "",
@@ -147,7 +160,12 @@ export class CapacityRepository extends Effect.Service<CapacityRepository>()("@r
           })
         }
         return { _tag: "Applied", usage: statesOfRows(rows.flatMap(usageOf)) } as ConsumeOutcome
-      }).pipe(Effect.catchIf((e) => e._tag !== "CapacityExhausted", (e) => Effect.fail(toStoreError("consumeCapacity")(e))))
+      }).pipe(
+        Effect.catchIf(
+          (e) => e._tag !== "CapacityExhausted" && e._tag !== "OrderIdTaken",
+          (e) => Effect.fail(toStoreError("consumeCapacity")(e))
+        )
+      )
 
     /**
      * Gives back what an order took; none when the order is unknown (already released). One

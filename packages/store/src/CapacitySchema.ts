@@ -151,3 +151,80 @@ export const capacityFunctions: ReadonlyArray<string> = [
 export const migration0004 = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   Effect.forEach(capacityFunctions, (statement) => sql.unsafe(statement), { discard: true })
 )
+
+/**
+ * An order remembers what was asked (`request`: the order's content, without its id), so that the
+ * same order id sent again with other content is told apart from a retry. The comparison is made
+ * here, under the insert that decides the order's fate, so requests racing with one id in any
+ * number of processes still apply once: the loser of the insert compares with the winner's row.
+ *
+ * capacity_consume(order, wanted, request) is capacity_consume(order, wanted) but for that: a
+ * conflict on the order id answers ALREADY_APPLIED when the stored request equals `request` (jsonb
+ * equality: key order and number spelling do not matter) or either is NULL (an order applied
+ * before this migration, or without a request), and otherwise one CONFLICT row carrying the stored
+ * request. The stored row is read under FOR SHARE; if a release removed it since the insert, the
+ * insert is tried again. The two-argument function stays for processes of the earlier version.
+ */
+export const orderRequestStatements: ReadonlyArray<string> = [
+  `ALTER TABLE capacity_orders ADD COLUMN request jsonb`,
+  `CREATE FUNCTION capacity_consume(p_order_id text, p_wanted jsonb, p_request jsonb)
+   RETURNS TABLE (outcome text, kind text, code text, slot text, day text, used integer, revision integer, amount integer, total integer, stored jsonb)
+   LANGUAGE plpgsql AS $fn$
+   #variable_conflict use_column
+   DECLARE
+     short record;
+     applied jsonb;
+   BEGIN
+     LOOP
+       INSERT INTO capacity_orders (order_id, request) VALUES (p_order_id, p_request) ON CONFLICT (order_id) DO NOTHING;
+       EXIT WHEN FOUND;
+       SELECT o.request INTO applied FROM capacity_orders o WHERE o.order_id = p_order_id FOR SHARE;
+       IF FOUND THEN
+         IF applied IS NULL OR p_request IS NULL OR applied = p_request THEN
+           RETURN QUERY SELECT 'ALREADY_APPLIED'::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::integer, NULL::integer, NULL::integer, NULL::jsonb;
+         ELSE
+           RETURN QUERY SELECT 'CONFLICT'::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::integer, NULL::integer, NULL::integer, applied;
+         END IF;
+         RETURN;
+       END IF;
+     END LOOP;
+     INSERT INTO capacity_usage AS u (kind, code, slot, day, used)
+       SELECT w.kind, w.code, w.slot, w.day, 0 FROM jsonb_to_recordset(p_wanted) AS w(kind text, code text, slot text, day date)
+       ORDER BY 1, 2, 3, 4
+       ON CONFLICT DO NOTHING;
+     PERFORM 1 FROM capacity_usage u
+       JOIN jsonb_to_recordset(p_wanted) AS w(kind text, code text, slot text, day date)
+         ON u.kind = w.kind AND u.code = w.code AND u.slot = w.slot AND u.day = w.day
+       ORDER BY u.kind, u.code, u.slot, u.day
+       FOR UPDATE OF u;
+     SELECT w.kind, w.code, w.slot, w.day, w.amount, w.total INTO short
+       FROM jsonb_to_recordset(p_wanted) AS w(kind text, code text, slot text, day date, amount integer, total integer)
+       JOIN capacity_usage u ON u.kind = w.kind AND u.code = w.code AND u.slot = w.slot AND u.day = w.day
+       WHERE u.used + w.amount > w.total
+       ORDER BY w.kind, w.code, w.slot, w.day
+       LIMIT 1;
+     IF FOUND THEN
+       DELETE FROM capacity_orders o WHERE o.order_id = p_order_id;
+       RETURN QUERY SELECT 'EXHAUSTED'::text, short.kind, short.code, short.slot, to_char(short.day, 'YYYY-MM-DD'), NULL::integer, NULL::integer, short.amount, short.total, NULL::jsonb;
+       RETURN;
+     END IF;
+     RETURN QUERY
+       WITH wanted AS (
+         SELECT * FROM jsonb_to_recordset(p_wanted) AS w(kind text, code text, slot text, day date, amount integer, total integer)
+       ), taken AS (
+         UPDATE capacity_usage u SET used = u.used + w.amount, revision = u.revision + 1
+         FROM wanted w
+         WHERE u.kind = w.kind AND u.code = w.code AND u.slot = w.slot AND u.day = w.day
+         RETURNING u.kind, u.code, u.slot, u.day, u.used, u.revision, w.amount, w.total
+       ), recorded AS (
+         INSERT INTO capacity_ledger (order_id, kind, code, slot, day, units)
+         SELECT p_order_id, t.kind, t.code, t.slot, t.day, t.amount FROM taken t
+       )
+       SELECT 'APPLIED'::text, t.kind, t.code, t.slot, to_char(t.day, 'YYYY-MM-DD'), t.used, t.revision, t.amount, t.total, NULL::jsonb FROM taken t;
+   END
+   $fn$`
+]
+
+export const migration0005 = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.forEach(orderRequestStatements, (statement) => sql.unsafe(statement), { discard: true })
+)

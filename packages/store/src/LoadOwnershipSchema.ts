@@ -22,6 +22,6 @@ const statements: ReadonlyArray<string> = [
   `CREATE INDEX loads_unfinished ON loads (created_at) WHERE status IN ('RECEIVED', 'PROCESSING')`
 ]
 
-export const migration0005 = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export const migration0006 = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   Effect.forEach(statements, (statement) => sql.unsafe(statement), { discard: true })
 )

@@ -152,7 +152,7 @@ export class LoadRepository extends Effect.Service<LoadRepository>()("@retail/st
       Effect.gen(function* () {
         const after = Option.getOrElse(query.cursor, () => "0")
         if (!CURSOR.test(after)) {
-          return yield* new InvalidCursor({ cursor: after, message: "cursor must be a value returned as nextCursor" })
+          return yield* new InvalidCursor({ cursor: after, message: "must be a value returned as nextCursor" })
         }
         const limit = Math.max(1, Math.floor(query.limit))
         const rows = yield* sql`

@@ -8,5 +8,12 @@ export { Outbox, type OutboxEvent } from "./Outbox.ts"
 export type { ProductChildren, RowCounts } from "./ProductChildren.ts"
 export { type PersistOutcome, ProductRepository } from "./ProductRepository.ts"
 export { InvalidCursor, StoreError } from "./StoreError.ts"
-export { CapacityExhausted, CapacityRepository, type ConsumeOutcome, type LimitedUse, type StoredNetwork } from "./CapacityRepository.ts"
+export {
+  CapacityExhausted,
+  CapacityRepository,
+  type ConsumeOutcome,
+  type LimitedUse,
+  OrderIdTaken,
+  type StoredNetwork
+} from "./CapacityRepository.ts"
 export { columnsOf, type LedgerRow, resourceOf, type UsageRow, type UsageState } from "./CapacityRows.ts"

@@ -4,9 +4,12 @@ import {
   type CapacityUse,
   decodeNetwork,
   demoNetwork,
+  differencesFromStored,
   type DispatchOrder,
   type NetworkDocument,
   type NetworkInvalid,
+  OrderConflict,
+  orderContentOf,
   type Snapshot,
   UnknownResource,
   UsageBoard,
@@ -173,7 +176,7 @@ export class CapacityNetwork extends Effect.Service<CapacityNetwork>()("@retail/
         })))
 
     /** Totals come from the current network; an unknown resource is refused before the database is touched. */
-    const consumeUses = (orderId: string, uses: ReadonlyArray<CapacityUse>) =>
+    const consumeUses = (orderId: string, uses: ReadonlyArray<CapacityUse>, request?: unknown) =>
       Effect.gen(function*() {
         const limits = capacityLimits(peek())
         const limited: Array<LimitedUse> = []
@@ -182,7 +185,7 @@ export class CapacityNetwork extends Effect.Service<CapacityNetwork>()("@retail/
           if (total === undefined) return yield* Effect.fail(new UnknownResource({ resource: use.resource }))
           limited.push({ use, total })
         }
-        const outcome = yield* repository.consume(orderId, limited)
+        const outcome = yield* repository.consume(orderId, limited, request)
         if (outcome._tag === "Applied") {
           yield* deliver(outcome.usage, true)
           yield* events.publish(usageEvent("CONSUMED", orderId, outcome.usage))
@@ -190,9 +193,17 @@ export class CapacityNetwork extends Effect.Service<CapacityNetwork>()("@retail/
         return outcome
       })
 
-    /** An order in the terms of an answer (dispatch code, route, dates from the trace, units). */
-    const consume = (order: DispatchOrder) =>
-      Effect.flatMap(usesOfOrder(peek(), order), (uses) => consumeUses(order.orderId, uses))
+    /**
+     * An order in the terms of an answer (dispatch code, route, dates from the trace, units). Its
+     * content is stored with it: the same order id with other content is an OrderConflict.
+     */
+    const consume = (order: DispatchOrder) => {
+      const content = orderContentOf(order)
+      return Effect.flatMap(usesOfOrder(peek(), order), (uses) => consumeUses(order.orderId, uses, content)).pipe(
+        Effect.catchTag("OrderIdTaken", (taken) =>
+          Effect.fail(new OrderConflict({ orderId: taken.orderId, differences: differencesFromStored(taken.applied, content) })))
+      )
+    }
 
     const release = (orderId: string) =>
       Effect.tap(repository.release(orderId), Option.match({

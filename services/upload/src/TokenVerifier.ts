@@ -76,8 +76,26 @@ export class TokenVerifier extends Effect.Service<TokenVerifier>()("@retail/uplo
   })
 }) {}
 
+const listed = (names: ReadonlyArray<string>) => `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`
+
+/** Which source would win is not something an operator should have to know: two set is a mistake. */
+const oneKeySource = (settings: AuthSettings) => {
+  const sources: ReadonlyArray<readonly [string, Option.Option<unknown>]> = [
+    ["JWT_SECRET", settings.secret],
+    ["JWT_PUBLIC_KEY", settings.publicKey],
+    ["JWKS_URL", settings.jwksUrl]
+  ]
+  const set = sources.flatMap(([name, value]) => (Option.isSome(value) ? [name] : []))
+  return set.length > 1
+    ? Effect.fail(new Error(
+      `More than one JWT key source is set (${listed(set)}); set exactly one of JWT_SECRET, JWT_PUBLIC_KEY or JWKS_URL. Refusing to start`
+    ))
+    : Effect.void
+}
+
 const keyFrom = (settings: AuthSettings) =>
   Effect.gen(function*() {
+    yield* oneKeySource(settings)
     if (Option.isSome(settings.secret)) {
       return { algorithms: ["HS256"], key: new TextEncoder().encode(Redacted.value(settings.secret.value)) as KeySource }
     }

@@ -1,6 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Api, CapacityConflict, InvalidRequest, NodeNotFound, OrderNotFound, PayloadTooLarge, StorageFailed } from "@retail/api"
 import { formatIssues } from "@retail/capacity"
+import { orderConflict } from "./OrderConflictAnswer.ts"
 import type { StoreError } from "@retail/store"
 import { Effect, Option } from "effect"
 import { CapacityNetwork } from "../CapacityNetwork.ts"
@@ -55,6 +56,7 @@ export const CapacityAdminHttp = HttpApiBuilder.group(Api, "capacityAdmin", (han
                     `cannot take ${error.requested} more (total ${error.total}); nothing was taken`
                 })
               ),
+            OrderConflict: (error) => Effect.fail(orderConflict(error)),
             StoreError: (error) => Effect.fail(storageFailed(error))
           })
         ))

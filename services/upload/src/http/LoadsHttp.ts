@@ -1,10 +1,10 @@
 import { HttpApiBuilder, HttpApiError } from "@effect/platform"
-import { Api, CurrentPrincipal, LoadNotFound, Scopes, StorageFailed } from "@retail/api"
+import { Api, CurrentPrincipal, InvalidRequest, LoadNotFound, Scopes, StorageFailed } from "@retail/api"
 import { LoadRepository, type StoreError } from "@retail/store"
 import { Effect, Option } from "effect"
+import { errorsPageQuery } from "./ErrorsPageQuery.ts"
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-const DEFAULT_PAGE = 100
 
 const storageFailed = (error: StoreError) =>
   Effect.zipRight(
@@ -37,11 +37,10 @@ export const LoadsHttp = HttpApiBuilder.group(Api, "loads", (handlers) =>
       .handle("getLoadErrors", ({ path, urlParams }) =>
         Effect.gen(function*() {
           const load = yield* visibleLoad(path.processCode)
-          return yield* loads.errors(load.processCode, {
-            cursor: Option.fromNullable(urlParams.cursor),
-            limit: urlParams.limit ?? DEFAULT_PAGE
-          }).pipe(
-            Effect.catchTag("InvalidCursor", (error) => Effect.fail(new LoadNotFound({ message: error.message }))),
+          const page = yield* errorsPageQuery(urlParams)
+          return yield* loads.errors(load.processCode, page).pipe(
+            Effect.catchTag("InvalidCursor", (error) =>
+              Effect.fail(new InvalidRequest({ message: `cursor: ${error.message} (got ${error.cursor})` }))),
             Effect.catchTag("StoreError", storageFailed)
           )
         }))

@@ -76,10 +76,13 @@ const hasBoundary = (contentType: string) => /;\s*boundary=("[^"]+"|[^;\s]+)/i.t
 
 const names = (list: ReadonlyArray<string>) => (list.length === 0 ? "none" : list.join(", "))
 
+const givenTwice = (key: string) => Effect.fail(new InvalidRequest({ message: `The part ${key} is given more than once` }))
+
 /**
  * Reads a multipart/form-data body as a stream of parts: fields are collected, each file part
  * named in `files` is given to its handler (each at most `fileMaxBytes`); a file part of another
- * name, a field not in `options.fields`, or a part beyond MULTIPART_MAX_PARTS is refused with 400.
+ * name, a field not in `options.fields`, a part (file or field) given twice, or a part beyond
+ * MULTIPART_MAX_PARTS is refused with 400.
  * Returns the fields and the names of the file parts that were handled.
  */
 export const readMultipart = <E, R>(
@@ -121,12 +124,14 @@ export const readMultipart = <E, R>(
         }
         if (part._tag === "Field") {
           if (options.fields !== undefined && !options.fields.includes(part.key)) return unexpected("field", part.key, options.fields)
+          // Which of two values would count is a guess either way (the company of an internal load above all).
+          if (fields.has(part.key)) return givenTwice(part.key)
           fields.set(part.key, part.value)
           return Effect.void
         }
         const handler = Option.fromNullable(Object.hasOwn(files, part.key) ? files[part.key] : undefined)
         if (Option.isNone(handler)) return unexpected("file part", part.key, expectedFiles)
-        if (handled.has(part.key)) return Effect.fail(new InvalidRequest({ message: `The part ${part.key} is given more than once` }))
+        if (handled.has(part.key)) return givenTwice(part.key)
         handled.add(part.key)
         return handler.value(limited(part.key, part.content, limits), fields)
       }),
