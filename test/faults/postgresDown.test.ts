@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { readFileSync } from "node:fs"
 import { call, postJson, startApp, token } from "./support/App.ts"
 import { lab, streams } from "./support/Lab.ts"
-import { acceptedLoad, expectStoredExactly, finalViews } from "./support/Loads.ts"
+import { acceptedLoad, expectPersistedOnce, expectStoredExactly, finalViews, type SentLoad } from "./support/Loads.ts"
 import { waitUntil } from "./support/Processes.ts"
 import { pendingEntries, streamLength } from "./support/Redis.ts"
 import { holdLoadLocks, loadTotals } from "./support/Store.ts"
@@ -75,5 +75,61 @@ describe("PostgreSQL stopped while workers run", () => {
       expect(yield* streamLength(redis.url, `${names.PRODUCT_BATCHES_STREAM}:dead`)).toBe(0)
       // The outage was handled as one (StoreError, wait for the database), not as a crash of the consumer fibers.
       expect(readFileSync(app.logFile, "utf8")).not.toMatch(/consumer \S+ failed; restarting/)
+    }))
+
+  it.scopedLive("down for 20 s while workers persist a large load: afterwards every product persisted once, every load COMPLETED, no dead letter", () =>
+    Effect.gen(function*() {
+      const { dir, postgres, redis } = yield* lab("postgres-down-20s")
+      const names = streams()
+      const batchSize = 50
+      const app = yield* startApp("app", dir, {
+        DATABASE_URL: postgres.url,
+        REDIS_URL: redis.url,
+        PRODUCT_BATCH_SIZE: String(batchSize),
+        CLAIM_IDLE_MS: "2000",
+        // Ten claim periods of outage against two deliveries: only uncounted deliveries keep the batches out of the dead letters.
+        MAX_DELIVERIES: "2",
+        WORKERS: "2",
+        ...names
+      })
+      const bearer = yield* token("ACME")
+      const pending = pendingEntries(redis.url, names.PRODUCT_BATCHES_STREAM, names.PRODUCT_CONSUMER_GROUP)
+      const deadLetters = streamLength(redis.url, `${names.PRODUCT_BATCHES_STREAM}:dead`)
+
+      const loads: Array<SentLoad> = []
+      for (let i = 0; i < 4; i++) {
+        const products = sampleProducts(3_000, { prefix: `PL${i}-` })
+        loads.push({ processCode: yield* acceptedLoad(app.base, products, bearer), products })
+      }
+      const codes = loads.map((load) => load.processCode)
+      yield* waitUntil("workers persisting", Effect.flatMap(loadTotals(postgres.url, codes), (t) =>
+        t.persisted > 0 ? Effect.void : Effect.fail(new Error("none yet"))))
+      const beforeStop = yield* loadTotals(postgres.url, codes)
+      expect(beforeStop.persisted, "the outage meets the loads mid-way").toBeLessThan(beforeStop.accepted)
+
+      yield* postgres.stop
+      const stoppedAt = Date.now()
+      const atStop = yield* loadTotals(postgres.url, codes).pipe(Effect.option)
+      expect(atStop._tag, "the database is down").toBe("None")
+      const inOutage = yield* pending
+      expect(inOutage.length, "batches were in flight").toBeGreaterThan(0)
+      yield* Effect.sleep(20_000 - (Date.now() - stoppedAt))
+      const afterOutage = yield* pending
+      expect(afterOutage.length).toBeGreaterThanOrEqual(inOutage.length)
+      expect(yield* deadLetters).toBe(0)
+      expect((yield* call(app.base, "/ready")).status).toBe(503)
+      yield* postgres.start
+
+      yield* expectPersistedOnce({
+        base: app.base,
+        bearer,
+        postgresUrl: postgres.url,
+        redisUrl: redis.url,
+        streams: names,
+        company: "ACME",
+        prefix: "PL",
+        batchSize,
+        loads
+      })
     }))
 })

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { mkdtempSync } from "node:fs"
 import { join } from "node:path"
 import { startPostgres } from "./Postgres.ts"
-import { startRedis } from "./Redis.ts"
+import { type RedisOptions, startRedis } from "./Redis.ts"
 
 /** A folder of this test's own under the suite's root (logs of its servers end up there). */
 export const testDir = (name: string) => {
@@ -11,11 +11,11 @@ export const testDir = (name: string) => {
   return dir
 }
 
-/** A private PostgreSQL and Redis for one test, stopped when its scope closes. */
-export const lab = (name: string) =>
+/** A private PostgreSQL and Redis (with `redis` options: AOF) for one test, stopped when its scope closes. */
+export const lab = (name: string, options: { readonly redis?: RedisOptions } = {}) =>
   Effect.gen(function*() {
     const dir = testDir(name)
-    const [postgres, redis] = yield* Effect.all([startPostgres(inject("pgTemplate"), inject("faultsRoot")), startRedis(dir)], {
+    const [postgres, redis] = yield* Effect.all([startPostgres(inject("pgTemplate"), inject("faultsRoot")), startRedis(dir, options.redis)], {
       concurrency: 2
     })
     return { dir, postgres, redis } as const

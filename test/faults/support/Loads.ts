@@ -1,14 +1,26 @@
 import { expect } from "@effect/vitest"
 import type { SampleProduct } from "@retail/testkit"
 import { type Duration, Effect } from "effect"
-import { loadStatus, postJson, type LoadViewBody } from "./App.ts"
+import { call, loadStatus, postJson, type LoadViewBody } from "./App.ts"
+import type { streams } from "./Lab.ts"
 import { waitUntil } from "./Processes.ts"
-import { storedProducts } from "./Store.ts"
+import { pendingEntries, streamLength } from "./Redis.ts"
+import { recordedBatches, storedProducts } from "./Store.ts"
 
 /** Posts a load that must be accepted whole; answers its process code. */
 export const acceptedLoad = (base: string, products: ReadonlyArray<unknown>, bearer: string) =>
   Effect.gen(function*() {
     const response = yield* postJson(base, "/v1/load-products", { products }, bearer)
+    expect(response.status, response.text).toBe(200)
+    return (response.json() as { processCode: string }).processCode
+  })
+
+/** Sends the products as one `/v1/handle-json` file that must be accepted whole; answers its process code. */
+export const acceptedFileLoad = (base: string, products: ReadonlyArray<unknown>, bearer: string) =>
+  Effect.gen(function*() {
+    const form = new FormData()
+    form.append("productsJson", new Blob([JSON.stringify({ products })], { type: "application/json" }), "products.json")
+    const response = yield* call(base, "/v1/handle-json", { method: "POST", headers: { authorization: `Bearer ${bearer}` }, body: form })
     expect(response.status, response.text).toBe(200)
     return (response.json() as { processCode: string }).processCode
   })
@@ -31,4 +43,52 @@ export const expectStoredExactly = (url: string, company: string, prefix: string
       expect(row.document).toEqual(product)
       expect([row.barcodes, row.hierarchies, row.attributes]).toEqual([product?.barcodes.length, product?.hierarchies.length, product?.lstAttributes.length])
     })
+  })
+
+/** A load the server answered 200, with the products it was sent. */
+export interface SentLoad {
+  readonly processCode: string
+  readonly products: ReadonlyArray<SampleProduct>
+}
+
+export interface Drained {
+  readonly base: string
+  readonly bearer: string
+  readonly postgresUrl: string
+  readonly redisUrl: string
+  readonly streams: ReturnType<typeof streams>
+  readonly company: string
+  /** Starts the productCode of every product of `loads`; every other stored product of the company with it is one too many. */
+  readonly prefix: string
+  /** PRODUCT_BATCH_SIZE of the server that published the loads. */
+  readonly batchSize: number
+  readonly loads: ReadonlyArray<SentLoad>
+}
+
+/**
+ * The end state a drill must reach: every load COMPLETED with all of its products persisted and
+ * none failed; every product in PostgreSQL once, exactly the document sent (and no product of the
+ * prefix that was not accepted); one PERSISTED `load_batches` row per published batch; no
+ * pending entry, no dead letter, nothing left in the batches stream.
+ */
+export const expectPersistedOnce = (drained: Drained, timeout: Duration.DurationInput = "120 seconds") =>
+  Effect.gen(function*() {
+    const views = yield* finalViews(drained.base, drained.loads.map((load) => load.processCode), drained.bearer, timeout)
+    views.forEach((view, i) => {
+      const count = drained.loads[i]?.products.length
+      expect(view.status, JSON.stringify(view)).toBe("COMPLETED")
+      expect(view.totals, JSON.stringify(view)).toEqual({ received: count, accepted: count, persisted: count, failed: 0 })
+    })
+    yield* expectStoredExactly(drained.postgresUrl, drained.company, drained.prefix, drained.loads.flatMap((load) => load.products))
+    const batches = yield* recordedBatches(drained.postgresUrl)
+    for (const load of drained.loads) {
+      const rows = batches.filter((batch) => batch.process_code === load.processCode)
+      expect(rows.length, `batches of ${load.processCode}`).toBe(Math.ceil(load.products.length / drained.batchSize))
+      expect(rows.filter((batch) => batch.outcome !== "PERSISTED")).toEqual([])
+      expect(rows.reduce((sum, batch) => sum + batch.products, 0)).toBe(load.products.length)
+    }
+    const { PRODUCT_BATCHES_STREAM: stream, PRODUCT_CONSUMER_GROUP: group } = drained.streams
+    expect(yield* pendingEntries(drained.redisUrl, stream, group)).toEqual([])
+    expect(yield* streamLength(drained.redisUrl, `${stream}:dead`)).toBe(0)
+    expect(yield* streamLength(drained.redisUrl, stream)).toBe(0)
   })

@@ -6,33 +6,48 @@ import { type Child, freePort, spawnChild, waitUntil } from "./Processes.ts"
 export interface RedisServer {
   readonly port: number
   readonly url: string
-  /** Starts it (again) on the same port; a restarted Redis is empty (no persistence). */
+  /**
+   * Starts it (again) on the same port. Without `appendfsync` a restarted Redis is empty (no
+   * persistence); with it, it replays the append-only file of `dir` first.
+   */
   readonly start: Effect.Effect<void, never, Scope.Scope>
+  /** SIGTERM (with AOF, Redis flushes and fsyncs the file before it exits). */
   readonly stop: Effect.Effect<void>
+  /** SIGKILL: Redis gets no chance to write anything more. */
+  readonly kill: Effect.Effect<void>
 }
 
-/** A private redis-server on its own port, without persistence, as a child of the test. */
-export const startRedis = (dir: string): Effect.Effect<RedisServer, never, Scope.Scope> =>
+export interface RedisOptions {
+  /** Persist with an append-only file (`appendonly yes`) in `dir`, fsynced with this policy. Unset: no persistence. */
+  readonly appendfsync?: "always" | "everysec"
+}
+
+/** A private redis-server on its own port, as a child of the test; without persistence unless `options` asks for AOF. */
+export const startRedis = (dir: string, options: RedisOptions = {}): Effect.Effect<RedisServer, never, Scope.Scope> =>
   Effect.gen(function*() {
     const port = yield* freePort
     const url = `redis://127.0.0.1:${port}`
     const current = yield* Ref.make<Child | null>(null)
+    const persistence = options.appendfsync === undefined
+      ? ["--appendonly", "no"]
+      : ["--appendonly", "yes", "--appendfsync", options.appendfsync]
     const start = Effect.gen(function*() {
       const child = yield* spawnChild("redis-server", [
-        "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", dir
+        "--port", String(port), "--bind", "127.0.0.1", "--save", "", ...persistence, "--daemonize", "no", "--dir", dir
       ], { logFile: join(dir, "redis.log") })
       yield* Ref.set(current, child)
+      // A replayed AOF answers LOADING until it is read whole; PING succeeds only after.
       yield* waitUntil(`redis on ${port}`, redisCommand(url, ["PING"]), "20 seconds")
     })
-    const stop = Effect.gen(function*() {
+    const stopWith = (signal: NodeJS.Signals) => Effect.gen(function*() {
       const child = yield* Ref.get(current)
       if (child === null) return
-      yield* child.kill("SIGTERM")
+      yield* child.kill(signal)
       yield* child.exited
       yield* Ref.set(current, null)
     })
     yield* start
-    return { port, url, start, stop }
+    return { port, url, start, stop: stopWith("SIGTERM"), kill: stopWith("SIGKILL") }
   })
 
 type Reply = string | number | null | ReadonlyArray<Reply>

@@ -49,10 +49,16 @@ export const storedProducts = (url: string, company: string, prefix: string) =>
         FROM products p WHERE p.company = ${company} AND p.product_code LIKE ${`${prefix}%`}
         ORDER BY p.product_code`.pipe(Effect.flatMap(Schema.decodeUnknown(Stored))))
 
-const Batches = Schema.Array(Schema.Struct({ process_code: Schema.String, batch_no: Schema.Number, outcome: Schema.String }))
+const Batches = Schema.Array(Schema.Struct({
+  process_code: Schema.String,
+  batch_no: Schema.Number,
+  products: Schema.Number,
+  outcome: Schema.String
+}))
 
+/** Every `load_batches` row (the batches persisted or dead-lettered), with its product count. */
 export const recordedBatches = (url: string) =>
   withSql(url, (sql) =>
-    sql`SELECT process_code::text AS process_code, batch_no, outcome FROM load_batches ORDER BY process_code, batch_no`.pipe(
+    sql`SELECT process_code::text AS process_code, batch_no, products, outcome FROM load_batches ORDER BY process_code, batch_no`.pipe(
       Effect.flatMap(Schema.decodeUnknown(Batches))
     ))
