@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process"
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { TestProject } from "vitest/node"
@@ -27,6 +27,15 @@ export default function setup(project: TestProject) {
         const [command, args] = asPostgres(join(postgresBin(), "pg_ctl"), ["stop", "-m", "immediate", "-D", data])
         try {
           execFileSync(command, [...args], { stdio: "pipe" })
+        } catch {
+          // already stopped
+        }
+      }
+      // Embedded servers (DATA_DIR=<test>/pg) outlive a server process the suite SIGKILLed.
+      const embedded = join(root, entry, "pg", "postmaster.pid")
+      if (existsSync(embedded)) {
+        try {
+          process.kill(Number(readFileSync(embedded, "utf8").split("\n")[0]), "SIGQUIT")
         } catch {
           // already stopped
         }

@@ -143,7 +143,7 @@ describe("a load whose server or queue died is never left in doubt", () => {
   it.scopedLive("embedded defaults, SIGTERM while persisting: shutdown drains the in-process queue, so after a restart everything accepted is persisted", () =>
     Effect.gen(function*() {
       const dir = testDir("embedded-sigterm")
-      const settings = { DATA_DIR: join(dir, "pg"), ...FAST_RECONCILE }
+      const settings = { DATA_DIR: join(dir, "pg"), WORKERS: "1", ...FAST_RECONCILE }
       const first = yield* startApp("embedded-1", dir, settings, EMBEDDED)
       const bearer = yield* token("EMBEDDED")
       const products = sampleProducts(20_000, { prefix: "ES-" })
@@ -168,7 +168,7 @@ describe("a load whose server or queue died is never left in doubt", () => {
   it.scopedLive("embedded defaults, kill -9 while persisting: after a restart the load ends FAILED within the lease, its persisted count kept", () =>
     Effect.gen(function*() {
       const dir = testDir("embedded-kill")
-      const settings = { DATA_DIR: join(dir, "pg"), ...FAST_RECONCILE }
+      const settings = { DATA_DIR: join(dir, "pg"), WORKERS: "1", ...FAST_RECONCILE }
       const first = yield* startApp("embedded-1", dir, settings, EMBEDDED)
       const bearer = yield* token("EMBEDDED")
       const products = sampleProducts(20_000, { prefix: "EK-" })
@@ -187,6 +187,33 @@ describe("a load whose server or queue died is never left in doubt", () => {
       expect(view.totals.persisted).toBeGreaterThan(0)
       expect(view.totals.persisted).toBeLessThan(products.length)
       expect(millis, second.logTail()).toBeLessThan(RECONCILE_BOUND_MS)
+    }))
+
+  it.scopedLive("embedded defaults: a second server on the same DATA_DIR is refused while the first runs, and takes over after the first was killed", () =>
+    Effect.gen(function*() {
+      const dir = testDir("embedded-owner")
+      const settings = { DATA_DIR: join(dir, "pg") }
+      const first = yield* startApp("embedded-1", dir, settings, EMBEDDED)
+      const bearer = yield* token("OWNER")
+      const code = yield* acceptedLoad(first.base, sampleProducts(50, { prefix: "OW-" }), bearer)
+      yield* finalViews(first.base, [code], bearer)
+
+      const logFile = join(dir, "second.log")
+      const second = yield* spawnChild(process.execPath, ["--import", "tsx", "services/server/src/main.ts"], {
+        logFile,
+        ...EMBEDDED,
+        env: { ...settings, JWT_SECRET: "x".repeat(40), CAPACITY_API_KEYS: "k", PORT: "0", INTERNAL_PORT: "0" }
+      })
+      const exit = yield* Effect.timeout(second.exited, "90 seconds")
+      expect(exit.code).not.toBe(0)
+      expect(readFileSync(logFile, "utf8")).toMatch(/in use by another server \(pid \d+\); give each server its own DATA_DIR/)
+      expect((yield* call(first.base, "/health")).status).toBe(200)
+
+      // Killed, the first leaves its PostgreSQL server running; the next one stops it and starts its own.
+      yield* first.child.kill("SIGKILL")
+      yield* first.child.exited
+      const third = yield* startApp("embedded-3", dir, settings, EMBEDDED)
+      expect((yield* loadStatus(third.base, code, bearer)).status).toBe("COMPLETED")
     }))
 
   it.scopedLive("NODE_ENV=production refuses the in-process queue unless ALLOW_VOLATILE_QUEUE=true", () =>

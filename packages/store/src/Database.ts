@@ -1,18 +1,22 @@
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Layer, Option, Redacted } from "effect"
-import { startEmbedded } from "./Embedded.ts"
+import { IN_MEMORY, startEmbedded } from "./Embedded.ts"
+import { startEmbeddedPostgres } from "./EmbeddedPostgres.ts"
 import { migrate } from "./Migrations.ts"
 import { storeOperation, StoreError, toStoreError } from "./StoreError.ts"
 
 export { IN_MEMORY } from "./Embedded.ts"
 
 export interface DatabaseOptions {
-  /** A PostgreSQL server; when absent, an embedded PGlite serves the same driver. */
+  /**
+   * A PostgreSQL server; when absent, the service runs its own: a real PostgreSQL server on
+   * `dataDir`, or an in-memory PGlite for `memory://` (tests that need no files).
+   */
   readonly url: Option.Option<string>
-  /** Data folder of the embedded database, or `memory://`. Unused with a url. */
+  /** Data folder of the embedded PostgreSQL server, or `memory://`. Unused with a url. */
   readonly dataDir: string
-  /** Connections to a PostgreSQL server; the embedded database always uses one (see below). */
+  /** Connections to the PostgreSQL server (embedded or not); the in-memory PGlite always uses one (see below). */
   readonly poolSize: number
 }
 
@@ -34,7 +38,9 @@ const connection = (options: DatabaseOptions) =>
     onSome: (url) => client(url, options.poolSize),
     onNone: () =>
       Layer.unwrapScoped(
-        Effect.map(startEmbedded(options.dataDir, EMBEDDED_POOL_SIZE), (server) => client(server.url, EMBEDDED_POOL_SIZE))
+        options.dataDir === IN_MEMORY
+          ? Effect.map(startEmbedded(IN_MEMORY, EMBEDDED_POOL_SIZE), (server) => client(server.url, EMBEDDED_POOL_SIZE))
+          : Effect.map(startEmbeddedPostgres(options.dataDir), (server) => client(server.url, options.poolSize))
       )
   })
 

@@ -1,17 +1,29 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
-import { mkdtemp, rm } from "node:fs/promises"
+import { execFileSync } from "node:child_process"
+import { chmod, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Database, LoadRepository } from "../src/index.ts"
 
-describe("embedded PGlite on disk", () => {
-  it.live("creates its data folder and parents, keeps data across restarts, migrates once, with small shared buffers", () =>
+const serverPids = (dataDir: string): Array<string> => {
+  try {
+    return execFileSync("pgrep", ["-f", `postgres -D ${dataDir}`], { encoding: "utf8" }).trim().split("\n").filter((pid) => pid !== "")
+  } catch {
+    return []
+  }
+}
+
+describe("embedded PostgreSQL server on disk", () => {
+  it.live("creates its data folder and parents, keeps data across restarts, migrates once, and stops with its scope", () =>
     Effect.gen(function* () {
       const root = yield* Effect.promise(() => mkdtemp(join(tmpdir(), "store-")))
+      // As root the server runs as postgres, which must be able to pass through the test's folder.
+      yield* Effect.promise(() => chmod(root, 0o755))
       yield* Effect.addFinalizer(() => Effect.promise(() => rm(root, { recursive: true, force: true })))
-      const options = { url: Option.none(), dataDir: join(root, "nested", "data"), poolSize: 2 }
+      const dataDir = join(root, "nested", "data")
+      const options = { url: Option.none(), dataDir, poolSize: 2 }
       const processCode = crypto.randomUUID()
       const open = <A, E>(body: Effect.Effect<A, E, LoadRepository | SqlClient.SqlClient>) =>
         Effect.scoped(Effect.provide(body, LoadRepository.Default.pipe(Layer.provideMerge(Database.layer(options)))))
@@ -20,18 +32,20 @@ describe("embedded PGlite on disk", () => {
           loads.create({ processCode, company: "DISK", source: "LOAD_PRODUCTS", received: 1, accepted: 1, failed: 0, errors: [] })
         )
       )
-      const [status, migrations, buffers] = yield* open(
+      expect(serverPids(dataDir)).toEqual([])
+      const [status, migrations, version, listening] = yield* open(
         Effect.gen(function* () {
           const view = yield* Effect.flatMap(LoadRepository, (loads) => loads.find(processCode))
           const sql = yield* SqlClient.SqlClient
           const rows = yield* sql`SELECT count(*)::int AS n FROM retail_store_migrations`
-          const setting = yield* sql`SHOW shared_buffers`
-          return [Option.map(view, (v) => v.status), rows[0]?.["n"], setting[0]?.["shared_buffers"]] as const
+          const server = yield* sql`SELECT current_setting('server_version_num')::int AS v, current_setting('listen_addresses') AS l`
+          return [Option.map(view, (v) => v.status), rows[0]?.["n"], server[0]?.["v"], server[0]?.["l"]] as const
         })
       )
       expect(status).toEqual(Option.some("RECEIVED"))
-      expect(migrations).toBe(4)
-      // Memory: see EMBEDDED_SHARED_BUFFERS.
-      expect(buffers).toBe("16MB")
-    }).pipe(Effect.scoped), 60_000)
+      expect(migrations).toBe(6)
+      // A real server (not PGlite's 17), reachable only through its socket.
+      expect(version).toBeGreaterThanOrEqual(180000)
+      expect(listening).toBe("")
+    }).pipe(Effect.scoped), 120_000)
 })

@@ -22,7 +22,13 @@ export const Infrastructure = Layer.unwrapEffect(
       onSome: (url) => RedisStreamQueue.layer({ url, publishTimeoutMs: config.redisPublishTimeoutMs })
     })
     yield* Effect.logInfo(
-      `database: ${Option.isSome(config.databaseUrl) ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${config.dataDir}`}; ` +
+      `database: ${
+          Option.isSome(config.databaseUrl)
+            ? "PostgreSQL (DATABASE_URL)"
+            : config.dataDir === Database.IN_MEMORY
+            ? "embedded PGlite in memory"
+            : `embedded PostgreSQL server, data in ${config.dataDir}`
+        }; ` +
         `queue: ${Option.isSome(config.redisUrl) ? "Redis Streams (REDIS_URL)" : "in-process"}`
     )
     const repositories = Layer.mergeAll(

@@ -13,7 +13,7 @@ export const ServerConfig = Config.all({
   ),
   internalHost: Config.string("INTERNAL_HOST").pipe(Config.withDefault("127.0.0.1")),
   databaseUrl: Config.option(Config.string("DATABASE_URL")),
-  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./.data/pg")),
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./.data/postgres")),
   databasePoolSize: Config.integer("DATABASE_POOL_SIZE").pipe(Config.withDefault(10)),
   redisUrl: Config.option(Config.string("REDIS_URL")),
   redisPublishTimeoutMs: Config.integer("REDIS_PUBLISH_TIMEOUT_MS").pipe(Config.withDefault(5000)),

@@ -1,6 +1,6 @@
 import { inject } from "vitest"
 import { Effect } from "effect"
-import { mkdtempSync } from "node:fs"
+import { chmodSync, mkdtempSync } from "node:fs"
 import { join } from "node:path"
 import { startPostgres } from "./Postgres.ts"
 import { type RedisOptions, startRedis } from "./Redis.ts"
@@ -8,6 +8,8 @@ import { type RedisOptions, startRedis } from "./Redis.ts"
 /** A folder of this test's own under the suite's root (logs of its servers end up there). */
 export const testDir = (name: string) => {
   const dir = mkdtempSync(join(inject("faultsRoot"), `${name}-`))
+  // An embedded PostgreSQL under it runs as the postgres user when the suite runs as root.
+  chmodSync(dir, 0o755)
   return dir
 }
 
