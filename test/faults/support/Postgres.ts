@@ -3,16 +3,20 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Redacted, type Scope } from "effect"
 import { execFileSync } from "node:child_process"
 import { chownSync, existsSync, mkdtempSync, readdirSync } from "node:fs"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { freePort, run } from "./Processes.ts"
 
-/** The newest PostgreSQL server binaries installed the Debian way. */
+/** The newest PostgreSQL server binaries installed the Debian way, else the ones on the PATH (a Nix shell). */
 export const postgresBin = (): string => {
   const root = "/usr/lib/postgresql"
   const versions = existsSync(root) ? readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a)) : []
   const version = versions[0]
-  if (version === undefined) throw new Error(`no PostgreSQL binaries under ${root}`)
-  return join(root, version, "bin")
+  if (version !== undefined) return join(root, version, "bin")
+  try {
+    return dirname(execFileSync("which", ["pg_ctl"]).toString().trim())
+  } catch {
+    throw new Error(`no PostgreSQL server binaries under ${root} nor on the PATH`)
+  }
 }
 
 const isRoot = () => process.getuid?.() === 0
