@@ -31,9 +31,9 @@ export default function setup(project: TestProject) {
           // already stopped
         }
       }
-      // Embedded servers (DATA_DIR=<test>/pg) outlive a server process the suite SIGKILLed.
-      const embedded = join(root, entry, "pg", "postmaster.pid")
-      if (existsSync(embedded)) {
+      // Embedded servers (DATA_DIR=<test>/pg, or a fresh clone's default) outlive a service the suite SIGKILLed.
+      for (const embedded of [join(root, entry, "pg", "postmaster.pid"), join(root, entry, "clone", ".data", "postgres", "postmaster.pid")]) {
+        if (!existsSync(embedded)) continue
         try {
           process.kill(Number(readFileSync(embedded, "utf8").split("\n")[0]), "SIGQUIT")
         } catch {

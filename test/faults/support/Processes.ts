@@ -43,6 +43,8 @@ export const spawnChild = (
     readonly unset?: ReadonlyArray<string>
     readonly cwd?: string
     readonly logFile: string
+    /** Its own process group (pid = group id): killing `-pid` reaches its children too, and so does the scope's end. */
+    readonly detached?: boolean
   }
 ): Effect.Effect<Child, never, Scope.Scope> =>
   Effect.acquireRelease(
@@ -53,7 +55,8 @@ export const spawnChild = (
       const child = spawn(command, [...args], {
         cwd: options.cwd ?? process.cwd(),
         env,
-        stdio: ["ignore", "pipe", "pipe"]
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: options.detached ?? false
       })
       child.stdout?.pipe(log, { end: false })
       child.stderr?.pipe(log, { end: false })
@@ -69,6 +72,15 @@ export const spawnChild = (
     }),
     (child) =>
       Effect.gen(function*() {
+        if (options.detached === true) {
+          yield* Effect.sync(() => {
+            try {
+              process.kill(-child.pid, "SIGKILL")
+            } catch {
+              // the group is gone
+            }
+          })
+        }
         if (yield* child.isRunning) {
           yield* child.kill("SIGKILL")
           yield* child.exited
@@ -88,9 +100,13 @@ export const stopTimed = (child: Child, signal: NodeJS.Signals, patience: Durati
   })
 
 /** Runs a command to its end; fails with its output when it exits non-zero. */
-export const run = (command: string, args: ReadonlyArray<string>, options: { readonly timeout?: Duration.DurationInput } = {}) =>
+export const run = (
+  command: string,
+  args: ReadonlyArray<string>,
+  options: { readonly timeout?: Duration.DurationInput; readonly cwd?: string } = {}
+) =>
   Effect.async<string, Error>((resume) => {
-    execFile(command, [...args], { timeout: Duration.toMillis(options.timeout ?? "60 seconds") }, (error, stdout, stderr) => {
+    execFile(command, [...args], { timeout: Duration.toMillis(options.timeout ?? "60 seconds"), cwd: options.cwd }, (error, stdout, stderr) => {
       resume(error === null ? Effect.succeed(stdout) : Effect.fail(new Error(`${command} ${args.join(" ")}: ${error.message}\n${stdout}\n${stderr}`)))
     })
   })
