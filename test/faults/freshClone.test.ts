@@ -9,7 +9,7 @@ import { testDir } from "./support/Lab.ts"
 import { freePort, run, spawnChild, waitUntil } from "./support/Processes.ts"
 
 const repository = fileURLToPath(new URL("../../", import.meta.url))
-const DEV_TOKEN = /Development token \(company DEMO, 7 days\): (\S+?)"/
+const DEV_TOKEN = /Development token \(company DEMO, 7 days\): ([\w.-]+)/
 
 /**
  * README's first command as a new user runs it: `npm start` in a fresh clone with nothing set
