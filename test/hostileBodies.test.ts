@@ -1,43 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { sampleProducts } from "@retail/testkit"
 import { Effect } from "effect"
-import { readFileSync } from "node:fs"
+import { npmStartFlags, objectBomb, peakRssMib, send, severalAtOnce } from "./support/HostileBodies.ts"
 import { startServerProcess } from "./support/ServerProcess.ts"
 import { mintToken } from "./support/TestServer.ts"
 
 const KEY = "hostile-bodies-capacity-key"
 const MIB = 1024 * 1024
-
-/** The V8 flags `npm start` runs the server with (the 512 MB old-generation ceiling among them). */
-const npmStartFlags = (): ReadonlyArray<string> => {
-  const manifest = JSON.parse(readFileSync("package.json", "utf8")) as { scripts: { start: string } }
-  const flags = manifest.scripts.start.match(/--[a-z-]+=?\S*/g) ?? []
-  expect(flags).toContain("--max-old-space-size=512")
-  return flags
-}
-
-/** `prefix` + `{},{},...` + `suffix`, as close to `bytes` as fits: ~11 M objects in 32 MiB. */
-const objectBomb = (bytes: number, prefix: string, suffix: string): Buffer => {
-  const count = Math.floor((bytes - prefix.length - suffix.length + 1) / 3)
-  return Buffer.from(prefix + "{},".repeat(count - 1) + "{}" + suffix)
-}
-
-interface Answer {
-  readonly status: number
-  readonly text: string
-}
-
-const send = (url: string, init: RequestInit) =>
-  Effect.promise(() =>
-    fetch(url, init).then(
-      async (response): Promise<Answer> => ({ status: response.status, text: await response.text() }),
-      (error: unknown): Answer => ({ status: 0, text: `request failed: ${String(error)}` })
-    )
-  )
-
-/** The server's peak resident memory so far (VmHWM), in MiB. */
-const peakRssMib = (pid: number | undefined) =>
-  Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? "0") / 1024)
 
 describe("bodies of millions of tiny JSON values, four at a time, against a server with npm start's heap", () => {
   it.live("each is refused naming the limit, and the server keeps answering", () =>
@@ -45,7 +14,7 @@ describe("bodies of millions of tiny JSON values, four at a time, against a serv
       const server = yield* startServerProcess({ CAPACITY_API_KEYS: KEY, RUN_WORKERS: "true" }, npmStartFlags())
       const token = yield* mintToken({ scope: "products:write products:read", company: "ACME" })
       const at = (path: string) => `${server.baseUrl}${path}`
-      const fourAtOnce = (url: string, init: RequestInit) => Effect.all(Array.from({ length: 4 }, () => send(url, init)), { concurrency: 4 })
+      const fourAtOnce = (url: string, init: RequestInit) => severalAtOnce(4, url, () => init)
       const json = { "content-type": "application/json" }
 
       const products = yield* fourAtOnce(at("/v1/load-products"), {

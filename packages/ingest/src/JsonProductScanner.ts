@@ -2,6 +2,7 @@ import { Buffer } from "node:buffer"
 import { locateJsonFault } from "./JsonLocate.ts"
 import { describeChar, type JsonErrorKind, JsonSyntaxError } from "./JsonSyntaxError.ts"
 import { MAX_JSON_DEPTH } from "./JsonDepth.ts"
+import { measureJson } from "./JsonValueCount.ts"
 import { Utf8StreamValidator } from "./Utf8.ts"
 
 /** One element of the products array, parsed. */
@@ -29,6 +30,14 @@ export interface JsonScanOptions {
   /** Deepest nesting of arrays/objects within one element (default MAX_JSON_DEPTH); deeper is a "structure" error. */
   readonly maxDepth?: number
   /**
+   * Most JSON values (member names included) in one element, counted before it is parsed; more is a
+   * "too-large" error. Only elements longer than twice this many bytes are counted: a value takes at
+   * least 2 bytes with its separator, so a shorter one cannot hold more.
+   */
+  readonly maxElementValues?: number
+  /** The setting that sets `maxElementValues`, named in the error. */
+  readonly maxElementValuesVariable?: string
+  /**
    * false: products are delimited and handed out as bytes without JSON.parse (`value` undefined),
    * for a caller that parses them elsewhere and reports a fault with `elementFault`. Keys and values
    * beside the products array are still parsed. Default true.
@@ -37,6 +46,8 @@ export interface JsonScanOptions {
 }
 
 export const DEFAULT_MAX_ELEMENT_BYTES = 16 * 1024 * 1024
+/** 150 times a sample product's ~130 values; at most about 1.3 MB of heap for JSON.parse (67 bytes a `{}`). */
+export const DEFAULT_MAX_ELEMENT_VALUES = 20_000
 
 // Top-level states: the document outside the elements is walked byte by byte.
 const START = 0
@@ -75,6 +86,10 @@ export class JsonProductScanner {
   private readonly maxElementBytes: number
   private readonly maxDepth: number
   private readonly parseProducts: boolean
+  private readonly maxValues: number
+  private readonly maxValuesVariable: string | undefined
+  /** Elements longer than this are counted (twice maxValues: 2 bytes a value at least). */
+  private readonly countAbove: number
   private readonly utf8 = new Utf8StreamValidator()
   private error: JsonSyntaxError | undefined = undefined
   private base = 0
@@ -104,6 +119,9 @@ export class JsonProductScanner {
     this.maxElementBytes = options.maxElementBytes ?? DEFAULT_MAX_ELEMENT_BYTES
     this.maxDepth = options.maxDepth ?? MAX_JSON_DEPTH
     this.parseProducts = options.parseProducts ?? true
+    this.maxValues = options.maxElementValues ?? DEFAULT_MAX_ELEMENT_VALUES
+    this.maxValuesVariable = options.maxElementValuesVariable
+    this.countAbove = 2 * this.maxValues
   }
 
   /** Number of products handed out so far. */
@@ -346,6 +364,10 @@ export class JsonProductScanner {
       if (end - from > this.maxElementBytes) return this.tooLargeAt()
       bytes = buf.subarray(from, end)
     }
+    // JSON.parse's heap grows with values, not bytes: 16 MiB of `{},` would be ~360 MB of it.
+    if (bytes.length > this.countAbove && measureJson(bytes, this.maxValues, Number.POSITIVE_INFINITY)._tag === "TooManyValues") {
+      return this.tooManyValuesAt()
+    }
     let value: unknown
     if (this.purpose !== PRODUCT || this.parseProducts) {
       try {
@@ -420,6 +442,13 @@ export class JsonProductScanner {
   private tooDeepAt(buf: Buffer, i: number): number {
     const what = this.purpose === PRODUCT ? `product ${this.index}` : "a value"
     this.fail("structure", `${what} is nested deeper than ${this.maxDepth} levels`, this.base + i, buf, i)
+    return -1
+  }
+
+  private tooManyValuesAt(): number {
+    const what = this.purpose === PRODUCT ? `product ${this.index}` : "a value"
+    const variable = this.maxValuesVariable === undefined ? "" : ` (${this.maxValuesVariable})`
+    this.record("too-large", `${what} has more than ${this.maxValues} JSON values${variable}`, this.elemStart, this.elemLine, this.elemLineStart)
     return -1
   }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { MAX_JSON_DEPTH } from "../src/index.ts"
+import * as fc from "fast-check"
+import { DEFAULT_MAX_ELEMENT_VALUES, MAX_JSON_DEPTH, measureJson } from "../src/index.ts"
 import { bytes, scan, scanCut, values } from "./jsonHelpers.ts"
 
 const products = [
@@ -188,7 +189,7 @@ describe("JsonProductScanner deep nesting and size limit", () => {
   const depth = 100_000
   it("parses a product nested 100,000 deep without overflowing the stack", () => {
     const text = `{"products":[${"[".repeat(depth)}${"]".repeat(depth)},{"ok":1}]}`
-    const r = scan(text, 4096, { maxDepth: Infinity })
+    const r = scan(text, 4096, { maxDepth: Infinity, maxElementValues: Infinity })
     expect(r.error).toBeUndefined()
     expect(r.products).toHaveLength(2)
     expect(r.products[1]?.value).toEqual({ ok: 1 })
@@ -196,13 +197,13 @@ describe("JsonProductScanner deep nesting and size limit", () => {
 
   it("locates a fault at the bottom of 100,000 levels", () => {
     const text = `[${'{"a":'.repeat(depth)}]${"}".repeat(depth)}]`
-    const r = scan(text, 65536, { maxDepth: Infinity })
+    const r = scan(text, 65536, { maxDepth: Infinity, maxElementValues: Infinity })
     expect(r.error).toMatchObject({ kind: "syntax", offset: 1 + 5 * depth })
     expect(r.error?.reason).toMatch(/unexpected character '\]': expected a value/)
   })
 
   it("reports a 100,000-deep unclosed nesting as truncated", () => {
-    const r = scan(`{"products":[${"[".repeat(depth)}`, 1000, { maxDepth: Infinity })
+    const r = scan(`{"products":[${"[".repeat(depth)}`, 1000, { maxDepth: Infinity, maxElementValues: Infinity })
     expect(r.error).toMatchObject({ kind: "truncated" })
   })
 
@@ -231,5 +232,49 @@ describe("JsonProductScanner deep nesting and size limit", () => {
       expect(r.error?.reason).toBe("product 0 is larger than the limit of 100 bytes")
     }
     expect(scan(big, 7, { maxElementBytes: 400 }).error).toBeUndefined()
+  })
+})
+
+describe("JsonProductScanner values per element", () => {
+  /** A product holding `count` values in all: the object, a member name, the array, and count - 3 zeros. */
+  const productOf = (count: number) => `{"a":[${Array.from({ length: count - 3 }, () => "0").join(",")}]}`
+
+  it("refuses a product with more than maxElementValues values at its start, naming the limit, whatever the chunking and the mode", () => {
+    const fits = `{"products":[${productOf(50)}]}`
+    const over = `{"products":[{"ok":1},${productOf(51)}]}`
+    for (const parseProducts of [true, false]) {
+      for (const size of [over.length, 64, 7]) {
+        const options = { maxElementValues: 50, maxElementValuesVariable: "PRODUCT_MAX_VALUES", parseProducts }
+        expect(scan(fits, size, options).error).toBeUndefined()
+        const r = scan(over, size, options)
+        expect(r.products).toHaveLength(1)
+        expect(r.error).toMatchObject({ kind: "too-large", offset: 22, line: 1, column: 23, reason: "product 1 has more than 50 JSON values (PRODUCT_MAX_VALUES)" })
+      }
+    }
+  })
+
+  it("refuses a value beside the products alike, and names no setting when none is given", () => {
+    const r = scan(`{"meta":${productOf(11)},"products":[]}`, 5, { maxElementValues: 10 })
+    expect(r.error).toMatchObject({ kind: "too-large", offset: 8, reason: "a value has more than 10 JSON values" })
+  })
+
+  it("counts only elements longer than twice the limit, which is exact: a shorter one cannot hold more values", () => {
+    // Two bytes a value is the least JSON allows: `[0,0,...]` with its separators.
+    const tight = `[${Array.from({ length: 40 }, () => "0").join(",")}]`
+    expect(tight.length).toBe(2 * 41 - 1)
+    expect(scan(`[${tight}]`, 9, { maxElementValues: 40 }).error).toMatchObject({ reason: "product 0 has more than 40 JSON values" })
+    fc.assert(
+      fc.property(fc.json({ maxDepth: 4 }), fc.integer({ min: 1, max: 40 }), (json, limit) => {
+        const counted = measureJson(bytes(json), limit, Infinity)
+        const r = scan(`[${json}]`, 13, { maxElementValues: limit })
+        expect(r.error?.kind === "too-large").toBe(counted._tag === "TooManyValues")
+      }),
+      { numRuns: 500 }
+    )
+  })
+
+  it("by default allows DEFAULT_MAX_ELEMENT_VALUES values, 150 times a sample product's", () => {
+    expect(scan(`[${productOf(DEFAULT_MAX_ELEMENT_VALUES)}]`).error).toBeUndefined()
+    expect(scan(`[${productOf(DEFAULT_MAX_ELEMENT_VALUES + 1)}]`).error?.reason).toBe(`product 0 has more than ${DEFAULT_MAX_ELEMENT_VALUES} JSON values`)
   })
 })

@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_ELEMENT_VALUES } from "@retail/ingest"
 import { Config, Context, Effect, Layer } from "effect"
 import { tmpdir } from "node:os"
 import { DEFAULT_CODES_IN_MEMORY } from "./files/SpillingCodeIndex.ts"
@@ -12,6 +13,8 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
   readonly loadProductsMaxBytes: number
   /** Most JSON values in a /load-products body (3000 sample products hold 390k). */
   readonly loadProductsMaxValues: number
+  /** Most JSON values in one element of a JSON file (a product, or a value beside the products), before it is parsed. */
+  readonly productMaxValues: number
   readonly responseErrorsCap: number
   /** Largest file part accepted by the file endpoints (each CSV file counts on its own). */
   readonly fileMaxBytes: number
@@ -55,6 +58,7 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
         persistTimeoutMs: yield* positive("PERSIST_TIMEOUT_MS", 30_000),
         loadProductsMaxBytes: yield* positive("LOAD_PRODUCTS_MAX_BYTES", 32 * 1024 * 1024),
         loadProductsMaxValues: yield* positive("LOAD_PRODUCTS_MAX_VALUES", 1_000_000),
+        productMaxValues: yield* positive("PRODUCT_MAX_VALUES", DEFAULT_MAX_ELEMENT_VALUES),
         responseErrorsCap: yield* positive("RESPONSE_ERRORS_CAP", 1000),
         fileMaxBytes: yield* positive("FILE_MAX_BYTES", 2 * 1024 * 1024 * 1024),
         multipartMaxParts: yield* positive("MULTIPART_MAX_PARTS", 16),
@@ -98,6 +102,7 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
       persistTimeoutMs: 10_000,
       loadProductsMaxBytes: 32 * 1024 * 1024,
       loadProductsMaxValues: 1_000_000,
+      productMaxValues: DEFAULT_MAX_ELEMENT_VALUES,
       responseErrorsCap: 1000,
       fileMaxBytes: 2 * 1024 * 1024 * 1024,
       multipartMaxParts: 16,

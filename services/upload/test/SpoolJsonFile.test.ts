@@ -11,6 +11,8 @@ import { spoolJsonFile } from "../src/files/SpoolJsonFile.ts"
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
+/** PRODUCT_MAX_VALUES in these tests: room for a sample product (~130 values), not for a "manyValues" one. */
+const PRODUCT_MAX_VALUES = 200
 
 class UploadCut extends Data.TaggedError("UploadCut")<{ readonly message: string }> {}
 
@@ -24,7 +26,7 @@ const outcome = (
     const bytes = Stream.fromIterable(chunks)
     const content = options.cut ? Stream.concat(bytes, Stream.fail(new UploadCut({ message: "the upload ended early" }))) : bytes
     const result = yield* Effect.either(
-      spoolJsonFile(content, { company: "ACME", spool, batchSize: 3, responseErrorsCap: 4, codesInMemory: options.codesInMemory }, options.blockBytes)
+      spoolJsonFile(content, { company: "ACME", spool, batchSize: 3, responseErrorsCap: 4, codesInMemory: options.codesInMemory, productMaxValues: PRODUCT_MAX_VALUES }, options.blockBytes)
     )
     if (Either.isLeft(result)) return { failure: `${result.left._tag}: ${result.left.message}` }
     const records = Chunk.toReadonlyArray(yield* Stream.runCollect(spool.records())).map((record) =>
@@ -33,8 +35,8 @@ const outcome = (
     return { totals: JSON.parse(JSON.stringify(result.right)) as unknown, records }
   }))
 
-/** Products of every kind a file holds: valid (compact or pretty-printed), invalid, duplicated, of another company, with an undeclared key. */
-const productText = fc.tuple(fc.integer({ min: 0, max: 40 }), fc.constantFrom("valid", "pretty", "invalid", "otherCompany", "extraKey", "noSku"))
+/** Products of every kind a file holds: valid (compact or pretty-printed), invalid, duplicated, of another company, with an undeclared key, over PRODUCT_MAX_VALUES. */
+const productText = fc.tuple(fc.integer({ min: 0, max: 40 }), fc.constantFrom("valid", "pretty", "invalid", "otherCompany", "extraKey", "noSku", "manyValues"))
   .map(([code, kind]) => {
     const product = sampleProduct(code)
     switch (kind) {
@@ -46,6 +48,8 @@ const productText = fc.tuple(fc.integer({ min: 0, max: 40 }), fc.constantFrom("v
         return JSON.stringify({ ...product, companyCode: "OTHER" })
       case "extraKey":
         return JSON.stringify({ ...product, internalNote: "not for the queue", barcodes: product.barcodes.map((b) => ({ ...b, x: 1 })) })
+      case "manyValues":
+        return JSON.stringify({ ...product, junk: Array.from({ length: PRODUCT_MAX_VALUES }, () => ({})) })
       case "noSku": {
         const { skuCode: _, ...rest } = product
         return JSON.stringify(rest)
@@ -111,6 +115,20 @@ layer(JsonValidationPool.make(2))("spoolJsonFile in validation threads", (it) =>
           const { failure } = yield* outcome(chunks, { cut, blockBytes })
           expect(failure).toMatch(/^JsonSyntaxError: unexpected character '\+': expected a value in product 1 at byte \d+ \(line 1, column \d+\)$/)
         }
+      }
+    }))
+})
+
+describe("spoolJsonFile and PRODUCT_MAX_VALUES", () => {
+  it.effect("refuses the file at a product with more values, before parsing it, in threads and on the event loop's thread alike", () =>
+    Effect.gen(function*() {
+      const products = [0, 1, 2].map((i) => JSON.stringify(sampleProduct(i)))
+      products[1] = JSON.stringify({ ...sampleProduct(1), junk: Array.from({ length: PRODUCT_MAX_VALUES }, () => []) })
+      const chunks = [encoder.encode(`{"products":[${products.join(",")}]}`)]
+      const offset = 14 + products[0]!.length
+      for (const pool of [JsonValidationPool.make(1), JsonValidationPool.make(0)]) {
+        const { failure } = yield* outcome(chunks, { cut: false, blockBytes: 1 << 20 }).pipe(Effect.provide(pool))
+        expect(failure).toBe(`JsonSyntaxError: product 1 has more than ${PRODUCT_MAX_VALUES} JSON values (PRODUCT_MAX_VALUES) at byte ${offset} (line 1, column ${offset + 1})`)
       }
     }))
 })

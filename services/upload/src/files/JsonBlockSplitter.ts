@@ -1,4 +1,4 @@
-import { JsonProductScanner, type JsonSyntaxError, type ScannedProduct } from "@retail/ingest"
+import { type JsonScanOptions, JsonProductScanner, type JsonSyntaxError, type ScannedProduct } from "@retail/ingest"
 import { type JsonBlock, LAYOUT_END, LAYOUT_FIELDS, LAYOUT_LINE, LAYOUT_LINE_START, LAYOUT_OFFSET } from "./JsonBlock.ts"
 
 /** Buffers of returned blocks kept for the next ones: about the blocks in flight at once. */
@@ -11,7 +11,7 @@ const INITIAL_LAYOUT_PRODUCTS = 1024
  * products without parsing them (the threads parse); a fault it finds ends the file.
  */
 export class JsonBlockSplitter {
-  private readonly scanner = new JsonProductScanner({ parseProducts: false })
+  private readonly scanner: JsonProductScanner
   private readonly spareBytes: Array<ArrayBuffer> = []
   private readonly spareLayouts: Array<ArrayBuffer> = []
   private bytes: Uint8Array
@@ -22,7 +22,8 @@ export class JsonBlockSplitter {
   private full: Array<JsonBlock> = []
   private readonly emit = (product: ScannedProduct): void => this.append(product)
 
-  constructor(private readonly company: string, private readonly blockBytes: number) {
+  constructor(private readonly company: string, private readonly blockBytes: number, scan: JsonScanOptions = {}) {
+    this.scanner = new JsonProductScanner({ ...scan, parseProducts: false })
     this.bytes = new Uint8Array(blockBytes)
     this.layout = new Float64Array(INITIAL_LAYOUT_PRODUCTS * LAYOUT_FIELDS)
   }

@@ -1,6 +1,6 @@
 import type { StorageFailed } from "@retail/api"
 import { makeFirstOccurrences } from "@retail/domain"
-import { JsonSyntaxError, scanJsonProducts } from "@retail/ingest"
+import { type JsonScanOptions, JsonSyntaxError, scanJsonProducts } from "@retail/ingest"
 import { Chunk, Effect, Fiber, Stream } from "effect"
 import { FAILED, type JsonBlock, type JsonBlockResult, LAYOUT_END, LAYOUT_FIELDS, SAME_BYTES } from "./JsonBlock.ts"
 import { JsonBlockSplitter } from "./JsonBlockSplitter.ts"
@@ -13,6 +13,17 @@ import { type SpoolOptions, type SpoolTotals, type SpoolWriter, makeSpoolWriter,
 const BLOCK_BYTES = 512 * 1024
 /** Blocks sent to the threads and not yet read back, per thread: one running, one queued. */
 const BLOCKS_IN_FLIGHT_PER_THREAD = 2
+
+export interface JsonFileOptions extends SpoolOptions {
+  /** PRODUCT_MAX_VALUES: most JSON values in one element of the file (the scanner's default when unset). */
+  readonly productMaxValues?: number | undefined
+}
+
+/** The scanner's limits, the same on both paths: it checks them on this thread before any element is parsed. */
+const scanOptions = (options: JsonFileOptions): JsonScanOptions =>
+  options.productMaxValues === undefined
+    ? { maxElementValuesVariable: "PRODUCT_MAX_VALUES" }
+    : { maxElementValues: options.productMaxValues, maxElementValuesVariable: "PRODUCT_MAX_VALUES" }
 
 const isFault = (value: ReadonlyArray<JsonBlock> | JsonSyntaxError): value is JsonSyntaxError => value instanceof JsonSyntaxError
 
@@ -33,15 +44,15 @@ const isFault = (value: ReadonlyArray<JsonBlock> | JsonSyntaxError): value is Js
  * it, so a product that is not well-formed JSON wins over any fault further on, as when the scanner
  * stopped at it.
  */
-export const spoolJsonFile = <E, R>(content: Stream.Stream<Uint8Array, E, R>, options: SpoolOptions, blockBytes = BLOCK_BYTES) =>
+export const spoolJsonFile = <E, R>(content: Stream.Stream<Uint8Array, E, R>, options: JsonFileOptions, blockBytes = BLOCK_BYTES) =>
   Effect.flatMap(JsonValidationPool, (pool): Effect.Effect<SpoolTotals, E | JsonSyntaxError | StorageFailed | ValidationThreadFailed, R> => {
     if (pool.threads === 0) {
-      return spoolItems(Stream.map(content.pipe(scanJsonProducts()), (product) => productItem(product.index, product.value, product.json)), options)
+      return spoolItems(Stream.map(content.pipe(scanJsonProducts(scanOptions(options))), (product) => productItem(product.index, product.value, product.json)), options)
     }
     return Effect.scoped(Effect.gen(function*() {
       const scope = yield* Effect.scope
       const codes = yield* makeSpillingCodeIndex(options.spool.folder, options.codesInMemory)
-      const splitter = new JsonBlockSplitter(options.company, blockBytes)
+      const splitter = new JsonBlockSplitter(options.company, blockBytes, scanOptions(options))
       const writer = makeSpoolWriter(options)
       const firstOccurrence = makeFirstOccurrences(codes)
       const window: Array<Fiber.RuntimeFiber<JsonBlockResult, ValidationThreadFailed>> = []

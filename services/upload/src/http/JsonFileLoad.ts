@@ -41,7 +41,8 @@ export const jsonFileLoad = <E, R>(
             spool,
             batchSize: config.batchSize,
             responseErrorsCap: config.responseErrorsCap,
-            codesInMemory: config.codesInMemory
+            codesInMemory: config.codesInMemory,
+            productMaxValues: config.productMaxValues
           }).pipe(
             Effect.catchTags({
               JsonSyntaxError: (error) =>
