@@ -2,30 +2,14 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Ref, Schema } from "effect"
 import { CAPACITY_KEY, call, postJson, startApp } from "./support/App.ts"
 import { lab, streams } from "./support/Lab.ts"
+import { Offer, orderOf as orderFor, pickupRequest, STORE, STORE_CAPACITY } from "./support/Capacity.ts"
 import { withSql } from "./support/Postgres.ts"
 import { freePort } from "./support/Processes.ts"
 
-// The demo network's stores pick 120 units a day (one pool); 150 pickup orders of 1 unit ask for more.
-const STORE = "TD-MIRAFLORES"
-const PURCHASE_DATE = "2027-03-01"
-const CAPACITY = 120
+// 150 pickup orders of 1 unit ask for more than the store's day.
+const CAPACITY = STORE_CAPACITY
 const AMOUNT = 1
 const ORDERS = 150
-
-const pickupRequest = {
-  purchaseDate: PURCHASE_DATE,
-  items: [{
-    origin: STORE, entityType: "TD", skuCode: "SKU-CELULAR-A54", zone: "", dispatchType: "NORMAL", quantity: 1,
-    destination: STORE, latitude: -12.12, longitude: -77.03, deliveryMode: "STORE_WITHDRAWAL", weight: 1
-  }]
-}
-
-const Offer = Schema.Tuple(Schema.Struct({
-  dispatchCode: Schema.String,
-  route: Schema.String,
-  pickingDate: Schema.String,
-  deliveryTrace: Schema.NonEmptyArray(Schema.Struct({ deliveryDate: Schema.String, details: Schema.Array(Schema.Unknown) }))
-}))
 
 const Usage = Schema.Array(Schema.Struct({ used: Schema.Number, ledger: Schema.Number, orders: Schema.Number }))
 
@@ -42,15 +26,7 @@ describe("a capacity server restarted mid-traffic", () => {
       expect(offered.status).toBe(200)
       const [offer] = yield* Schema.decodeUnknown(Offer)(offered.json())
       const DATE = offer.pickingDate
-      const orderOf = (orderId: string) => ({
-        orderId,
-        dispatchCode: offer.dispatchCode,
-        route: offer.route,
-        pickingDate: offer.pickingDate,
-        details: offer.deliveryTrace[0].details,
-        deliveryDate: offer.deliveryTrace[0].deliveryDate,
-        units: AMOUNT
-      })
+      const orderOf = (orderId: string) => orderFor(offer, orderId, AMOUNT)
       const answers = yield* Ref.make(new Map<string, number>())
       const finished = yield* Ref.make(0)
 

@@ -9,22 +9,14 @@ import { acceptedLoad, expectStoredExactly, finalViews } from "./support/Loads.t
 import { withSql } from "./support/Postgres.ts"
 import { spawnChild, stopTimed, waitUntil } from "./support/Processes.ts"
 import { pendingEntries, redisCommand, streamLength } from "./support/Redis.ts"
-import { holdLoadLocks, loadTotals } from "./support/Store.ts"
-import { streamUpload } from "./support/Upload.ts"
+import { holdLoadLocks, loadsOf, loadTotals } from "./support/Store.ts"
+import { fileOf, publishingFileLoad, streamUpload } from "./support/Upload.ts"
 
 /** Short leases, so that a dead owner is found within seconds (production: 30 s and 10 s). */
 const FAST_RECONCILE = { LOAD_LEASE_MS: "3000", LOAD_RECONCILE_INTERVAL_MS: "500" } as const
 /** LOAD_LEASE_MS + LOAD_RECONCILE_INTERVAL_MS, with room for a shared 2-core machine. */
 const RECONCILE_BOUND_MS = 3_000 + 500 + 10_000
 
-const fileOf = (products: ReadonlyArray<unknown>) => JSON.stringify({ products })
-
-const LoadRows = Schema.Array(Schema.Struct({ process_code: Schema.String, receiving: Schema.Boolean, status: Schema.String }))
-const loadsOf = (url: string, company: string) =>
-  withSql(url, (sql) =>
-    sql`SELECT process_code::text AS process_code, receiving, status FROM loads WHERE company = ${company}`.pipe(
-      Effect.flatMap(Schema.decodeUnknown(LoadRows))
-    ))
 
 const Count = Schema.Array(Schema.Struct({ n: Schema.Number }))
 const storedOfLoad = (url: string, processCode: string) =>
@@ -51,18 +43,9 @@ describe("a load whose server or queue died is never left in doubt", () => {
       const first = yield* startApp("app-1", dir, settings)
       const bearer = yield* token("KILLED")
       const products = sampleProducts(20_000, { prefix: "KP-" })
-      const upload = yield* Effect.fork(streamUpload({
-        url: `${first.base}/v1/handle-json`,
-        bearer,
-        part: "productsJson",
-        content: fileOf(products),
-        chunks: 1,
-        pauseMs: 0
-      }))
-      // The load row appears once the file was read whole; some of it is persisted while the rest is published.
-      const [load] = yield* waitUntil("publishing under way", Effect.flatMap(loadsOf(postgres.url, "KILLED"), (rows) =>
-        rows.length > 0 ? Effect.succeed(rows) : Effect.fail(new Error("no load yet"))), "120 seconds")
-      yield* waitUntil("some persisted", Effect.flatMap(loadTotals(postgres.url, [load!.process_code]), (t) =>
+      // Some of it is persisted while the rest is published.
+      const { upload, load } = yield* publishingFileLoad({ base: first.base, postgresUrl: postgres.url, company: "KILLED", bearer, products })
+      yield* waitUntil("some persisted", Effect.flatMap(loadTotals(postgres.url, [load.process_code]), (t) =>
         t.persisted > 0 ? Effect.void : Effect.fail(new Error("none yet"))), "60 seconds")
       yield* first.child.kill("SIGKILL")
       yield* first.child.exited
@@ -72,18 +55,18 @@ describe("a load whose server or queue died is never left in doubt", () => {
       expect(killed, "killed while still receiving").toMatchObject({ receiving: true, status: "PROCESSING" })
 
       const second = yield* startApp("app-2", dir, settings)
-      const { view, millis } = yield* finalTimed(second.base, load!.process_code, bearer)
+      const { view, millis } = yield* finalTimed(second.base, load.process_code, bearer)
       expect(view.status, JSON.stringify(view)).toBe("FAILED")
       expect(view.failureReason).toMatch(/stopped before publishing all of it.*send the load again/)
       expect(millis, second.logTail()).toBeLessThan(RECONCILE_BOUND_MS)
       // The batches it published before dying are dropped, not persisted after the fact.
       yield* waitUntil("stream empty", Effect.flatMap(streamLength(redis.url, names.PRODUCT_BATCHES_STREAM), (n) =>
         n === 0 ? Effect.void : Effect.fail(new Error(`${n} entries left`))))
-      const settled = yield* loadStatus(second.base, load!.process_code, bearer)
+      const settled = yield* loadStatus(second.base, load.process_code, bearer)
       expect(settled.totals.persisted).toBeGreaterThan(0)
       expect(settled.totals.persisted).toBeLessThan(products.length)
-      expect(yield* storedOfLoad(postgres.url, load!.process_code)).toBe(settled.totals.persisted)
-      expect(yield* redisCommand(redis.url, ["EXISTS", `${names.PRODUCT_BATCHES_STREAM}:load:${load!.process_code}`])).toBe(0)
+      expect(yield* storedOfLoad(postgres.url, load.process_code)).toBe(settled.totals.persisted)
+      expect(yield* redisCommand(redis.url, ["EXISTS", `${names.PRODUCT_BATCHES_STREAM}:load:${load.process_code}`])).toBe(0)
       expect(yield* pendingEntries(redis.url, names.PRODUCT_BATCHES_STREAM, names.PRODUCT_CONSUMER_GROUP)).toEqual([])
     }))
 

@@ -3,6 +3,7 @@ import { sampleProducts } from "@retail/testkit"
 import { Effect, Schema } from "effect"
 import { clusterPlan } from "../../scripts/clusterPlan.ts"
 import { type App, CAPACITY_KEY, call, postJson, startApp, token } from "./support/App.ts"
+import { Offer, orderOf, pickupRequest, STORE, STORE_CAPACITY } from "./support/Capacity.ts"
 import { lab, streams } from "./support/Lab.ts"
 import { acceptedFileLoad, acceptedLoad, expectPersistedOnce, type SentLoad } from "./support/Loads.ts"
 import { freePort, waitUntil } from "./support/Processes.ts"
@@ -10,27 +11,9 @@ import { redisCommand } from "./support/Redis.ts"
 import { loadTotals } from "./support/Store.ts"
 
 const BATCH_SIZE = 50
-const STORE = "TD-MIRAFLORES"
-// The demo network's stores pick 120 units a day.
-const STORE_CAPACITY = 120
-
-const pickup = {
-  purchaseDate: "2027-03-01",
-  items: [{
-    origin: STORE, entityType: "TD", skuCode: "SKU-CELULAR-A54", zone: "", dispatchType: "NORMAL", quantity: 1,
-    destination: STORE, latitude: -12.12, longitude: -77.03, deliveryMode: "STORE_WITHDRAWAL", weight: 1
-  }]
-}
-
-const Offer = Schema.Tuple(Schema.Struct({
-  dispatchCode: Schema.String,
-  route: Schema.String,
-  pickingDate: Schema.String,
-  deliveryTrace: Schema.NonEmptyArray(Schema.Struct({ deliveryDate: Schema.String, details: Schema.Array(Schema.Unknown) }))
-}))
 
 const offerOn = (base: string) =>
-  Effect.flatMap(postJson(base, "/v1/delivery/capacity", pickup, CAPACITY_KEY), (response) => {
+  Effect.flatMap(postJson(base, "/v1/delivery/capacity", pickupRequest, CAPACITY_KEY), (response) => {
     expect(response.status, response.text).toBe(200)
     return Effect.map(Schema.decodeUnknown(Offer)(response.json()), ([offer]) => offer)
   })
@@ -108,15 +91,7 @@ describe("scale-out: the cluster plan (npm run cluster, docker-compose.yml) as p
       // Capacity: fill the store's picking day through capacity-1; capacity-2 plans past it.
       const [one, two] = [app("capacity-1").base, app("capacity-2").base]
       const before = yield* offerOn(two)
-      const order = {
-        orderId: "SCALE-OUT-1",
-        dispatchCode: before.dispatchCode,
-        route: before.route,
-        pickingDate: before.pickingDate,
-        details: before.deliveryTrace[0].details,
-        deliveryDate: before.deliveryTrace[0].deliveryDate,
-        units: STORE_CAPACITY
-      }
+      const order = orderOf(before, "SCALE-OUT-1", STORE_CAPACITY)
       const taken = yield* postJson(one, "/v1/delivery/capacity/consumptions", order, CAPACITY_KEY)
       expect(taken.status, taken.text).toBe(200)
       const after = yield* waitUntil("capacity-2 sees the order", Effect.flatMap(offerOn(two), (offer) =>

@@ -1,26 +1,17 @@
 import { describe, expect, it } from "@effect/vitest"
 import { sampleProducts } from "@retail/testkit"
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { startApp, token } from "./support/App.ts"
 import { lab, streams } from "./support/Lab.ts"
 import { acceptedLoad, expectStoredExactly, finalViews } from "./support/Loads.ts"
 import { stopTimed, waitUntil } from "./support/Processes.ts"
-import { withSql } from "./support/Postgres.ts"
 import { pendingEntries, streamLength } from "./support/Redis.ts"
-import { holdLoadLocks, loadTotals } from "./support/Store.ts"
-import { streamUpload } from "./support/Upload.ts"
+import { holdLoadLocks, loadsOf, loadTotals } from "./support/Store.ts"
+import { fileOf, publishingFileLoad, streamUpload } from "./support/Upload.ts"
 
 /** The issue asks for a bounded exit; generous, as this machine is shared. */
 const EXIT_BOUND_MS = 30_000
 
-const LoadRows = Schema.Array(Schema.Struct({ process_code: Schema.String, status: Schema.String, receiving: Schema.Boolean }))
-const loadsOf = (url: string, company: string) =>
-  withSql(url, (sql) =>
-    sql`SELECT process_code::text AS process_code, status, receiving FROM loads WHERE company = ${company}`.pipe(
-      Effect.flatMap(Schema.decodeUnknown(LoadRows))
-    ))
-
-const fileOf = (products: ReadonlyArray<unknown>) => JSON.stringify({ products })
 
 describe("SIGTERM", () => {
   it.scopedLive("during a file upload that ends within the grace period: the upload finishes (200), the process exits in bounded time, everything is stored", () =>
@@ -92,17 +83,7 @@ describe("SIGTERM", () => {
       const first = yield* startApp("app-1", dir, { ...settings, SHUTDOWN_GRACE_MS: "0" })
       const bearer = yield* token("PUBLISHER")
       const products = sampleProducts(5_000, { prefix: "PB-" })
-      const upload = yield* Effect.fork(streamUpload({
-        url: `${first.base}/v1/handle-json`,
-        bearer,
-        part: "productsJson",
-        content: fileOf(products),
-        chunks: 1,
-        pauseMs: 0
-      }))
-      // The load row appears once the file was read whole: it is being published from now on.
-      yield* waitUntil("publishing started", Effect.flatMap(loadsOf(postgres.url, "PUBLISHER"), (rows) =>
-        rows.length > 0 ? Effect.void : Effect.fail(new Error("no load yet"))), "120 seconds")
+      const { upload } = yield* publishingFileLoad({ base: first.base, postgresUrl: postgres.url, company: "PUBLISHER", bearer, products })
       const exit = yield* stopTimed(first.child, "SIGTERM")
       const outcome = yield* upload.await
       expect(exit.millis).toBeLessThan(EXIT_BOUND_MS)

@@ -62,3 +62,12 @@ export const recordedBatches = (url: string) =>
     sql`SELECT process_code::text AS process_code, batch_no, products, outcome FROM load_batches ORDER BY process_code, batch_no`.pipe(
       Effect.flatMap(Schema.decodeUnknown(Batches))
     ))
+
+const LoadRows = Schema.Array(Schema.Struct({ process_code: Schema.String, status: Schema.String, receiving: Schema.Boolean }))
+
+/** The loads of a company as the database has them (a load is recorded once its file was read whole). */
+export const loadsOf = (url: string, company: string) =>
+  withSql(url, (sql) =>
+    sql`SELECT process_code::text AS process_code, status, receiving FROM loads WHERE company = ${company}`.pipe(
+      Effect.flatMap(Schema.decodeUnknown(LoadRows))
+    ))

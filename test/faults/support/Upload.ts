@@ -1,5 +1,7 @@
 import { Effect } from "effect"
 import { request } from "node:http"
+import { waitUntil } from "./Processes.ts"
+import { loadsOf } from "./Store.ts"
 
 export interface UploadOutcome {
   readonly status: number | null
@@ -63,4 +65,32 @@ export const streamUpload = (options: {
       if (!req.destroyed) req.end(tail)
     }
     write().catch((error: unknown) => settle({ status: null, body: "", error: String(error) }))
+  })
+
+export const fileOf = (products: ReadonlyArray<unknown>) => JSON.stringify({ products })
+
+/**
+ * Sends `products` as one /handle-json file in the background and waits until its load is recorded:
+ * the file was read whole and the load is being published from now on.
+ */
+export const publishingFileLoad = (options: {
+  readonly base: string
+  readonly postgresUrl: string
+  readonly company: string
+  readonly bearer: string
+  readonly products: ReadonlyArray<unknown>
+}) =>
+  Effect.gen(function*() {
+    const upload = yield* Effect.fork(streamUpload({
+      url: `${options.base}/v1/handle-json`,
+      bearer: options.bearer,
+      part: "productsJson",
+      content: fileOf(options.products),
+      chunks: 1,
+      pauseMs: 0
+    }))
+    const [load] = yield* waitUntil("publishing started", Effect.flatMap(loadsOf(options.postgresUrl, options.company), (rows) =>
+      rows.length > 0 ? Effect.succeed(rows) : Effect.fail(new Error("no load yet"))), "120 seconds")
+    if (load === undefined) return yield* Effect.dieMessage("no load recorded")
+    return { upload, load } as const
   })
