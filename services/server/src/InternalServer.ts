@@ -4,6 +4,7 @@ import { InternalApi } from "@retail/api"
 import { InternalFileLoadSlotsLive } from "@retail/limits"
 import { UploadService } from "@retail/service-upload"
 import { Context, Effect, Layer } from "effect"
+import { BodyWatchdog } from "./BodyWatchdog.ts"
 import { createGracefulServer } from "./FastLaneServer.ts"
 import { trackInFlight } from "./InFlightRequests.ts"
 import { ServerConfig } from "./ServerConfig.ts"
@@ -44,6 +45,7 @@ export const InternalServerLive = Layer.fresh(
   HttpApiBuilder.serve(trackInFlight).pipe(
     HttpMiddleware.withTracerDisabledWhen(() => true),
     Layer.provide(InternalApiLive),
+    Layer.provide(BodyWatchdog),
     Layer.merge(address),
     Layer.provide(InternalListener)
   )
