@@ -4,9 +4,7 @@ import { Effect } from "effect"
 import { IncomingMessage } from "node:http"
 import { type BodyRule, type BodySample, type BodyVerdict, makeBodyProgress } from "./BodyProgress.ts"
 import { ServerConfig } from "./ServerConfig.ts"
-
-const hasBody = (request: IncomingMessage) =>
-  request.headers["transfer-encoding"] !== undefined || Number(request.headers["content-length"] ?? "0") > 0
+import { hasBody } from "./RequestBody.ts"
 
 const sampleOf = (request: IncomingMessage): BodySample => {
   const socket = request.socket

@@ -1,5 +1,6 @@
 import { type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders, ServerResponse } from "node:http"
 import type { Socket } from "node:net"
+import { hasBody } from "./RequestBody.ts"
 
 /**
  * How long a connection answered `Connection: close` still reads (and drops) what the client
@@ -18,9 +19,6 @@ const lingerClose = (socket: Socket) => {
     socket.end()
   }
 }
-
-const hasBody = (request: IncomingMessage) =>
-  request.headers["transfer-encoding"] !== undefined || Number(request.headers["content-length"] ?? "0") > 0
 
 /**
  * The server's ServerResponse. An answer written before the request body has been received to its
