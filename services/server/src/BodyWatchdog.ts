@@ -6,14 +6,15 @@ import { type BodyRule, type BodySample, type BodyVerdict, makeBodyProgress } fr
 import { ServerConfig } from "./ServerConfig.ts"
 import { hasBody } from "./RequestBody.ts"
 
-const sampleOf = (request: IncomingMessage): BodySample => {
+const sampleOf = (request: IncomingMessage, now: number, loopLagged: boolean): BodySample => {
   const socket = request.socket
   return {
-    now: Date.now(),
+    now,
     bytesRead: socket.bytesRead,
-    // Paused by a pipe whose destination is full, or node stopped reading the socket because the
-    // request's buffer is full: the server is behind, not the client.
-    serverBusy: request.isPaused() || request.readableLength >= request.readableHighWaterMark || socket.isPaused()
+    // Paused by a pipe whose destination is full, node stopped reading the socket because the
+    // request's buffer is full, or the event loop was blocked (timers run before the socket reads
+    // that waited): the server is behind, not the client.
+    serverBusy: loopLagged || request.isPaused() || request.readableLength >= request.readableHighWaterMark || socket.isPaused()
   }
 }
 
@@ -35,14 +36,18 @@ const answer = (verdict: Exclude<BodyVerdict, "receiving">, rule: BodyRule) =>
  */
 const stall = (request: IncomingMessage, rule: BodyRule) =>
   Effect.async<HttpServerResponse.HttpServerResponse>((resume) => {
-    const judge = makeBodyProgress(rule, sampleOf(request))
+    const periodMs = Math.max(20, Math.min(1000, rule.idleTimeoutMs / 10))
+    let lookedAt = Date.now()
+    const judge = makeBodyProgress(rule, sampleOf(request, lookedAt, false))
     const timer = setInterval(() => {
       if (request.complete || request.socket.destroyed) return clearInterval(timer)
-      const verdict = judge(sampleOf(request))
+      const now = Date.now()
+      const verdict = judge(sampleOf(request, now, now - lookedAt > 2 * periodMs))
+      lookedAt = now
       if (verdict === "receiving") return
       clearInterval(timer)
       resume(Effect.as(Effect.logWarning(`${request.method} ${request.url}: request body ${verdict}, answered 408`), answer(verdict, rule)))
-    }, Math.max(20, Math.min(1000, rule.idleTimeoutMs / 10)))
+    }, periodMs)
     return Effect.sync(() => clearInterval(timer))
   })
 
