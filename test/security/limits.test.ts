@@ -5,7 +5,7 @@ import * as Http from "node:http"
 import { internalRequest, postJson, request } from "../support/Http.ts"
 import { type LoadBody, publishedEntries } from "../support/Loads.ts"
 import { fileOf, formData } from "../support/Multipart.ts"
-import { baseUrl, mintToken, TestServer } from "../support/TestServer.ts"
+import { baseUrl, internalBaseUrl, mintToken, TestServer } from "../support/TestServer.ts"
 
 const run = crypto.randomUUID().slice(0, 8).toUpperCase()
 const KEY = "limits-key"
@@ -79,15 +79,22 @@ const busyCompany = (company: string) => ({
   }
 })
 
-/** A /handle-json request whose file part is left open until `finish` is called (torn down with the scope otherwise). */
-const openFileLoad = (token: string) =>
-  Effect.flatMap(baseUrl, (base) =>
-    Effect.acquireRelease(
+/** Where a held file load is sent: the public /handle-json with a token, or /handle-json-int with a company part. */
+type HeldTarget = { readonly token: string } | { readonly internalCompany: string }
+
+/** A file load whose file part is left open until `finish` is called (torn down with the scope otherwise). */
+const openFileLoad = (target: HeldTarget) =>
+  Effect.flatMap(Effect.all([baseUrl, internalBaseUrl]), ([publicBase, internalBase]) => {
+    const base = "token" in target ? publicBase : internalBase
+    return Effect.acquireRelease(
       Effect.sync(() => {
         const boundary = `held-${run}`
-        const req = Http.request(new URL("/v1/handle-json", base), {
+        const req = Http.request(new URL("token" in target ? "/v1/handle-json" : "/v1/handle-json-int", base), {
           method: "POST",
-          headers: { authorization: `Bearer ${token}`, "content-type": `multipart/form-data; boundary=${boundary}` }
+          headers: {
+            ...("token" in target ? { authorization: `Bearer ${target.token}` } : {}),
+            "content-type": `multipart/form-data; boundary=${boundary}`
+          }
         })
         let answered = false
         const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
@@ -101,7 +108,8 @@ const openFileLoad = (token: string) =>
           })
           req.on("error", reject)
         })
-        req.write(`--${boundary}\r\nContent-Disposition: form-data; name="productsJson"; filename="p.json"\r\nContent-Type: application/json\r\n\r\n[`)
+        const company = "token" in target ? "" : `--${boundary}\r\nContent-Disposition: form-data; name="company"\r\n\r\n${target.internalCompany}\r\n`
+        req.write(`${company}--${boundary}\r\nContent-Disposition: form-data; name="productsJson"; filename="p.json"\r\nContent-Type: application/json\r\n\r\n[`)
         return {
           req,
           /** Whether the server has answered already (it refused the load) while its file is still open. */
@@ -110,7 +118,8 @@ const openFileLoad = (token: string) =>
         }
       }),
       ({ req }) => Effect.sync(() => req.destroy())
-    ))
+    )
+  })
 
 const pause = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
 
@@ -119,10 +128,10 @@ const pause = (ms: number) => Effect.promise(() => new Promise((resolve) => setT
  * got meanwhile. A probe is a load too: on a busy machine one can take the slot just before the
  * held load asks for it, and the held load is refused; it is then opened again.
  */
-const holdSlot = <E, R>(token: string, probe: Effect.Effect<{ readonly status: number; readonly headers: Headers; readonly text: string }, E, R>) =>
+const holdSlot = <E, R>(target: HeldTarget, probe: Effect.Effect<{ readonly status: number; readonly headers: Headers; readonly text: string }, E, R>) =>
   Effect.gen(function*() {
     for (let attempt = 1; attempt <= 5; attempt++) {
-      const held = yield* openFileLoad(token)
+      const held = yield* openFileLoad(target)
       // Time for node to send the held request before the first probe (longer after each refusal).
       yield* pause(10 * attempt ** 2)
       for (let poll = 0; poll < 500 && !held.answered(); poll++) {
@@ -201,7 +210,7 @@ describe("body sizes, multipart parts and file loads in flight", () => {
         const token = yield* mintToken({ scope: "products:write", company })
         const other = yield* mintToken({ scope: "products:write", company: `${company}-B` })
         const small = () => formData([["productsJson", fileOf("[]", "application/json")]])
-        const { held: first, refused } = yield* holdSlot(token, request("/v1/handle-json", { token, body: small() }))
+        const { held: first, refused } = yield* holdSlot({ token }, request("/v1/handle-json", { token, body: small() }))
         expect(tooMany(refused)).toEqual(busyCompany(company))
         expect((yield* request("/v1/handle-json", { token: other, body: small() })).status).toBe(200)
         const finished = yield* first.finish()
@@ -212,9 +221,19 @@ describe("body sizes, multipart parts and file loads in flight", () => {
   })
 })
 
+/** The 429 of a company's internal load beyond INTERNAL_FILE_LOADS_PER_COMPANY=1. */
+const busyInternally = (company: string) => ({
+  status: 429,
+  retryAfter: "5",
+  body: {
+    _tag: "TooManyRequests",
+    message: `Company ${company} already has 1 file loads in progress (INTERNAL_FILE_LOADS_PER_COMPANY); retry after 5 s`
+  }
+})
+
 describe("file loads in flight on the internal listener", () => {
-  layer(TestServer({ FILE_LOADS_PER_COMPANY: "1" }), { timeout: 120_000, excludeTestServices: true })((it) => {
-    it.scoped("a company's /handle-json-int loads share its FILE_LOADS_PER_COMPANY slots with its public ones", () =>
+  layer(TestServer({ FILE_LOADS_PER_COMPANY: "1", INTERNAL_FILE_LOADS_PER_COMPANY: "1" }), { timeout: 120_000, excludeTestServices: true })((it) => {
+    it.scoped("a company's /handle-json-int loads have slots of their own: internal loads cannot exhaust its public ones", () =>
       Effect.gen(function*() {
         const company = `ISLOT${run}`
         const token = yield* mintToken({ scope: "products:write", company })
@@ -222,11 +241,15 @@ describe("file loads in flight on the internal listener", () => {
           internalRequest("/v1/handle-json-int", {
             body: formData([["company", forCompany], ["productsJson", fileOf(JSON.stringify(sampleProducts(2, { prefix: `${forCompany}-` })), "application/json")]])
           })
-        const { held: first } = yield* holdSlot(token, internal(company))
+        const publicLoad = () => request("/v1/handle-json", { token, body: formData([["productsJson", fileOf("[]", "application/json")]]) })
+        // A stalled internal upload holds the company's one internal slot...
+        const { held: first } = yield* holdSlot({ internalCompany: company }, internal(company))
         const before = yield* publishedEntries
         const refused = yield* internal(company)
-        expect(tooMany(refused)).toEqual(busyCompany(company))
+        expect(tooMany(refused)).toEqual(busyInternally(company))
         expect(yield* publishedEntries).toBe(before)
+        // ...but not its public one.
+        expect((yield* publicLoad()).status).toBe(200)
         expect((yield* internal(`${company}-B`)).status).toBe(200)
         expect((yield* first.finish()).status).toBe(200)
         expect((yield* internal(company)).status).toBe(200)

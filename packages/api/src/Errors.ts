@@ -19,6 +19,15 @@ export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
   HttpApiSchema.annotations({ status: 413, description: "The request body is larger than this endpoint accepts" })
 ) {}
 
+export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()(
+  "RequestTimeout",
+  { message: Schema.String },
+  HttpApiSchema.annotations({
+    status: 408,
+    description: "The request body stopped arriving (UPLOAD_IDLE_TIMEOUT_MS) or arrived slower than UPLOAD_MIN_BYTES_PER_SECOND; nothing was published"
+  })
+) {}
+
 export class LoadNotFound extends Schema.TaggedError<LoadNotFound>()(
   "LoadNotFound",
   { message: Schema.String },

@@ -12,8 +12,10 @@ export interface LimitsSettings {
   readonly token: RateRule
   /** Requests of one capacity API key, on the fast lane and the administration endpoints. */
   readonly apiKey: RateRule
-  /** File loads of one company in flight at once (`/handle-json`, `/handle-csv`). */
+  /** File loads of one company in flight at once on the public listener (`/handle-json`, `/handle-csv`). */
   readonly fileLoadsPerCompany: number
+  /** The same on the internal listener (`/handle-json-int`), counted apart from the public ones. */
+  readonly internalFileLoadsPerCompany: number
   /** What a 429 for too many file loads in flight advises in Retry-After. */
   readonly fileLoadRetryAfterSeconds: number
 }
@@ -42,6 +44,7 @@ export class LimitsConfig extends Context.Tag("@retail/limits/LimitsConfig")<Lim
         token: yield* rule("TOKEN", 50, 100),
         apiKey: yield* rule("API_KEY", 0, 1000),
         fileLoadsPerCompany: yield* atLeast(1)("FILE_LOADS_PER_COMPANY", 4),
+        internalFileLoadsPerCompany: yield* atLeast(1)("INTERNAL_FILE_LOADS_PER_COMPANY", 4),
         fileLoadRetryAfterSeconds: yield* atLeast(1)("FILE_LOAD_RETRY_AFTER_SECONDS", 5)
       }
     })
@@ -52,6 +55,7 @@ export class LimitsConfig extends Context.Tag("@retail/limits/LimitsConfig")<Lim
       token: { perSecond: 0, burst: 1 },
       apiKey: { perSecond: 0, burst: 1 },
       fileLoadsPerCompany: 4,
+      internalFileLoadsPerCompany: 4,
       fileLoadRetryAfterSeconds: 5,
       ...overrides
     })

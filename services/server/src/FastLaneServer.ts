@@ -1,4 +1,5 @@
 import { IncomingMessage, Server, ServerResponse } from "node:http"
+import { EarlyAnswerResponse } from "./EarlyAnswerResponse.ts"
 
 export type Lane = (request: IncomingMessage, response: ServerResponse) => boolean
 
@@ -6,10 +7,15 @@ export type Lane = (request: IncomingMessage, response: ServerResponse) => boole
  * A node:http server whose close() waits for requests in flight at most `shutdownGraceMs`, then
  * cuts their connections (their handlers are interrupted): shutdown ends in bounded time even
  * with a slow upload.
+ *
+ * No total deadline on a request (node's default requestTimeout of 300 s cut uploads longer than
+ * five minutes however fast they progressed): a body that stalls is ended by the BodyWatchdog
+ * instead; headersTimeout (60 s) still bounds the headers. Early answers close their connection
+ * (EarlyAnswerResponse).
  */
 export class GracefulServer extends Server {
   constructor(private readonly shutdownGraceMs: number) {
-    super()
+    super({ requestTimeout: 0, ServerResponse: EarlyAnswerResponse })
   }
 
   override close(callback?: (error?: Error) => void): this {

@@ -8,9 +8,9 @@ import { ServerConfig } from "./ServerConfig.ts"
 
 /**
  * The repositories over PostgreSQL when DATABASE_URL is set, else the embedded one; Redis Streams
- * when REDIS_URL is set, else in-process; and the process's file load slots, which the public and
- * the internal listener share (FILE_LOADS_PER_COMPANY counts a company's loads on both), as they
- * share the threads that validate JSON files; and this process as the owner of the loads it receives.
+ * when REDIS_URL is set, else in-process; the public listener's file load slots (FILE_LOADS_PER_COMPANY;
+ * the internal listener has its own, see InternalServer.ts); and the threads that validate JSON
+ * files, which both listeners share; and this process as the owner of the loads it receives.
  * Released after the listeners, so after requests drained.
  */
 export const Infrastructure = Layer.unwrapEffect(

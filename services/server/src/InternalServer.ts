@@ -1,8 +1,10 @@
 import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { InternalApi } from "@retail/api"
+import { InternalFileLoadSlotsLive } from "@retail/limits"
 import { UploadService } from "@retail/service-upload"
 import { Context, Effect, Layer } from "effect"
+import { BodyWatchdog } from "./BodyWatchdog.ts"
 import { createGracefulServer } from "./FastLaneServer.ts"
 import { trackInFlight } from "./InFlightRequests.ts"
 import { ServerConfig } from "./ServerConfig.ts"
@@ -15,7 +17,14 @@ const InternalListener = Layer.unwrapEffect(
     NodeHttpServer.layer(createGracefulServer(shutdownGraceMs), { port: internalPort, host: internalHost }))
 )
 
-const InternalApiLive = HttpApiBuilder.api(InternalApi).pipe(Layer.provide(UploadService.internalHttp))
+/**
+ * Internal loads take slots of their own (INTERNAL_FILE_LOADS_PER_COMPANY): anyone on the host can
+ * call this listener without a token, and must not be able to hold a company's public slots.
+ */
+const InternalApiLive = HttpApiBuilder.api(InternalApi).pipe(
+  Layer.provide(UploadService.internalHttp),
+  Layer.provide(InternalFileLoadSlotsLive)
+)
 
 const address = Layer.effect(
   InternalAddress,
@@ -36,6 +45,7 @@ export const InternalServerLive = Layer.fresh(
   HttpApiBuilder.serve(trackInFlight).pipe(
     HttpMiddleware.withTracerDisabledWhen(() => true),
     Layer.provide(InternalApiLive),
+    Layer.provide(BodyWatchdog),
     Layer.merge(address),
     Layer.provide(InternalListener)
   )

@@ -14,6 +14,7 @@ import { CapacityFastLane, CapacityService } from "@retail/service-capacity"
 import { UploadService } from "@retail/service-upload"
 import { Duration, Effect, Layer, Option } from "effect"
 import { AuthenticationLive } from "./Authentication.ts"
+import { BodyWatchdog } from "./BodyWatchdog.ts"
 import { createFastLaneServer } from "./FastLaneServer.ts"
 import { HealthHttp } from "./HealthHttp.ts"
 import { InFlightRequests, trackInFlight } from "./InFlightRequests.ts"
@@ -64,7 +65,8 @@ const PublicAppLive = HttpApiBuilder.serve(trackInFlight).pipe(
   Layer.provide(HttpApiScalar.layerCdn({ path: "/v1/docs", version: "1.39.3" })),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v1/openapi.json" })),
   Layer.provide(ApiLive),
-  Layer.provide(BodyLimit)
+  Layer.provide(BodyLimit),
+  Layer.provide(BodyWatchdog)
 )
 
 /** The public API on the HttpServer it is given, and the internal API on its own listener. */

@@ -24,6 +24,14 @@ export const ServerConfig = Config.all({
     Config.validate({ message: "SHUTDOWN_GRACE_MS must be 0 or more", validation: (ms) => ms >= 0 }),
     Config.withDefault(20_000)
   ),
+  uploadIdleTimeoutMs: Config.integer("UPLOAD_IDLE_TIMEOUT_MS").pipe(
+    Config.validate({ message: "UPLOAD_IDLE_TIMEOUT_MS must be 0 or more (0: no watchdog)", validation: (ms) => ms >= 0 }),
+    Config.withDefault(30_000)
+  ),
+  uploadMinBytesPerSecond: Config.integer("UPLOAD_MIN_BYTES_PER_SECOND").pipe(
+    Config.validate({ message: "UPLOAD_MIN_BYTES_PER_SECOND must be 0 or more (0: no minimum)", validation: (n) => n >= 0 }),
+    Config.withDefault(1024)
+  ),
   requestMaxBytes: Config.integer("REQUEST_MAX_BYTES").pipe(
     Config.validate({ message: "REQUEST_MAX_BYTES must be a positive integer", validation: (n) => n > 0 }),
     Config.withDefault(16 * 1024 * 1024)

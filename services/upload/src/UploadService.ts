@@ -23,7 +23,7 @@ export const http = Layer.mergeAll(ProductsHttp, FilesHttp, LoadsHttp).pipe(
   Layer.provide(UploadConfig.layer)
 )
 
-/** The endpoints of the internal listener, ready to be added to the InternalApi. */
+/** The endpoints of the internal listener, ready to be added to the InternalApi; its FileLoadSlots come from outside. */
 export const internalHttp = InternalFilesHttp.pipe(
   Layer.provide(FileLoadPublisher.Default),
   Layer.provide(ProductPublisher.Default),

@@ -24,7 +24,8 @@ export const companyField = (fields: ReadonlyMap<string, string>) => {
 
 /**
  * Served on the internal listener only: no token, the company is named by the caller. Its loads
- * take the same FILE_LOADS_PER_COMPANY slots as the company's public ones, once the company is read.
+ * take a slot of the FileLoadSlots it is given (the listener's own, INTERNAL_FILE_LOADS_PER_COMPANY)
+ * once the company is read.
  */
 export const InternalFilesHttp = HttpApiBuilder.group(InternalApi, "internalFiles", (handlers) =>
   Effect.map(FileLoadSlots, (slots) =>

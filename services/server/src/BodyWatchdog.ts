@@ -1,0 +1,78 @@
+import { HttpApiBuilder, type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { RequestTimeout } from "@retail/api"
+import { Effect } from "effect"
+import { IncomingMessage } from "node:http"
+import { type BodyRule, type BodySample, type BodyVerdict, makeBodyProgress } from "./BodyProgress.ts"
+import { ServerConfig } from "./ServerConfig.ts"
+import { hasBody } from "./RequestBody.ts"
+
+const sampleOf = (request: IncomingMessage, now: number, loopLagged: boolean): BodySample => {
+  const socket = request.socket
+  return {
+    now,
+    bytesRead: socket.bytesRead,
+    // Paused by a pipe whose destination is full, node stopped reading the socket because the
+    // request's buffer is full, or the event loop was blocked (timers run before the socket reads
+    // that waited): the server is behind, not the client.
+    serverBusy: loopLagged || request.isPaused() || request.readableLength >= request.readableHighWaterMark || socket.isPaused()
+  }
+}
+
+const answer = (verdict: Exclude<BodyVerdict, "receiving">, rule: BodyRule) =>
+  HttpServerResponse.unsafeJson(
+    new RequestTimeout({
+      message: verdict === "idle"
+        ? `The request body stopped arriving: nothing for ${rule.idleTimeoutMs} ms (UPLOAD_IDLE_TIMEOUT_MS). Nothing was published.`
+        : `The request body arrived slower than ${rule.minBytesPerSecond} bytes/s over ${rule.idleTimeoutMs} ms (UPLOAD_MIN_BYTES_PER_SECOND). Nothing was published.`
+    }),
+    { status: 408 }
+  )
+
+/**
+ * Completes with a 408 once the client stalls or is too slow, never while the body keeps coming;
+ * looks every tenth of the idle timeout (at most each second), and stops looking once the body
+ * has been received whole. No listener is added to the request (a 'data' listener would switch
+ * it to flowing mode under the handler's reader).
+ */
+const stall = (request: IncomingMessage, rule: BodyRule) =>
+  Effect.async<HttpServerResponse.HttpServerResponse>((resume) => {
+    const periodMs = Math.max(20, Math.min(1000, rule.idleTimeoutMs / 10))
+    let lookedAt = Date.now()
+    const judge = makeBodyProgress(rule, sampleOf(request, lookedAt, false))
+    const timer = setInterval(() => {
+      if (request.complete || request.socket.destroyed) return clearInterval(timer)
+      const now = Date.now()
+      const verdict = judge(sampleOf(request, now, now - lookedAt > 2 * periodMs))
+      lookedAt = now
+      if (verdict === "receiving") return
+      clearInterval(timer)
+      resume(Effect.as(Effect.logWarning(`${request.method} ${request.url}: request body ${verdict}, answered 408`), answer(verdict, rule)))
+    }, periodMs)
+    return Effect.sync(() => clearInterval(timer))
+  })
+
+/**
+ * Ends a request whose body stalls (UPLOAD_IDLE_TIMEOUT_MS) or trickles
+ * (UPLOAD_MIN_BYTES_PER_SECOND): its handler is interrupted, which frees what it holds (a file
+ * load's slot, its spool) before the 408 is written; the answer closes the connection
+ * (EarlyAnswerResponse). It replaces node's total requestTimeout, which cut long uploads that were
+ * still progressing. Armed only for requests with a body still to be received: the others (and the
+ * capacity fast lane, which never reaches the Effect stack) pay a header check.
+ */
+export const watchBody = (rule: BodyRule) => <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
+  rule.idleTimeoutMs === 0 ? app : Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const source = request.source
+    if (!(source instanceof IncomingMessage) || source.complete || !hasBody(source)) return app
+    // The request's fiber is uninterruptible (but in the route handlers): the watch must be made
+    // interruptible, or the race could not stop it once the app has answered.
+    return Effect.raceFirst(app, Effect.interruptible(stall(source, rule)))
+  })
+
+/**
+ * watchBody as an HttpApi middleware (UPLOAD_IDLE_TIMEOUT_MS, UPLOAD_MIN_BYTES_PER_SECOND). At this
+ * level the response is still a value: a listener-level middleware wraps an app that has already
+ * written its answer, and an interrupted handler there writes a 503 of its own.
+ */
+export const BodyWatchdog = HttpApiBuilder.middleware(
+  Effect.map(ServerConfig, (config) => watchBody({ idleTimeoutMs: config.uploadIdleTimeoutMs, minBytesPerSecond: config.uploadMinBytesPerSecond }))
+)
