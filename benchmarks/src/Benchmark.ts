@@ -48,6 +48,8 @@ export interface Benchmark {
   readonly smokeSize: number
   /** Runs when the command does not say (`--runs`); 3 unless set (a soak of minutes runs once). */
   readonly defaultRuns?: number
+  /** What its servers run with, for the report; unset: the runner's infrastructure (`suiteConfiguration`). */
+  readonly configuration?: () => string
   readonly open: (ctx: SetupContext) => Promise<Session>
 }
 

@@ -17,12 +17,26 @@ const setting = (name: string): string | undefined => {
   return value === undefined || value === "" ? undefined : value
 }
 
+/**
+ * What the servers of a benchmark run with, for each benchmark's section of the report: the
+ * runner's infrastructure, which without DATABASE_URL is an in-memory PGlite, not what `npm start`
+ * runs (an embedded PostgreSQL server with its data on disk: the `embedded` benchmark measures that).
+ */
+export const suiteConfiguration = (): string => {
+  const database = databaseUrl() === undefined
+    ? "in-memory PGlite (DATA_DIR=memory://), not npm start's default embedded PostgreSQL server"
+    : "PostgreSQL (DATABASE_URL)"
+  const queue = redisUrl() === undefined ? "in-process queue" : "Redis (REDIS_URL)"
+  const server = serverRuntime() === "tsx" ? "TypeScript sources under tsx" : "the npm start bundle with its Node flags"
+  return `servers under test: ${database}, ${queue}, ${server}`
+}
+
 export const databaseUrl = (): string | undefined => setting("DATABASE_URL")
 export const redisUrl = (): string | undefined => setting("REDIS_URL")
 
 /** The same choice the server makes (services/server Infrastructure.ts). */
 export const infrastructure = (): Infrastructure => ({
-  database: databaseUrl() === undefined ? "embedded PGlite" : "PostgreSQL (DATABASE_URL)",
+  database: databaseUrl() === undefined ? "embedded PGlite in memory (DATA_DIR=memory://)" : "PostgreSQL (DATABASE_URL)",
   queue: redisUrl() === undefined ? "in-process" : "Redis (REDIS_URL)",
   server: serverRuntime() === "tsx" ? "tsx on the sources (BENCH_SERVER_RUNTIME=tsx)" : "esbuild bundle, as npm start"
 })

@@ -34,7 +34,7 @@ export const toMarkdown = (report: Report): string => {
     `Command: \`${report.command}\``,
     "",
     `Run ${report.startedAt} to ${report.finishedAt}. Machine: ${m.cores} cores (${m.cpuModel}), ${m.totalMemoryGiB} GiB RAM, Node ${m.node}, ${m.platform}; load average ${m.loadAverageAtStart.join(", ")} at the start, ${m.loadAverageAtEnd.join(", ")} at the end.`,
-    `Infrastructure: database ${report.infrastructure.database}, queue ${report.infrastructure.queue}${report.infrastructure.server === undefined ? "" : `; servers under test: ${report.infrastructure.server}`}.`,
+    `Infrastructure (the runner's; a benchmark whose servers run otherwise says so in its Configuration line): database ${report.infrastructure.database}, queue ${report.infrastructure.queue}${report.infrastructure.server === undefined ? "" : `; servers under test: ${report.infrastructure.server}`}.`,
     "",
     "Each figure is the median of its runs with its spread (min-max, or the interquartile range from 4 runs on); its limit",
     "was measured in the same runs, and the ratio is figure median / limit median (for latency and memory, lower is better).",
@@ -42,6 +42,7 @@ export const toMarkdown = (report: Report): string => {
   ]
   for (const b of report.benchmarks) {
     lines.push(`## ${b.name}`, "", `${b.description} Size: ${b.size} ${b.sizeUnit}; ${b.runs} run(s), ${b.seconds.toFixed(0)} s.`, "")
+    if (b.configuration !== undefined) lines.push(`Configuration: ${b.configuration}.`, "")
     if (b.failure !== undefined) lines.push(`**FAILED**: ${b.failure}`, "")
     for (const note of b.notes) lines.push(`- ${note}`)
     if (b.notes.length > 0) lines.push("")

@@ -42,6 +42,8 @@ export const BenchmarkReport = Schema.Struct({
   seconds: Measured,
   notes: Schema.Array(Schema.String),
   figures: Schema.Array(FigureReport),
+  /** What the servers under test ran with (database, queue, process), when it is not the report's infrastructure alone; absent in older reports. */
+  configuration: Schema.optional(Schema.String),
   /** Set when the benchmark failed; its figures are whatever runs finished before, and what the failed run measured if it says. */
   failure: Schema.optional(Schema.String)
 })
@@ -58,7 +60,8 @@ export const Machine = Schema.Struct({
 })
 
 export const Infrastructure = Schema.Struct({
-  database: Schema.Literal("PostgreSQL (DATABASE_URL)", "embedded PGlite"),
+  /** "embedded PGlite": older reports' name for the in-memory PGlite. */
+  database: Schema.Literal("PostgreSQL (DATABASE_URL)", "embedded PGlite in memory (DATA_DIR=memory://)", "embedded PGlite"),
   queue: Schema.Literal("Redis (REDIS_URL)", "in-process"),
   /** What the servers under test ran (absent in reports from before the bundle). */
   server: Schema.optional(Schema.Literal("esbuild bundle, as npm start", "tsx on the sources (BENCH_SERVER_RUNTIME=tsx)"))

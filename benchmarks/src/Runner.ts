@@ -1,6 +1,6 @@
 import { loadavg } from "node:os"
 import { type Benchmark, BenchmarkFailure, type Figure, type Goal } from "./Benchmark.ts"
-import { infrastructure, machine } from "./Machine.ts"
+import { infrastructure, machine, suiteConfiguration } from "./Machine.ts"
 import type { BenchmarkReport, FigureReport, Report } from "./Report.ts"
 import { summarize } from "./Stats.ts"
 
@@ -114,6 +114,7 @@ const runOne = async (benchmark: Benchmark, options: SuiteOptions): Promise<Benc
     seconds,
     notes,
     figures: collect(runs).flatMap((f) => report(f) ?? []),
+    configuration: benchmark.configuration?.() ?? suiteConfiguration(),
     ...(failure === undefined ? {} : { failure })
   }
 }

@@ -34,6 +34,9 @@ const expectWellFormed = (report: Report, expectedFigures: ReadonlyArray<string>
     if (f.limit !== undefined && f.limit.median > 0) expect(f.ratio, f.name).toBeCloseTo(f.median / f.limit.median, 2)
   }
   expect(toMarkdown(report)).toContain(`## ${only?.name ?? ""}`)
+  // Every benchmark names what its servers ran with.
+  expect(only?.configuration).toMatch(/\S/)
+  expect(toMarkdown(report)).toContain("Configuration: ")
   return figures
 }
 
@@ -107,6 +110,36 @@ describe("benchmark suite, smoke size, one run each", () => {
     expect(applied).toHaveLength(4)
     for (const f of applied) expect(f.median, f.name).toBeGreaterThan(0)
     expect(figures.find((f) => f.name === "variant A, 5 item(s), varied carts: requests/s")?.limit?.name).toContain("bare node:http")
+  }, SMOKE_TIMEOUT)
+})
+
+describe("embedded (npm start's defaults), smoke size", () => {
+  it("is run only when named: about a minute a run would take the suite over its 10 minutes", () => {
+    expect(benchmarks.map((b) => b.name)).not.toContain("embedded")
+    expect(allBenchmarks.map((b) => b.name)).toContain("embedded")
+  })
+
+  it("intake MB/s, products/s to COMPLETED and capacity idle and under load, on the embedded PostgreSQL server, the configuration named", async () => {
+    const report = await smoke([byName("embedded")])
+    const figures = expectWellFormed(report, [
+      "handle-json intake MB/s, first byte to the 200",
+      "handle-json products/s, first byte to COMPLETED",
+      "capacity variant A 5 items, 64 connections, idle: requests/s",
+      "capacity variant A 5 items, 64 connections, idle: max latency",
+      "capacity variant A 5 items, 64 connections, while a load persists: p50 latency",
+      "capacity variant A 5 items, 64 connections, while a load persists: p99 latency",
+      "capacity variant A 5 items, 64 connections, while a load persists: max latency",
+      "share of that capacity window after the load had finished (0: it persisted throughout)"
+    ])
+    const [only] = report.benchmarks
+    expect(only?.configuration).toContain("npm start with nothing set")
+    expect(only?.notes.join(" ")).toContain("embedded PostgreSQL server, data in")
+    expect(toMarkdown(report)).toContain("Configuration: npm start with nothing set")
+    const p99 = figures.find((f) => f.name === "capacity variant A 5 items, 64 connections, while a load persists: p99 latency")
+    expect(p99?.goal?.atMost).toBe(20)
+    const share = figures.find((f) => f.name.startsWith("share of that capacity window"))?.median ?? -1
+    expect(share).toBeGreaterThanOrEqual(0)
+    expect(share).toBeLessThanOrEqual(100)
   }, SMOKE_TIMEOUT)
 })
 

@@ -64,6 +64,10 @@ export const soak: Benchmark = {
   defaultSize: 180,
   smokeSize: 5,
   defaultRuns: 1,
+  // Without DATABASE_URL its server keeps its data in a folder (the end check opens it afterwards): the embedded PostgreSQL server, not the in-memory PGlite of the other benchmarks.
+  configuration: () =>
+    `servers under test: ${databaseUrl() === undefined ? "embedded PostgreSQL server (npm start's default database), data in a temporary DATA_DIR" : "PostgreSQL (DATABASE_URL)"}, ` +
+    `${redisUrl() === undefined ? "in-process queue" : "Redis (REDIS_URL)"}, the npm start bundle with its Node flags but its heap capped (NODE_OPTIONS)`,
   open: async (setup) => {
     const mix = setup.scale === "smoke" ? SMOKE : FULL
     setup.progress(`generating the ${mix.fileProducts}-product file loads (cached in the OS temp dir)`)
@@ -80,7 +84,7 @@ export const soak: Benchmark = {
     setup.note("Every 2xx answer is expected (409 too for consumptions): any other status, a load that does not finish, or a mismatch in the database fails the benchmark, with the figures of the run kept.")
     setup.note(`The server runs with NODE_OPTIONS=${process.env["BENCH_SERVER_NODE_OPTIONS"] ?? HEAP_CAP} (BENCH_SERVER_NODE_OPTIONS): with its heap capped as in a container, steady RSS growth means a leak, not V8 growing its heap into free memory.`)
     setup.note("The RSS slope is the least-squares line through the server's RSS from the end of warm-up to the end of traffic; a falling RSS is reported as 0 (the signed slope is in these notes).")
-    if (database === undefined) setup.note("Database embedded: the server's PGlite keeps its data in a temporary folder, which the end check opens after the server has stopped.")
+    if (database === undefined) setup.note("Database embedded: the server's embedded PostgreSQL server keeps its data in a temporary folder (DATA_DIR), which the end check opens after the server has stopped.")
     if (redisUrl() === undefined) setup.note("Queue in-process (REDIS_URL unset).")
 
     const run = async (): Promise<ReadonlyArray<Figure>> => {
