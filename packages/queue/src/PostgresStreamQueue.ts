@@ -130,30 +130,27 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
         Effect.flatMap(([row]) => row === undefined ? Effect.fail(noGroup("read", stream, group)) : Effect.succeed(row.fresh))
       )
 
+    /**
+     * One statement. Locked, the group's row is read at its latest version, even after waiting for
+     * another reader to commit; entries after it are then nobody else's, though this statement sees
+     * only those committed when it began.
+     */
     const takeFresh = (stream: string, group: string, consumer: string, count: number) =>
-      sql.withTransaction(
-        Effect.gen(function*() {
-          const locked = yield* sql`
-            SELECT last_delivered::text AS seq FROM retail_queue_groups
-            WHERE stream = ${stream} AND group_name = ${group} FOR UPDATE
-          `.pipe(Effect.flatMap(decodeRows("read", SeqRow)))
-          const [position] = locked
-          if (position === undefined) return yield* noGroup("read", stream, group)
-          return yield* sql`
-            WITH fresh AS (
-              SELECT seq, payload FROM retail_queue_entries
-              WHERE stream = ${stream} AND seq > ${position.seq} ORDER BY seq LIMIT ${count}
-            ), delivered AS (
-              INSERT INTO retail_queue_pending (stream, group_name, seq, consumer, deliveries, delivered_at)
-              SELECT ${stream}, ${group}, seq, ${consumer}, 1, clock_timestamp() FROM fresh
-            ), moved AS (
-              UPDATE retail_queue_groups SET last_delivered = (SELECT max(seq) FROM fresh)
-              WHERE stream = ${stream} AND group_name = ${group} AND EXISTS (SELECT 1 FROM fresh)
-            )
-            SELECT seq::text AS seq, payload, 1 AS deliveries FROM fresh ORDER BY fresh.seq
-          `.pipe(Effect.flatMap(decodeRows("read", DeliveryRow)))
-        })
-      )
+      sql`
+        WITH position AS (
+          SELECT last_delivered FROM retail_queue_groups WHERE stream = ${stream} AND group_name = ${group} FOR UPDATE
+        ), fresh AS (
+          SELECT e.seq, e.payload FROM retail_queue_entries e, position
+          WHERE e.stream = ${stream} AND e.seq > position.last_delivered ORDER BY e.seq LIMIT ${count}
+        ), delivered AS (
+          INSERT INTO retail_queue_pending (stream, group_name, seq, consumer, deliveries, delivered_at)
+          SELECT ${stream}, ${group}, seq, ${consumer}, 1, clock_timestamp() FROM fresh
+        ), moved AS (
+          UPDATE retail_queue_groups SET last_delivered = (SELECT max(seq) FROM fresh)
+          WHERE stream = ${stream} AND group_name = ${group} AND EXISTS (SELECT 1 FROM fresh)
+        )
+        SELECT seq::text AS seq, payload, 1 AS deliveries FROM fresh ORDER BY fresh.seq
+      `.pipe(Effect.flatMap(decodeRows("read", DeliveryRow)))
 
     const readNew = (stream: string, group: string, consumer: string, count: number) =>
       hasFresh(stream, group).pipe(
@@ -171,20 +168,22 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
     const parseIds = (operation: string, ids: ReadonlyArray<string>) =>
       Effect.forEach(ids, (id) => Effect.map(parseId(operation, id), exactSeq))
 
+    // One statement, so one round trip, atomic by itself.
     const ack: StreamQueueShape["ack"] = (stream, group, ids, ackOptions) =>
       Effect.gen(function*() {
-        const seqs = yield* parseIds("ack", ids)
-        const untracked = ackOptions?.untrack
-        if (seqs.length === 0 && (untracked === undefined || untracked.members.length === 0)) return
-        const acked = seqs.length === 0
-          ? Effect.void
-          : Effect.zipRight(
-            sql`DELETE FROM retail_queue_pending WHERE stream = ${stream} AND group_name = ${group} AND seq IN ${sql.in(seqs)}`,
-            ackOptions?.deleteEntries === true
-              ? sql`DELETE FROM retail_queue_entries WHERE stream = ${stream} AND seq IN ${sql.in(seqs)}`
-              : Effect.void
+        const seqs = `{${(yield* parseIds("ack", ids)).join(",")}}`
+        const members = ackOptions?.untrack?.members ?? []
+        if (ids.length === 0 && members.length === 0) return
+        yield* sql`
+          WITH acked AS (
+            DELETE FROM retail_queue_pending WHERE stream = ${stream} AND group_name = ${group} AND seq = ANY(${seqs}::bigint[])
+          ), deleted AS (
+            DELETE FROM retail_queue_entries
+            WHERE ${ackOptions?.deleteEntries === true} AND stream = ${stream} AND seq = ANY(${seqs}::bigint[])
           )
-        yield* sql.withTransaction(Effect.zipRight(acked, untrack(untracked))).pipe(run("ack"))
+          DELETE FROM retail_queue_tracked
+          WHERE set_name = ${ackOptions?.untrack?.set ?? ""} AND ${members.length > 0 ? sql`member IN ${sql.in(members)}` : sql`FALSE`}
+        `.pipe(run("ack"))
       })
 
     const claimStale: StreamQueueShape["claimStale"] = (stream, group, consumer, claimOptions) =>
