@@ -2,6 +2,7 @@
  * The contract on a real PostgreSQL server: DATABASE_URL's when set, else the store's embedded
  * server on a temporary folder (PGlite in memory is one session, so it would not show concurrency).
  */
+import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Database } from "@retail/store"
@@ -72,4 +73,12 @@ describe("PostgresStreamQueue across processes", () => {
       expect(durability.durable).toBe(true)
       expect(durability.description).toContain("database \"postgres\"")
     }))
+
+  it.scopedLive("payloads are stored uncompressed", () =>
+    Effect.gen(function*() {
+      yield* Layer.build(queueLayer(1))
+      const sql = yield* SqlClient.SqlClient
+      const rows = yield* sql`SELECT attstorage FROM pg_attribute WHERE attrelid = 'retail_queue_entries'::regclass AND attname = 'payload'`
+      expect(rows).toEqual([{ attstorage: "e" }])
+    }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 }))))
 })

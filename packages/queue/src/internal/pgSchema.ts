@@ -46,6 +46,22 @@ const statements = [
 ]
 
 /**
+ * Payloads stored as they are: compressing each 400 KB entry (pglz) cost the embedded server about
+ * as much CPU as persisting its products, for rows deleted moments later (docs/queue.md). Set after
+ * creation (CREATE TABLE takes STORAGE only from PostgreSQL 16), and only when not set yet, since
+ * ALTER TABLE waits for every transaction using the table.
+ */
+const uncompressedPayloads = (sql: SqlClient.SqlClient) =>
+  sql`
+    SELECT 1 FROM pg_attribute
+    WHERE attrelid = 'retail_queue_entries'::regclass AND attname = 'payload' AND attstorage <> 'e'
+  `.pipe(
+    Effect.flatMap((rows) =>
+      rows.length === 0 ? Effect.void : sql.unsafe("ALTER TABLE retail_queue_entries ALTER COLUMN payload SET STORAGE EXTERNAL")
+    )
+  )
+
+/**
  * Created by the queue itself (it must not depend on the store's migrations), idempotently. Two
  * processes running CREATE TABLE IF NOT EXISTS at once can still collide, hence the lock.
  */
@@ -53,6 +69,6 @@ export const ensureSchema = (sql: SqlClient.SqlClient) =>
   sql.withTransaction(
     Effect.zipRight(
       sql`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`,
-      Effect.forEach(statements, (statement) => sql.unsafe(statement), { discard: true })
+      Effect.zipRight(Effect.forEach(statements, (statement) => sql.unsafe(statement), { discard: true }), uncompressedPayloads(sql))
     )
   )
