@@ -1,7 +1,8 @@
 /**
  * StreamQueue on tables of a PostgreSQL database (see internal/pgSchema.ts), with the semantics of
- * Redis Streams. Every operation that changes more than one row is one transaction; a statement
- * run inside a caller's transaction joins it (the outbox relay publishes and marks in one).
+ * Redis Streams. Every operation that changes more than one row is atomic: one statement, or one
+ * transaction; run inside a caller's transaction, it joins it (the outbox relay publishes and marks
+ * published in one).
  *
  * Appends to a stream serialise on its row, which hands out the ids, so entries become visible in
  * id order and a group's "last delivered" pointer never skips one. Reads of a group serialise on
