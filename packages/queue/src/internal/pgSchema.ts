@@ -46,8 +46,8 @@ const statements = [
 ]
 
 /**
- * Payloads stored as they are: compressing each 400 KB entry (pglz) cost the embedded server about
- * as much CPU as persisting its products, for rows deleted moments later (docs/queue.md). Set after
+ * Payloads stored as they are: compressing each 400 KB entry (pglz) cost the embedded server more
+ * than half the CPU of persisting its products, for rows deleted moments later (docs/queue.md). Set after
  * creation (CREATE TABLE takes STORAGE only from PostgreSQL 16), and only when not set yet, since
  * ALTER TABLE waits for every transaction using the table.
  */
