@@ -185,7 +185,9 @@ describe("POST /v1/load-products", () => {
         expect(ready).toMatchObject({ status: "ready", checks: { database: "up", queue: "up" }, queueLosses: [] })
         // Says what a restart keeps in the mode that runs: the tests run in memory, or on real servers.
         expect(ready.durability.database).toMatch(process.env["DATABASE_URL"] ? /DATABASE_URL/ : /in memory/)
-        expect(ready.durability.queue).toMatch(process.env["REDIS_URL"] ? /Redis/ : /in-process queue/)
+        expect(ready.durability.queue).toMatch(
+          process.env["REDIS_URL"] ? /Redis/ : process.env["DATABASE_URL"] ? /PostgreSQL queue/ : /in-process queue/
+        )
         const openapi = (yield* request("/v1/openapi.json")).json() as {
           info: { version: string }
           paths: Record<string, {

@@ -123,10 +123,10 @@ describe("a load whose server or queue died is never left in doubt", () => {
       expect(log).toMatch(/Redis runs without its append-only file/)
     }))
 
-  it.scopedLive("embedded defaults, SIGTERM while persisting: shutdown drains the in-process queue, so after a restart everything accepted is persisted", () =>
+  it.scopedLive("embedded database, QUEUE=memory, SIGTERM while persisting: shutdown drains the in-process queue, so after a restart everything accepted is persisted", () =>
     Effect.gen(function*() {
       const dir = testDir("embedded-sigterm")
-      const settings = { DATA_DIR: join(dir, "pg"), WORKERS: "1", ...FAST_RECONCILE }
+      const settings = { DATA_DIR: join(dir, "pg"), QUEUE: "memory", WORKERS: "1", ...FAST_RECONCILE }
       const first = yield* startApp("embedded-1", dir, settings, EMBEDDED)
       const bearer = yield* token("EMBEDDED")
       const products = sampleProducts(20_000, { prefix: "ES-" })
@@ -148,10 +148,10 @@ describe("a load whose server or queue died is never left in doubt", () => {
       expect(view.totals).toEqual({ received: products.length, accepted: products.length, persisted: products.length, failed: 0 })
     }))
 
-  it.scopedLive("embedded defaults, kill -9 while persisting: after a restart the load ends FAILED within the lease, its persisted count kept", () =>
+  it.scopedLive("embedded database, QUEUE=memory, kill -9 while persisting: after a restart the load ends FAILED within the lease, its persisted count kept", () =>
     Effect.gen(function*() {
       const dir = testDir("embedded-kill")
-      const settings = { DATA_DIR: join(dir, "pg"), WORKERS: "1", ...FAST_RECONCILE }
+      const settings = { DATA_DIR: join(dir, "pg"), QUEUE: "memory", WORKERS: "1", ...FAST_RECONCILE }
       const first = yield* startApp("embedded-1", dir, settings, EMBEDDED)
       const bearer = yield* token("EMBEDDED")
       const products = sampleProducts(20_000, { prefix: "EK-" })
@@ -170,6 +170,38 @@ describe("a load whose server or queue died is never left in doubt", () => {
       expect(view.totals.persisted).toBeGreaterThan(0)
       expect(view.totals.persisted).toBeLessThan(products.length)
       expect(millis, second.logTail()).toBeLessThan(RECONCILE_BOUND_MS)
+    }))
+
+  it.scopedLive("embedded defaults (the queue in the embedded PostgreSQL), kill -9 while persisting: after a restart the load ends COMPLETED, every product persisted once and nothing left on the queue", () =>
+    Effect.gen(function*() {
+      const dir = testDir("embedded-pgqueue-kill")
+      const dataDir = join(dir, "pg")
+      // The batch being persisted at the kill is claimed again once idle this long.
+      const settings = { DATA_DIR: dataDir, WORKERS: "1", CLAIM_IDLE_MS: "5000", ...FAST_RECONCILE }
+      const first = yield* startApp("embedded-1", dir, settings, EMBEDDED)
+      expect(first.logTail()).toMatch(/queue: tables of the embedded PostgreSQL server/)
+      const bearer = yield* token("EMBEDDED")
+      const products = sampleProducts(20_000, { prefix: "EQ-" })
+      const upload = yield* streamUpload({ url: `${first.base}/v1/handle-json`, bearer, part: "productsJson", content: fileOf(products), chunks: 1, pauseMs: 0 })
+      expect(upload.status, upload.body).toBe(200)
+      const code = (JSON.parse(upload.body) as { processCode: string }).processCode
+      const during = yield* waitUntil("persisting", Effect.flatMap(loadStatus(first.base, code, bearer), (view) =>
+        view.totals.persisted > 0 ? Effect.succeed(view) : Effect.fail(new Error("none yet"))))
+      yield* first.child.kill("SIGKILL")
+      yield* first.child.exited
+      expect(during.totals.persisted, "the kill must come while persisting").toBeLessThan(products.length)
+
+      const second = yield* startApp("embedded-2", dir, settings, EMBEDDED)
+      const { view } = yield* finalTimed(second.base, code, bearer)
+      expect(view.status, JSON.stringify(view)).toBe("COMPLETED")
+      expect(view.totals).toEqual({ received: products.length, accepted: products.length, persisted: products.length, failed: 0 })
+      const url = `postgres://postgres@localhost/postgres?host=${encodeURIComponent(dataDir)}`
+      yield* expectStoredExactly(url, "EMBEDDED", "EQ-", products)
+      const left = yield* withSql(url, (sql) =>
+        sql`SELECT (SELECT count(*)::int FROM retail_queue_entries WHERE stream = 'products:batches') + (SELECT count(*)::int FROM retail_queue_pending) AS n`.pipe(
+          Effect.flatMap(Schema.decodeUnknown(Count))
+        ))
+      expect(left).toEqual([{ n: 0 }])
     }))
 
   it.scopedLive("embedded defaults: a second server on the same DATA_DIR is refused while the first runs, and takes over after the first was killed", () =>
@@ -199,20 +231,20 @@ describe("a load whose server or queue died is never left in doubt", () => {
       expect((yield* loadStatus(third.base, code, bearer)).status).toBe("COMPLETED")
     }))
 
-  it.scopedLive("NODE_ENV=production refuses the in-process queue unless ALLOW_VOLATILE_QUEUE=true", () =>
+  it.scopedLive("NODE_ENV=production refuses QUEUE=memory unless ALLOW_VOLATILE_QUEUE=true", () =>
     Effect.gen(function*() {
       const dir = testDir("production-queue")
       const logFile = join(dir, "refused.log")
       const child = yield* spawnChild(process.execPath, ["--import", "tsx", "services/server/src/main.ts"], {
         logFile,
         ...EMBEDDED,
-        env: { NODE_ENV: "production", JWT_SECRET: "a-production-secret-of-at-least-32-bytes!", CAPACITY_API_KEYS: "k", DATA_DIR: join(dir, "pg"), PORT: "0", INTERNAL_PORT: "0" }
+        env: { NODE_ENV: "production", JWT_SECRET: "a-production-secret-of-at-least-32-bytes!", CAPACITY_API_KEYS: "k", DATA_DIR: join(dir, "pg"), QUEUE: "memory", PORT: "0", INTERNAL_PORT: "0" }
       })
       const exit = yield* Effect.timeout(child.exited, "90 seconds")
       expect(exit.code).not.toBe(0)
       expect(readFileSync(logFile, "utf8")).toMatch(/NODE_ENV=production on a queue that loses accepted products.*set REDIS_URL.*ALLOW_VOLATILE_QUEUE=true/)
 
-      const allowed = yield* startApp("allowed", dir, { NODE_ENV: "production", ALLOW_VOLATILE_QUEUE: "true", DATA_DIR: join(dir, "pg") }, EMBEDDED)
+      const allowed = yield* startApp("allowed", dir, { NODE_ENV: "production", ALLOW_VOLATILE_QUEUE: "true", DATA_DIR: join(dir, "pg"), QUEUE: "memory" }, EMBEDDED)
       expect((yield* call(allowed.base, "/health")).status).toBe(200)
     }))
 })

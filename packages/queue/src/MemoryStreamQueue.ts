@@ -314,6 +314,7 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
     )
 
   return StreamQueue.of({
+    kind: "memory",
     processLocal: true,
     publish,
     ensureGroup,

@@ -303,6 +303,7 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
     )
 
     return StreamQueue.of({
+      kind: "redis",
       processLocal: false,
       publish,
       ensureGroup,

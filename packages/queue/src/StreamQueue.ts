@@ -76,6 +76,8 @@ export interface QueueDurability {
 }
 
 export interface StreamQueueShape {
+  /** What keeps the entries: this process, a Redis server, or tables of a PostgreSQL database. */
+  readonly kind: "memory" | "redis" | "postgres"
   /**
    * True for a queue whose entries live in this process only: other processes cannot see them, and
    * they are gone when it stops (shutdown drains it instead).

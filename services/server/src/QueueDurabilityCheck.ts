@@ -20,7 +20,7 @@ export const QueueDurabilityCheck = Layer.scopedDiscard(
       config.production && durability.durable === false && !config.allowVolatileQueue
         ? Effect.fail(new UnsafeConfiguration({
           message: `NODE_ENV=production on a queue that loses accepted products when it restarts (${durability.description}); ` +
-            `${Option.isNone(config.redisUrl) ? "set REDIS_URL to a Redis with appendonly yes" : "turn on appendonly in Redis"}, ` +
+            `${Option.isNone(config.redisUrl) ? "unset QUEUE=memory (the default keeps the queue in the database), or set REDIS_URL to a Redis with appendonly yes" : "turn on appendonly in Redis"}, ` +
             "or set ALLOW_VOLATILE_QUEUE=true to accept the loss"
         }))
         : Effect.void

@@ -16,6 +16,8 @@ export const ServerConfig = Config.all({
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./.data/postgres")),
   databasePoolSize: Config.integer("DATABASE_POOL_SIZE").pipe(Config.withDefault(10)),
   redisUrl: Config.option(Config.string("REDIS_URL")),
+  /** Unset: chosen from the other settings (see QueueChoice.ts). */
+  queue: Config.option(Config.literal("memory", "postgres", "redis")("QUEUE")),
   redisPublishTimeoutMs: Config.integer("REDIS_PUBLISH_TIMEOUT_MS").pipe(Config.withDefault(5000)),
   runWorkers: Config.boolean("RUN_WORKERS").pipe(Config.withDefault(true)),
   production: Config.string("NODE_ENV").pipe(Config.map((env) => env === "production"), Config.withDefault(false)),

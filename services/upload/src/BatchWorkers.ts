@@ -90,8 +90,8 @@ export const BatchWorkers = Layer.scopedDiscard(
       groupSeen = true
       return lost
         ? Effect.logError(
-          `the stream ${stream} and its consumer group were gone and have been created again: Redis lost its data ` +
-            "(restarted without appendonly?); loads whose batches went with it are failed by the reconciler"
+          `the stream ${stream} and its consumer group were gone and have been created again: the queue (${queue.kind}) lost its data` +
+            `${queue.kind === "redis" ? " (Redis restarted without appendonly?)" : ""}; loads whose batches went with it are failed by the reconciler`
         )
         : Effect.void
     })

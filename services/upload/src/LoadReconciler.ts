@@ -15,6 +15,13 @@ export interface QueueLoss {
 
 const RECENT_LOSSES = 20
 
+/** How a queue of each kind comes to lose batches, for the reason a caller reads. */
+const LOST_BY = {
+  memory: "the in-process queue stopped with its server before they were persisted",
+  redis: "Redis lost them before they were persisted (restarted without its append-only file?)",
+  postgres: "the queue's tables lost them before they were persisted (emptied, or the database restored from an older backup?)"
+} as const
+
 const RESEND = "The products counted as persisted are stored; the rest never will be: send the load again."
 
 /** What became of a load the reconciler looked at. */
@@ -76,9 +83,7 @@ export class LoadReconciler extends Effect.Service<LoadReconciler>()("@retail/up
         if (load.status === "RECEIVED" && missing === load.batches && recorded === 0) {
           return { _tag: "Fail", reason: `The server receiving this load stopped before publishing it; nothing of it was stored. Send the load again.` }
         }
-        const where = queue.processLocal
-          ? "the in-process queue stopped with its server before they were persisted"
-          : "Redis lost them before they were persisted (restarted without its append-only file?)"
+        const where = LOST_BY[queue.kind]
         return {
           _tag: "Fail",
           reason: `${missing} of the load's ${load.batches} batches were lost: ${where}. ${RESEND}`,
