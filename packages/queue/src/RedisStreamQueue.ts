@@ -291,9 +291,9 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
 
     const durability: StreamQueueShape["durability"] = command("durability", (client) => client.configGet(["appendonly", "appendfsync"])).pipe(
       Effect.map((config) => describeDurability(config["appendonly"], config["appendfsync"])),
-      // Managed servers often refuse CONFIG: say so rather than guess.
+      // Managed servers often refuse CONFIG (an error reply: ERR unknown command, NOPERM): say so rather than guess.
       Effect.catchIf(
-        (error) => !error.message.includes("not connected") && !error.message.includes("no reply"),
+        (error) => /^(ERR|NOPERM|WRONGPASS|NOAUTH)\b/.test(error.message),
         (error) =>
           Effect.succeed({
             durable: null,

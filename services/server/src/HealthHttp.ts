@@ -24,14 +24,15 @@ export const HealthHttp = HttpApiBuilder.group(Api, "health", (handlers) =>
       .handle("health", () => Effect.succeed({ status: "ok" as const }))
       .handle("ready", () =>
         Effect.gen(function*() {
-          const [database, queueState] = yield* Effect.all([Effect.either(databaseReady), Effect.either(queue.durability)], {
-            concurrency: 2
-          })
+          const [database, queueState, durability] = yield* Effect.all(
+            [Effect.either(databaseReady), Effect.either(queue.ping), Effect.either(queue.durability)],
+            { concurrency: 3 }
+          )
           const fields = {
             checks: { database: state(database), queue: state(queueState) },
             durability: {
               database: databaseDurability,
-              queue: Either.match(queueState, { onLeft: (error) => `unknown: ${error.message}`, onRight: (d) => d.description })
+              queue: Either.match(durability, { onLeft: (error) => `unknown: ${error.message}`, onRight: (d) => d.description })
             },
             queueLosses: yield* reconciler.losses
           }
