@@ -33,8 +33,11 @@ const npmStart = (clone: string, name: string, port: number) =>
       const response = yield* call(base, "/health")
       if (response.status !== 200) return yield* Effect.fail(new Error(`health ${response.status}`))
     }), "180 seconds")
-    const token = DEV_TOKEN.exec(log())?.[1]
-    if (token === undefined) return yield* Effect.dieMessage(`${name}: no development token in the log:\n${log()}`)
+    // The log reaches its file through a pipe: the line may land just after /health answers.
+    const token = yield* waitUntil(`${name}'s development token in its log`, Effect.suspend(() => {
+      const found = DEV_TOKEN.exec(log())?.[1]
+      return found === undefined ? Effect.fail(new Error(log())) : Effect.succeed(found)
+    }), "10 seconds")
     return { base, child, token, log }
   })
 

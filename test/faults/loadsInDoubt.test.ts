@@ -34,6 +34,24 @@ const finalTimed = (base: string, processCode: string, bearer: string) =>
     return { view: view as LoadViewBody, millis: Date.now() - started }
   })
 
+/**
+ * A server on the embedded database in `dir` (with `settings`), which has answered 200 to a
+ * 20k-product file and is persisting it.
+ */
+const embeddedLoadPersisting = (dir: string, settings: Record<string, string>, prefix: string) =>
+  Effect.gen(function*() {
+    const first = yield* startApp("embedded-1", dir, settings, EMBEDDED)
+    const bearer = yield* token("EMBEDDED")
+    const products = sampleProducts(20_000, { prefix })
+    const upload = yield* streamUpload({ url: `${first.base}/v1/handle-json`, bearer, part: "productsJson", content: fileOf(products), chunks: 1, pauseMs: 0 })
+    expect(upload.status, upload.body).toBe(200)
+    const code = (JSON.parse(upload.body) as { processCode: string }).processCode
+    const during = yield* waitUntil("persisting", Effect.flatMap(loadStatus(first.base, code, bearer), (view) =>
+      view.totals.persisted > 0 ? Effect.succeed(view) : Effect.fail(new Error("none yet"))))
+    expect(during.totals.persisted, "the fault must come while persisting").toBeLessThan(products.length)
+    return { first, bearer, products, code }
+  })
+
 describe("a load whose server or queue died is never left in doubt", () => {
   it.scopedLive("kill -9 while a file load is published: after a restart the load ends FAILED within the lease, with what was persisted counted, and nothing of it is left on the queue", () =>
     Effect.gen(function*() {
@@ -127,16 +145,7 @@ describe("a load whose server or queue died is never left in doubt", () => {
     Effect.gen(function*() {
       const dir = testDir("embedded-sigterm")
       const settings = { DATA_DIR: join(dir, "pg"), QUEUE: "memory", WORKERS: "1", ...FAST_RECONCILE }
-      const first = yield* startApp("embedded-1", dir, settings, EMBEDDED)
-      const bearer = yield* token("EMBEDDED")
-      const products = sampleProducts(20_000, { prefix: "ES-" })
-      const upload = yield* streamUpload({ url: `${first.base}/v1/handle-json`, bearer, part: "productsJson", content: fileOf(products), chunks: 1, pauseMs: 0 })
-      expect(upload.status, upload.body).toBe(200)
-      const code = (JSON.parse(upload.body) as { processCode: string }).processCode
-      yield* waitUntil("persisting", Effect.flatMap(loadStatus(first.base, code, bearer), (view) =>
-        view.totals.persisted > 0 ? Effect.succeed(view) : Effect.fail(new Error("none yet"))))
-      const during = yield* loadStatus(first.base, code, bearer)
-      expect(during.totals.persisted, "SIGTERM must come while persisting").toBeLessThan(products.length)
+      const { first, bearer, products, code } = yield* embeddedLoadPersisting(dir, settings, "ES-")
 
       const exit = yield* stopTimed(first.child, "SIGTERM")
       expect(exit.code, first.logTail()).toBe(0)
@@ -152,14 +161,7 @@ describe("a load whose server or queue died is never left in doubt", () => {
     Effect.gen(function*() {
       const dir = testDir("embedded-kill")
       const settings = { DATA_DIR: join(dir, "pg"), QUEUE: "memory", WORKERS: "1", ...FAST_RECONCILE }
-      const first = yield* startApp("embedded-1", dir, settings, EMBEDDED)
-      const bearer = yield* token("EMBEDDED")
-      const products = sampleProducts(20_000, { prefix: "EK-" })
-      const upload = yield* streamUpload({ url: `${first.base}/v1/handle-json`, bearer, part: "productsJson", content: fileOf(products), chunks: 1, pauseMs: 0 })
-      expect(upload.status, upload.body).toBe(200)
-      const code = (JSON.parse(upload.body) as { processCode: string }).processCode
-      yield* waitUntil("persisting", Effect.flatMap(loadStatus(first.base, code, bearer), (view) =>
-        view.totals.persisted > 0 ? Effect.succeed(view) : Effect.fail(new Error("none yet"))))
+      const { first, bearer, products, code } = yield* embeddedLoadPersisting(dir, settings, "EK-")
       yield* first.child.kill("SIGKILL")
       yield* first.child.exited
 
@@ -178,18 +180,10 @@ describe("a load whose server or queue died is never left in doubt", () => {
       const dataDir = join(dir, "pg")
       // The batch being persisted at the kill is claimed again once idle this long.
       const settings = { DATA_DIR: dataDir, WORKERS: "1", CLAIM_IDLE_MS: "5000", ...FAST_RECONCILE }
-      const first = yield* startApp("embedded-1", dir, settings, EMBEDDED)
-      expect(first.logTail()).toMatch(/queue: tables of the embedded PostgreSQL server/)
-      const bearer = yield* token("EMBEDDED")
-      const products = sampleProducts(20_000, { prefix: "EQ-" })
-      const upload = yield* streamUpload({ url: `${first.base}/v1/handle-json`, bearer, part: "productsJson", content: fileOf(products), chunks: 1, pauseMs: 0 })
-      expect(upload.status, upload.body).toBe(200)
-      const code = (JSON.parse(upload.body) as { processCode: string }).processCode
-      const during = yield* waitUntil("persisting", Effect.flatMap(loadStatus(first.base, code, bearer), (view) =>
-        view.totals.persisted > 0 ? Effect.succeed(view) : Effect.fail(new Error("none yet"))))
+      const { first, bearer, products, code } = yield* embeddedLoadPersisting(dir, settings, "EQ-")
+      expect(readFileSync(first.logFile, "utf8")).toMatch(/queue: tables of the embedded PostgreSQL server/)
       yield* first.child.kill("SIGKILL")
       yield* first.child.exited
-      expect(during.totals.persisted, "the kill must come while persisting").toBeLessThan(products.length)
 
       const second = yield* startApp("embedded-2", dir, settings, EMBEDDED)
       const { view } = yield* finalTimed(second.base, code, bearer)

@@ -128,10 +128,9 @@ export const BatchWorkers = Layer.scopedDiscard(
       )
 
     const reclaim = (consumer: string) =>
-      queue.claimStale(stream, group, consumer, { minIdleMs: config.claimIdleMs, count: 10 }).pipe(
-        Effect.flatMap(Effect.forEach(handle(consumer), { discard: true })),
-        Effect.repeat(Schedule.spaced(Math.max(100, Math.floor(config.claimIdleMs / 2))))
-      )
+      Effect.zipRight(ensureGroup, queue.claimStale(stream, group, consumer, { minIdleMs: config.claimIdleMs, count: 10 }).pipe(
+        Effect.flatMap(Effect.forEach(handle(consumer), { discard: true }))
+      )).pipe(Effect.repeat(Schedule.spaced(Math.max(100, Math.floor(config.claimIdleMs / 2)))))
 
     for (let i = 0; i < config.workers; i++) {
       const consumer = `${config.consumerPrefix}-${i}`
