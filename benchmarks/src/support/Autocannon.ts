@@ -10,7 +10,7 @@ import { runToEnd } from "./ChildProcess.ts"
 const AUTOCANNON = createRequire(import.meta.url).resolve("autocannon")
 const VARIED_LOAD = fileURLToPath(new URL("./variedLoadMain.ts", import.meta.url))
 
-const Latency = Schema.Struct({ p50: Schema.Number, p99: Schema.Number, p99_9: Schema.Number })
+const Latency = Schema.Struct({ p50: Schema.Number, p99: Schema.Number, p99_9: Schema.Number, max: Schema.Number })
 const Result = Schema.Struct({
   duration: Schema.Number,
   errors: Schema.Number,
@@ -45,6 +45,8 @@ export interface LoadResult {
   readonly p50: number
   readonly p99: number
   readonly p999: number
+  /** The slowest request, ms. */
+  readonly max: number
   /** Answers by HTTP status ("200": n, "503": m). */
   readonly statuses: Readonly<Record<string, number>>
   readonly errors: number
@@ -105,6 +107,7 @@ export const autocannon = async (options: LoadOptions): Promise<LoadResult> => {
     p50: result.latency.p50,
     p99: result.latency.p99,
     p999: result.latency.p99_9,
+    max: result.latency.max,
     statuses: Object.fromEntries(Object.entries(result.statusCodeStats).map(([status, { count }]) => [status, count])),
     errors: result.errors,
     timeouts: result.timeouts

@@ -1,0 +1,241 @@
+import { spawn } from "node:child_process"
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { build } from "esbuild"
+import { serverNodeFlags } from "../../../scripts/serverNodeFlags.ts"
+import { type Benchmark, BenchmarkFailure, figure, type Figure } from "../Benchmark.ts"
+import { autocannon, type LoadResult } from "../support/Autocannon.ts"
+import { startBareServer } from "../support/BareServer.ts"
+import { runToEnd } from "../support/ChildProcess.ts"
+import { post } from "../support/Http.ts"
+import { cpuOfDuring } from "../support/ProcessCpu.ts"
+import { watchRss } from "../support/Rss.ts"
+import { startServer } from "../support/ServerProcess.ts"
+import { BENCH_CAPACITY_KEY } from "../support/Tokens.ts"
+import { type CapacityRequestKind, variantA, variantBAllModesSearch } from "./Capacity.ts"
+
+// Issue 19, step 1: POST /v1/delivery/capacity on today's fast lane and on Effect 4's HttpRouter and
+// HttpApi (benchmarks/effect4/, a standalone npm folder: Effect 4 cannot share the root node_modules
+// with Effect 3), beside a bare node:http server, all interleaved in one run. Not part of the
+// whole-suite run: `npm run bench -- effect4` (it installs benchmarks/effect4 on first use).
+
+const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url))
+const effect4Dir = join(repositoryRoot, "benchmarks", "effect4")
+const CONNECTIONS = 64
+const PATH = "/v1/delivery/capacity"
+
+/** The Effect 4 folder's own packages, from its lockfile: `npm --prefix benchmarks/effect4 ci` when absent or of another version. */
+const installEffect4 = async (progress: (m: string) => void): Promise<string> => {
+  const wanted = (JSON.parse(readFileSync(join(effect4Dir, "package.json"), "utf8")) as { dependencies: Record<string, string> }).dependencies["effect"]
+  const installed = join(effect4Dir, "node_modules", "effect", "package.json")
+  const version = existsSync(installed) ? (JSON.parse(readFileSync(installed, "utf8")) as { version: string }).version : undefined
+  if (version !== wanted) {
+    progress(`installing benchmarks/effect4 (npm ci; effect ${wanted ?? "?"}, found ${version ?? "none"})`)
+    await runToEnd("npm", ["--prefix", effect4Dir, "ci", "--no-audit", "--no-fund"], "npm ci in benchmarks/effect4", 10 * 60_000)
+  }
+  return (JSON.parse(readFileSync(installed, "utf8")) as { version: string }).version
+}
+
+/** Each candidate bundled as `npm start`'s server is (scripts/buildServer.ts): effect 4 from benchmarks/effect4, the engine's effect 3 from the root. */
+const bundle = async (name: string): Promise<string> => {
+  const outfile = join(repositoryRoot, "dist", "bench", `effect4-${name}-${process.pid}.mjs`)
+  await build({
+    entryPoints: [join(effect4Dir, "src", `${name}.ts`)],
+    outfile,
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    format: "esm",
+    minifyWhitespace: true,
+    minifySyntax: true,
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    logLevel: "warning"
+  })
+  process.on("exit", () => rmSync(outfile, { force: true }))
+  return outfile
+}
+
+interface Candidate {
+  readonly label: string
+  readonly url: string
+  readonly pid: number
+  readonly rss: ReturnType<typeof watchRss>
+  readonly stop: () => Promise<void>
+}
+
+/** A bundled candidate in its own process with npm start's Node flags; resolves once it prints `listening <port>`. */
+const startCandidate = async (label: string, file: string): Promise<Candidate> => {
+  const child = spawn(process.execPath, [...serverNodeFlags(), file], {
+    cwd: repositoryRoot,
+    env: { ...process.env, HOST: "127.0.0.1", PORT: "0", CAPACITY_API_KEYS: BENCH_CAPACITY_KEY },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new BenchmarkFailure(`${label} did not listen within 60 s: ${output}`)), 60_000)
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      output += chunk
+      const match = /listening (\d+)/.exec(output)
+      if (match !== null) {
+        clearTimeout(timer)
+        resolve(`http://127.0.0.1:${match[1] ?? "0"}`)
+      }
+    })
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      output = (output + chunk).slice(-3000)
+    })
+    child.on("exit", (code, signal) => {
+      clearTimeout(timer)
+      reject(new BenchmarkFailure(`${label} exited with ${signal ?? `code ${String(code)}`}: ${output}`))
+    })
+  })
+  const pid = child.pid ?? 0
+  const rss = watchRss(pid)
+  return {
+    label,
+    url,
+    pid,
+    rss,
+    stop: async () => {
+      rss.stop()
+      if (child.exitCode !== null || child.signalCode !== null) return
+      const exited = new Promise((r) => child.once("exit", r))
+      child.kill("SIGTERM")
+      const killer = setTimeout(() => child.kill("SIGKILL"), 10_000)
+      await exited
+      clearTimeout(killer)
+    }
+  }
+}
+
+interface Case {
+  readonly label: string
+  readonly items: number
+  readonly kind: CapacityRequestKind
+  readonly bodyText: string
+  readonly bodyFile: string
+  readonly barePath: string
+}
+
+const BARE = "bare node:http"
+
+export const effect4: Benchmark = {
+  name: "effect4",
+  description: `Issue 19, step 1: POST ${PATH} at ${CONNECTIONS} connections (autocannon) on four servers, each in its own process, ` +
+    "interleaved in each run (the order rotates from run to run): a bare node:http server answering the same JSON bytes; " +
+    "today's fast lane (the npm start bundle, Effect 3.22, node:http ahead of the Effect stack); the same answer function " +
+    "behind an Effect 4 HttpRouter route; and behind an Effect 4 HttpApi endpoint whose payload Effect 4's Schema decodes " +
+    "(benchmarks/effect4/, docs/effect4.md).",
+  sizeUnit: "seconds of load per server and case",
+  defaultSize: 2,
+  smokeSize: 1,
+  defaultRuns: 5,
+  open: async (setup) => {
+    const version = await installEffect4(setup.progress)
+    const [routerFile, apiFile] = await Promise.all([bundle("capacityRouter"), bundle("capacityApi")])
+    setup.note(`Effect 4 candidates: effect ${version} and @effect/platform-node from benchmarks/effect4 (own lockfile), bundled by esbuild as npm start's server is and run with npm start's Node flags (${serverNodeFlags().join(" ")}); today's server is the npm start bundle (RUN_WORKERS=false, embedded in-memory PGlite unless DATABASE_URL). The bare server runs under tsx, as in the capacity benchmark.`)
+    setup.note("Candidates answer with the fast lane's function (services/capacity/src/CapacityAnswer.ts, imported across the versions through benchmarks/src/support/CapacityAnswerHost.ts) on the demo network with no usage; the HttpApi candidate decodes each body twice (Effect 4 Schema, then the engine's own decoder). Before anything is measured, every candidate's answer to every case must equal the fast lane's byte for byte.")
+    const kinds = [variantA(), variantBAllModesSearch()]
+    const cases: Array<Case> = [
+      { kind: kinds[0], items: 1 },
+      { kind: kinds[0], items: 5 },
+      { kind: kinds[1], items: 5 }
+    ].flatMap(({ kind, items }) => {
+      if (kind === undefined) return []
+      const bodyText = JSON.stringify(kind.body(items))
+      const bodyFile = join(tmpdir(), `retail-bench-effect4-${kind.id}-${items}.json`)
+      writeFileSync(bodyFile, bodyText)
+      return [{ label: `${kind.label}, ${items} item(s)`, items, kind, bodyText, bodyFile, barePath: `/${kind.id}-${items}` }]
+    })
+
+    const started: Array<Candidate> = []
+    const close = async () => {
+      for (const c of started) await c.stop()
+    }
+    const headers = { "content-type": "application/json", authorization: `Bearer ${BENCH_CAPACITY_KEY}` }
+    const idle: Record<string, number> = {}
+    try {
+      const server = await startServer({ RUN_WORKERS: "false" }, setup.progress)
+      started.push({ label: "fast lane (today, Effect 3.22)", url: server.url, pid: server.pid, rss: server.rss, stop: server.stop })
+      const router = await startCandidate("Effect 4 HttpRouter", routerFile)
+      started.push(router)
+      const api = await startCandidate("Effect 4 HttpApi", apiFile)
+      started.push(api)
+      const answers: Record<string, string> = {}
+      for (const c of cases) {
+        const expected = await post(`${server.url}${PATH}`, c.bodyText, headers)
+        if (expected.status !== 200) throw new BenchmarkFailure(`fast lane, ${c.label}: answered ${expected.status} ${expected.text.slice(0, 300)}`)
+        const wrong = c.kind.wrongAnswer(expected.text, c.items)
+        if (wrong !== undefined) throw new BenchmarkFailure(`fast lane, ${c.label}: not the expected answer: ${wrong}`)
+        for (const candidate of [router, api]) {
+          const answer = await post(`${candidate.url}${PATH}`, c.bodyText, headers)
+          if (answer.status !== 200 || answer.text !== expected.text) {
+            throw new BenchmarkFailure(`${candidate.label}, ${c.label}: answered ${answer.status}, not the fast lane's answer: ${answer.text.slice(0, 300)}`)
+          }
+        }
+        answers[c.barePath] = expected.text
+      }
+      const bare = await startBareServer(answers)
+      started.unshift({ label: BARE, url: bare.url, pid: bare.pid, rss: watchRss(bare.pid), stop: bare.stop })
+      // Idle: after start and one request per case, before any load.
+      await new Promise((r) => setTimeout(r, 1000))
+      for (const c of started) idle[c.label] = c.rss.currentMiB()
+    } catch (error) {
+      await close()
+      throw error
+    }
+
+    const run = async (ctx: { readonly runIndex: number }): Promise<ReadonlyArray<Figure>> => {
+      const figures: Array<Figure> = []
+      if (ctx.runIndex === 0) {
+        for (const c of started) {
+          figures.push(figure(`${c.label}: RSS idle (after start, before any load)`, "MiB", idle[c.label] ?? 0, { better: "lower" }))
+        }
+      }
+      // The order rotates from run to run: no server always runs first (or right after another's load).
+      const order = started.map((_, i) => started[(i + ctx.runIndex) % started.length]).filter((c): c is Candidate => c !== undefined)
+      for (const c of cases) {
+        const load = {
+          connections: CONNECTIONS,
+          seconds: setup.size,
+          method: "POST" as const,
+          headers,
+          bodyFile: c.bodyFile,
+          ...(setup.scale === "smoke" ? { amount: CONNECTIONS * 4 } : {})
+        }
+        const results = new Map<string, { readonly load: LoadResult; readonly cpuSeconds: number | undefined; readonly peakMiB: number }>()
+        for (const server of order) {
+          server.rss.reset()
+          const url = `${server.url}${server.label === BARE ? c.barePath : PATH}`
+          const { result, cpuSeconds } = await cpuOfDuring(server.pid, () => autocannon({ ...load, url }))
+          results.set(server.label, { load: result, cpuSeconds, peakMiB: server.rss.peakMiB() })
+        }
+        const bare = results.get(BARE)
+        if (bare === undefined) throw new BenchmarkFailure("the bare server was not measured")
+        setup.progress(`${c.label}: ${[...results].map(([label, r]) => `${label} ${r.load.requestsPerSecond.toFixed(0)} req/s p99 ${r.load.p99} ms`).join("; ")}`)
+        for (const server of started) {
+          const r = results.get(server.label)
+          if (r === undefined) continue
+          const name = `${c.label}, ${server.label}`
+          const limit = server.label === BARE ? {} : { limit: { name: `${BARE}, same body, same run`, sample: bare.load.requestsPerSecond } }
+          const goal = server.label === "Effect 4 HttpRouter" ? { goal: { on: "ratio" as const, atLeast: 0.5, source: "issue 19" } } : {}
+          figures.push(
+            figure(`${name}: requests/s`, "req/s", r.load.requestsPerSecond, { ...limit, ...goal }),
+            figure(`${name}: p50 latency`, "ms", r.load.p50, { better: "lower" }),
+            figure(`${name}: p99 latency`, "ms", r.load.p99, {
+              better: "lower",
+              ...(server.label === "Effect 4 HttpRouter" ? { goal: { on: "median" as const, atMost: 20, source: "issue 19" } } : {})
+            }),
+            figure(`${name}: max latency`, "ms", r.load.max, { better: "lower" }),
+            figure(`${name}: server CPU per request`, "µs", r.cpuSeconds === undefined ? 0 : (r.cpuSeconds / Math.max(1, r.load.requests)) * 1e6, { better: "lower" }),
+            figure(`${name}: server peak RSS under load`, "MiB", r.peakMiB, { better: "lower" })
+          )
+        }
+      }
+      return figures
+    }
+    return { run, close }
+  }
+}
