@@ -221,15 +221,20 @@ export const effect4: Benchmark = {
           const name = `${c.label}, ${server.label}`
           const limit = server.label === BARE ? {} : { limit: { name: `${BARE}, same body, same run`, sample: bare.load.requestsPerSecond } }
           const goal = server.label === "Effect 4 HttpRouter" ? { goal: { on: "ratio" as const, atLeast: 0.5, source: "issue 19" } } : {}
+          const bareCpu = bare.cpuSeconds === undefined ? 0 : (bare.cpuSeconds / Math.max(1, bare.load.requests)) * 1e6
+          const cpu = r.cpuSeconds === undefined ? 0 : (r.cpuSeconds / Math.max(1, r.load.requests)) * 1e6
+          const cpuLimit = server.label === BARE ? {} : { limit: { name: `${BARE}, same body, same run`, sample: bareCpu } }
           figures.push(
             figure(`${name}: requests/s`, "req/s", r.load.requestsPerSecond, { ...limit, ...goal }),
+            // Paired within the run (the two loads seconds apart): steadier than the ratio of medians on a shared machine.
+            ...(server.label === BARE ? [] : [figure(`${name}: requests/s ÷ bare node:http's, same run`, "x", r.load.requestsPerSecond / bare.load.requestsPerSecond, server.label === "Effect 4 HttpRouter" ? { goal: { on: "median", atLeast: 0.5, source: "issue 19" } } : {})]),
             figure(`${name}: p50 latency`, "ms", r.load.p50, { better: "lower" }),
             figure(`${name}: p99 latency`, "ms", r.load.p99, {
               better: "lower",
               ...(server.label === "Effect 4 HttpRouter" ? { goal: { on: "median" as const, atMost: 20, source: "issue 19" } } : {})
             }),
             figure(`${name}: max latency`, "ms", r.load.max, { better: "lower" }),
-            figure(`${name}: server CPU per request`, "µs", r.cpuSeconds === undefined ? 0 : (r.cpuSeconds / Math.max(1, r.load.requests)) * 1e6, { better: "lower" }),
+            figure(`${name}: server CPU per request`, "µs", cpu, { better: "lower", ...cpuLimit }),
             figure(`${name}: server peak RSS under load`, "MiB", r.peakMiB, { better: "lower" })
           )
         }
