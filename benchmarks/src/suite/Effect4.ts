@@ -13,8 +13,9 @@ import { post } from "../support/Http.ts"
 import { cpuOfDuring } from "../support/ProcessCpu.ts"
 import { watchRss } from "../support/Rss.ts"
 import { startServer } from "../support/ServerProcess.ts"
-import { BENCH_CAPACITY_KEY } from "../support/Tokens.ts"
+import { BENCH_CAPACITY_KEY, BENCH_JWT_SECRET, mintToken, runTag } from "../support/Tokens.ts"
 import { type CapacityRequestKind, variantA, variantBAllModesSearch } from "./Capacity.ts"
+import { productsBody } from "./LoadProducts.ts"
 
 // Issue 19, step 1: POST /v1/delivery/capacity on today's fast lane and on Effect 4's HttpRouter and
 // HttpApi (benchmarks/effect4/, a standalone npm folder: Effect 4 cannot share the root node_modules
@@ -66,10 +67,10 @@ interface Candidate {
 }
 
 /** A bundled candidate in its own process with npm start's Node flags; resolves once it prints `listening <port>`. */
-const startCandidate = async (label: string, file: string): Promise<Candidate> => {
+const startCandidate = async (label: string, file: string, env: Readonly<Record<string, string>> = {}): Promise<Candidate> => {
   const child = spawn(process.execPath, [...serverNodeFlags(), file], {
     cwd: repositoryRoot,
-    env: { ...process.env, HOST: "127.0.0.1", PORT: "0", CAPACITY_API_KEYS: BENCH_CAPACITY_KEY },
+    env: { ...process.env, HOST: "127.0.0.1", PORT: "0", CAPACITY_API_KEYS: BENCH_CAPACITY_KEY, ...env },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let output = ""
@@ -242,5 +243,102 @@ export const effect4: Benchmark = {
       return figures
     }
     return { run, close }
+  }
+}
+
+const LOAD_PRODUCTS_CLIENTS = [1, 4] as const
+const TODAY = "today's endpoint (Effect 3.22 HttpApi)"
+const CANDIDATE = "Effect 4 HttpApi"
+
+/**
+ * Issue 19, step 1, the other endpoint: POST /v1/load-products with 3000 generated products (seed 7)
+ * on today's server (the npm start bundle, RUN_WORKERS=false) and on an Effect 4 HttpApi endpoint that
+ * decodes the contract's payload and hands it to today's LoadIntake (benchmarks/effect4/src/loadProductsApi.ts),
+ * fresh servers each run (the in-process queue keeps every batch), the two loads of each client count back to back.
+ */
+export const effect4LoadProducts: Benchmark = {
+  name: "effect4-load-products",
+  description: `Issue 19, step 1: POST /v1/load-products at ${LOAD_PRODUCTS_CLIENTS.join(" and ")} connections (2 requests per connection, autocannon) on today's server and on an Effect 4 HttpApi endpoint answered by today's LoadIntake (docs/effect4.md); fresh servers each run, the order alternating from run to run; RUN_WORKERS=false, in-process queue, embedded PGlite unless DATABASE_URL.`,
+  sizeUnit: "products per request",
+  defaultSize: 3000,
+  smokeSize: 20,
+  defaultRuns: 3,
+  open: async (setup) => {
+    const version = await installEffect4(setup.progress)
+    const file = await bundle("loadProductsApi")
+    const body = productsBody(setup.size)
+    const bodyFile = join(tmpdir(), `retail-bench-effect4-load-products-${setup.size}.json`)
+    writeFileSync(bodyFile, body)
+    const token = await mintToken(`BENCH-${runTag()}`)
+    const headers = { "content-type": "application/json", authorization: `Bearer ${token}` }
+    setup.note(`${(body.length / 1e6).toFixed(2)} MB per body; effect ${version}; the candidate bundled by esbuild and run with npm start's Node flags, LoadIntake's Effect 3 runtime inside it (embedded PGlite ${process.env["DATABASE_URL"] === undefined ? "in memory" : "at DATABASE_URL"}, in-process queue).`)
+    setup.note("The candidate does not carry over today's JSON value limit (measureJson), invalid-UTF-8 refusal and per-token rate limit; it decodes the payload ({ products: Array(Unknown) }) with Effect 4's Schema where today's handler reads the bytes itself.")
+
+    const start = async (which: string): Promise<Candidate> => {
+      if (which === TODAY) {
+        const server = await startServer({ RUN_WORKERS: "false", REDIS_PUBLISH_TIMEOUT_MS: "120000" }, setup.progress)
+        return { label: TODAY, url: server.url, pid: server.pid, rss: server.rss, stop: server.stop }
+      }
+      return startCandidate(CANDIDATE, file, {
+        JWT_SECRET: BENCH_JWT_SECRET,
+        ...(process.env["DATABASE_URL"] === undefined ? { DATA_DIR: "memory://" } : {})
+      })
+    }
+
+    let running: Array<Candidate> = []
+    const run = async (ctx: { readonly runIndex: number }): Promise<ReadonlyArray<Figure>> => {
+      const figures: Array<Figure> = []
+      const order = ctx.runIndex % 2 === 0 ? [TODAY, CANDIDATE] : [CANDIDATE, TODAY]
+      const servers = new Map<string, Candidate>()
+      try {
+        for (const which of order) {
+          const server = await start(which)
+          running.push(server)
+          servers.set(which, server)
+          const answer = await post(`${server.url}/v1/load-products`, body, headers)
+          if (answer.status !== 200 || !answer.text.includes(`"${setup.size} products are being processed`)) {
+            throw new BenchmarkFailure(`${which}: answered ${answer.status} ${answer.text.slice(0, 300)}`)
+          }
+        }
+        await new Promise((r) => setTimeout(r, 500))
+        for (const which of order) figures.push(figure(`${which}: RSS idle (after start and one load)`, "MiB", servers.get(which)?.rss.currentMiB() ?? 0, { better: "lower" }))
+        for (const clients of LOAD_PRODUCTS_CLIENTS) {
+          const results = new Map<string, { readonly load: LoadResult; readonly cpuSeconds: number | undefined; readonly peakMiB: number }>()
+          for (const which of order) {
+            const server = servers.get(which)
+            if (server === undefined) continue
+            server.rss.reset()
+            const { result, cpuSeconds } = await cpuOfDuring(server.pid, () =>
+              autocannon({ url: `${server.url}/v1/load-products`, connections: clients, seconds: 600, amount: clients * 2, method: "POST", headers, bodyFile }))
+            results.set(which, { load: result, cpuSeconds, peakMiB: server.rss.peakMiB() })
+          }
+          const today = results.get(TODAY)
+          setup.progress(`${clients} client(s): ${[...results].map(([label, r]) => `${label} ${r.load.requestsPerSecond.toFixed(2)} req/s p99 ${r.load.p99} ms`).join("; ")}`)
+          for (const [which, r] of results) {
+            const name = `${clients} client(s), ${which}`
+            const limit = which === TODAY || today === undefined ? {} : { limit: { name: `${TODAY}, same run`, sample: today.load.requestsPerSecond } }
+            const cpu = r.cpuSeconds === undefined ? 0 : (r.cpuSeconds / Math.max(1, r.load.requests)) * 1000
+            figures.push(
+              figure(`${name}: requests/s`, "req/s", r.load.requestsPerSecond, limit),
+              figure(`${name}: p50 latency`, "ms", r.load.p50, { better: "lower" }),
+              figure(`${name}: p99 latency`, "ms", r.load.p99, { better: "lower" }),
+              figure(`${name}: max latency`, "ms", r.load.max, { better: "lower" }),
+              figure(`${name}: server CPU per request`, "ms", cpu, { better: "lower" }),
+              figure(`${name}: server peak RSS under load`, "MiB", r.peakMiB, { better: "lower" })
+            )
+          }
+        }
+      } finally {
+        for (const server of running) await server.stop()
+        running = []
+      }
+      return figures
+    }
+    return {
+      run,
+      close: async () => {
+        for (const server of running) await server.stop()
+      }
+    }
   }
 }

@@ -1,7 +1,7 @@
 import type { Benchmark } from "../Benchmark.ts"
 import { capacity } from "./Capacity.ts"
 import { capacityCheckout } from "./CapacityCheckout.ts"
-import { effect4 } from "./Effect4.ts"
+import { effect4, effect4LoadProducts } from "./Effect4.ts"
 import { endToEnd } from "./EndToEnd.ts"
 import { handleCsv } from "./HandleCsv.ts"
 import { handleJson } from "./HandleJson.ts"
@@ -13,6 +13,6 @@ export const benchmarks: ReadonlyArray<Benchmark> = [loadProducts, handleJson, h
 
 /**
  * Run only when named (`npm run bench -- soak`): minutes of traffic would double the whole suite's time;
- * `effect4` (issue 19's measurement before the move) installs its own Effect 4 folder first.
+ * `effect4` and `effect4-load-products` (issue 19's measurement before the move) install its own Effect 4 folder first.
  */
-export const allBenchmarks: ReadonlyArray<Benchmark> = [...benchmarks, soak, effect4]
+export const allBenchmarks: ReadonlyArray<Benchmark> = [...benchmarks, soak, effect4, effect4LoadProducts]
