@@ -133,7 +133,7 @@ describe("embedded (npm start's defaults), smoke size", () => {
     ])
     const [only] = report.benchmarks
     expect(only?.configuration).toContain("npm start with nothing set")
-    expect(only?.notes.join(" ")).toContain("embedded PostgreSQL server, data in")
+    expect(only?.notes.join(" ")).toContain("database: embedded PostgreSQL server in")
     expect(toMarkdown(report)).toContain("Configuration: npm start with nothing set")
     const p99 = figures.find((f) => f.name === "capacity variant A 5 items, 64 connections, while a load persists: p99 latency")
     expect(p99?.goal?.atMost).toBe(20)
