@@ -3,8 +3,9 @@
  * for Redis when none is configured. All state lives in one Ref of persistent
  * collections, so every operation is a single atomic transition.
  */
-import { Clock, Deferred, Effect, Either, HashMap, HashSet, Layer, Option, RedBlackTree, Ref, SynchronizedRef } from "effect"
+import { Clock, Effect, Either, HashMap, HashSet, Layer, Option, RedBlackTree, Ref } from "effect"
 import * as validate from "./internal/validate.ts"
+import * as Wakeups from "./internal/Wakeups.ts"
 import * as StreamId from "./internal/StreamId.ts"
 import type { DeadLetter, Delivery, Payload, StreamEntry, StreamQueueShape, Tracking } from "./StreamQueue.ts"
 import { deadStream, QueueError, StreamQueue } from "./StreamQueue.ts"
@@ -126,8 +127,6 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
       })
   const track = (tracking: Tracking | undefined) => changeSet(tracking, HashSet.add)
   const untrack = (tracking: Tracking | undefined) => changeSet(tracking, HashSet.remove)
-  // One Deferred per stream that somebody waits on, completed (and dropped) by the next append.
-  const signals = yield* SynchronizedRef.make(HashMap.empty<string, Deferred.Deferred<void>>())
 
   const transition = <A>(f: (state: State, now: number) => Step<A>): Effect.Effect<A, QueueError> =>
     Clock.currentTimeMillis.pipe(
@@ -140,35 +139,8 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
       Effect.flatMap((result) => result)
     )
 
-  const signalOf = (stream: string) =>
-    SynchronizedRef.modifyEffect(signals, (byStream) =>
-      Option.match(HashMap.get(byStream, stream), {
-        onSome: (signal) => Effect.succeed([signal, byStream] as const),
-        onNone: () => Effect.map(Deferred.make<void>(), (signal) => [signal, HashMap.set(byStream, stream, signal)] as const)
-      }))
-
-  const notify = (stream: string) =>
-    SynchronizedRef.modify(signals, (byStream) => [HashMap.get(byStream, stream), HashMap.remove(byStream, stream)] as const).pipe(
-      Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: (signal) => Deferred.succeed(signal, undefined) }))
-    )
-
-  // The signal is taken before looking, so an append between the look and the wait still wakes us.
-  const awaitNonEmpty = <A>(
-    stream: string,
-    blockMs: number,
-    attempt: Effect.Effect<ReadonlyArray<A>, QueueError>
-  ): Effect.Effect<ReadonlyArray<A>, QueueError> =>
-    Effect.gen(function*() {
-      const deadline = (yield* Clock.currentTimeMillis) + blockMs
-      while (true) {
-        const signal = yield* signalOf(stream)
-        const found = yield* attempt
-        if (found.length > 0) return found
-        const remaining = deadline - (yield* Clock.currentTimeMillis)
-        if (remaining <= 0) return found
-        yield* Effect.timeoutOption(Deferred.await(signal), remaining)
-      }
-    })
+  // Appends are all in this process: a reader waits for the next one, never polls.
+  const { awaitNonEmpty, notify } = yield* Wakeups.make(Number.POSITIVE_INFINITY)
 
   const publish: StreamQueueShape["publish"] = (stream, payloads, options) =>
     Effect.gen(function*() {
