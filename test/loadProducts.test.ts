@@ -191,13 +191,17 @@ describe("POST /v1/load-products", () => {
         const openapi = (yield* request("/v1/openapi.json")).json() as {
           info: { version: string }
           paths: Record<string, {
-            post?: { security?: unknown }
+            post?: { security?: unknown; responses?: Record<string, unknown> }
             get?: { parameters?: ReadonlyArray<{ name: string; in: string; required: boolean; schema: unknown }> }
           }>
           components: { securitySchemes: Record<string, { scheme: string; bearerFormat?: string }> }
         }
         expect(openapi.info.version).toBe("1.0.0")
         expect(openapi.paths["/v1/load-products"]?.post?.security).toEqual([{ bearer: [] }])
+        // A body that stalls is answered 408 (UPLOAD_IDLE_TIMEOUT_MS): the contract says so.
+        for (const path of ["/v1/load-products", "/v1/handle-json", "/v1/handle-csv"]) {
+          expect(Object.keys(openapi.paths[path]?.post?.responses ?? {}), path).toContain("408")
+        }
         const errorsPage = openapi.paths["/v1/loads/{processCode}/errors"]?.get
         expect(errorsPage?.parameters?.find((p) => p.name === "limit")).toMatchObject({
           in: "query",

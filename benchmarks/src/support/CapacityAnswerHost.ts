@@ -6,18 +6,16 @@
 // this side only).
 import { buildSnapshot, decodeNetwork, demoNetwork, ledgerFromUses } from "@retail/capacity"
 import { Either, Option } from "effect"
-import { answerCapacity, variantOf } from "../../../services/capacity/src/CapacityAnswer.ts"
+import { answerCapacity, answerCapacityInput } from "../../../services/capacity/src/CapacityAnswer.ts"
 import type { CapacitySettings } from "../../../services/capacity/src/CapacityConfig.ts"
 import {
   type Answer,
-  answerVariantAInput,
   INTERNAL,
   isAuthorized,
   isJsonContentType,
   UNAUTHORIZED,
   UNSUPPORTED_MEDIA_TYPE
 } from "../../../services/capacity/src/VariantAAnswer.ts"
-import { answerVariantBInput } from "../../../services/capacity/src/VariantBAnswer.ts"
 
 export type { Answer }
 
@@ -58,16 +56,7 @@ export const demoCapacityAnswerHost = (apiKeys: ReadonlyArray<string>): Capacity
     authorized: (authorization) => isAuthorized(settings, authorization),
     jsonContentType: isJsonContentType,
     answer: (body, nowMillis) => answerCapacity(settings, snapshot, body, nowMillis),
-    answerParsed: (input, nowMillis) => {
-      switch (variantOf(input)) {
-        case "A":
-          return answerVariantAInput(settings, snapshot, input, nowMillis)
-        case "B":
-          return answerVariantBInput(settings, snapshot, input, nowMillis)
-        case "NEITHER":
-          return answerCapacity(settings, snapshot, JSON.stringify(input), nowMillis)
-      }
-    },
+    answerParsed: (input, nowMillis) => answerCapacityInput(settings, snapshot, input, nowMillis),
     UNAUTHORIZED,
     UNSUPPORTED_MEDIA_TYPE,
     INTERNAL

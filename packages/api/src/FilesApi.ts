@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiError, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { InvalidRequest, PayloadTooLarge, PublishFailed, StorageFailed, TooManyRequests, UnsupportedMediaType } from "./Errors.ts"
+import { InvalidRequest, PayloadTooLarge, PublishFailed, RequestTimeout, StorageFailed, TooManyRequests, UnsupportedMediaType } from "./Errors.ts"
 import { LoadResult } from "./ProductsApi.ts"
 import { Authentication } from "./Security.ts"
 
@@ -25,6 +25,7 @@ const fileEndpoint = <Name extends string, Path extends HttpApiEndpoint.PathSegm
     .addError(PayloadTooLarge)
     .addError(UnsupportedMediaType)
     .addError(TooManyRequests)
+    .addError(RequestTimeout)
     .addError(PublishFailed)
     .addError(StorageFailed)
 

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiError, HttpApiGroup, OpenApi } from "@effect/platform"
 import { LoadAccepted, LoadSummary, MAX_PRODUCTS_PER_LOAD } from "@retail/domain"
 import { Schema } from "effect"
-import { InvalidRequest, PayloadTooLarge, PublishFailed, StorageFailed, UnsupportedMediaType } from "./Errors.ts"
+import { InvalidRequest, PayloadTooLarge, PublishFailed, RequestTimeout, StorageFailed, UnsupportedMediaType } from "./Errors.ts"
 import { Authentication } from "./Security.ts"
 
 /** The body as documented; the handler decodes it itself so that each product fails on its own. */
@@ -21,6 +21,7 @@ export class ProductsApi extends HttpApiGroup.make("products")
       .addError(InvalidRequest)
       .addError(PayloadTooLarge)
       .addError(UnsupportedMediaType)
+      .addError(RequestTimeout)
       .addError(PublishFailed)
       .addError(StorageFailed)
       .addError(HttpApiError.Forbidden)

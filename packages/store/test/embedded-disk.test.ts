@@ -2,7 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { execFileSync } from "node:child_process"
-import { chmod, mkdtemp, rm } from "node:fs/promises"
+import { existsSync } from "node:fs"
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Database, LoadRepository } from "../src/index.ts"
@@ -47,5 +48,36 @@ describe("embedded PostgreSQL server on disk", () => {
       // A real server (not PGlite's 17), reachable only through its socket.
       expect(version).toBeGreaterThanOrEqual(180000)
       expect(listening).toBe("")
+    }).pipe(Effect.scoped), 120_000)
+
+  it.live("an initdb cut short leaves nothing that passes for a data folder; a folder of other files is refused, not replaced", () =>
+    Effect.gen(function* () {
+      const root = yield* Effect.promise(() => mkdtemp(join(tmpdir(), "store-")))
+      yield* Effect.promise(() => chmod(root, 0o755))
+      yield* Effect.addFinalizer(() => Effect.promise(() => rm(root, { recursive: true, force: true })))
+      const open = (dataDir: string) =>
+        Effect.scoped(Effect.provide(
+          Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1 AS one`),
+          Database.layer({ url: Option.none(), dataDir, poolSize: 1 })
+        ))
+
+      // What a start killed during initdb leaves: its staging folder, half written, and an empty data folder.
+      const dataDir = join(root, "data")
+      yield* Effect.promise(async () => {
+        await mkdir(dataDir)
+        // A pid that cannot be alive: the process that wrote it is gone.
+        await mkdir(`${dataDir}.initdb-999999999`)
+        await writeFile(join(`${dataDir}.initdb-999999999`, "PG_VERSION"), "18\n")
+      })
+      expect(yield* open(dataDir)).toEqual([{ one: 1 }])
+      expect(existsSync(`${dataDir}.initdb-999999999`), "the dead process's staging folder is removed").toBe(false)
+
+      const foreign = join(root, "documents")
+      yield* Effect.promise(async () => {
+        await mkdir(foreign)
+        await writeFile(join(foreign, "notes.txt"), "mine")
+      })
+      const refused = yield* Effect.flip(open(foreign))
+      expect(refused.message).toMatch(/holds files but no PostgreSQL data folder/)
     }).pipe(Effect.scoped), 120_000)
 })

@@ -37,6 +37,11 @@ export const answerCapacity = (settings: CapacitySettings, snapshot: Snapshot, b
   } catch (error) {
     return badJson(error)
   }
+  return answerCapacityInput(settings, snapshot, input, nowMillis)
+}
+
+/** The answer to a body already parsed: the variant is told by its shape. */
+export const answerCapacityInput = (settings: CapacitySettings, snapshot: Snapshot, input: unknown, nowMillis: number): Answer => {
   switch (variantOf(input)) {
     case "A":
       return answerVariantAInput(settings, snapshot, input, nowMillis)

@@ -138,9 +138,7 @@ export class LoadReconciler extends Effect.Service<LoadReconciler>()("@retail/up
 
     return {
       /** The most recent loads the queue lost batches of, newest first. */
-      losses: Ref.get(losses),
-      /** One reconciliation pass now (tests; the loop runs one every LOAD_RECONCILE_INTERVAL_MS). */
-      reconcile: pass
+      losses: Ref.get(losses)
     } as const
   })
 }) {}
