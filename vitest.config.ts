@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config"
+import "./test/support/MapGroupBy.ts"
 
 export default defineConfig({
   test: {

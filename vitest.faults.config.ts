@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config"
+import "./test/support/MapGroupBy.ts"
 
 /** The fault suite (`npm run test:faults`): real Redis and PostgreSQL processes started, stopped and killed by the tests. */
 export default defineConfig({

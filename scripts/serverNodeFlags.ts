@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url"
 const packageJsonFile = fileURLToPath(new URL("../package.json", import.meta.url))
 const PackageJson = Schema.Struct({ scripts: Schema.Struct({ start: Schema.String }) })
 const startScriptOfPackage = (): string =>
-  Schema.decodeUnknownSync(Schema.parseJson(PackageJson))(readFileSync(packageJsonFile, "utf8")).scripts.start
+  Schema.decodeUnknownSync(Schema.fromJsonString(PackageJson))(readFileSync(packageJsonFile, "utf8")).scripts.start
 const START = /(?:^|&&\s*)node((?:\s+--[\w-]+(?:=\S+)?)*)\s+dist\/server\.mjs\s*$/
 
 /**

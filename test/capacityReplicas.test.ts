@@ -1,6 +1,6 @@
-import { HttpServer } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
+import type { HttpServer } from "effect/http"
 import { eventually, postJson, request } from "./support/Http.ts"
 import { TestServer } from "./support/TestServer.ts"
 

@@ -16,7 +16,7 @@ const DemoNetworkCurrent = Layer.effectDiscard(Effect.gen(function*() {
     headers: { "content-type": "application/json" },
     body: JSON.stringify(demoNetwork)
   })
-  if (response.status !== 200) return yield* Effect.dieMessage(`PUT /v1/network: ${response.status} ${response.text}`)
+  if (response.status !== 200) return yield* Effect.die(new Error(`PUT /v1/network: ${response.status} ${response.text}`))
 }))
 
 /** A customer on Av. Larco, Miraflores: TD-MIRAFLORES ~0.6 km, TD-SAN-ISIDRO ~2.8 km, TD-SAN-BORJA ~4.2 km, TD-SURCO ~4.3 km. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { csvFilesOf, type CsvFiles, sampleProduct, sampleProducts } from "@retail/testkit"
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { eventually, request } from "./support/Http.ts"
 import { type LoadBody, loadView, productCounts, publishedEntries } from "./support/Loads.ts"
 import { fileOf, formData } from "./support/Multipart.ts"

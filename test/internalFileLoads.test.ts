@@ -1,7 +1,7 @@
-import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { sampleProduct, sampleProducts } from "@retail/testkit"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { internalRequest, eventually, request } from "./support/Http.ts"
 import { type LoadBody, loadView, publishedEntries } from "./support/Loads.ts"
 import { fileOf, formData } from "./support/Multipart.ts"

@@ -3,11 +3,11 @@ import { readFile, rm, stat } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { once } from "node:events"
-import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Database } from "@retail/store"
 import { sampleProduct } from "@retail/testkit"
 import { Effect, Option } from "effect"
+import { SqlClient } from "effect/sql"
 import { eventually } from "./support/Http.ts"
 import { startServerProcess } from "./support/ServerProcess.ts"
 import { mintToken } from "./support/TestServer.ts"
@@ -78,7 +78,7 @@ describe.skipIf(databaseUrl === undefined || redisUrl === undefined)(`a ${FILE_B
       yield* Effect.logInfo(`${count} products, peak RSS of the server ${yield* peakRssMb(server.child.pid)} MB`)
 
       const stored = yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
-        sql<{ n: string }>`SELECT count(*) AS n FROM products WHERE company = 'ACME' AND product_code LIKE ${prefix + "%"}`
+        sql<{ n: string }>`SELECT count(*)::text AS n FROM products WHERE company = 'ACME' AND product_code LIKE ${prefix + "%"}`
       ).pipe(
         Effect.provide(Database.layer({ url: Option.some(databaseUrl ?? ""), dataDir: "", poolSize: 1 })),
         Effect.orDie

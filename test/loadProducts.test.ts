@@ -1,7 +1,7 @@
-import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { sampleProduct, sampleProducts } from "@retail/testkit"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { type LoadBody, loadView, publishedEntries } from "./support/Loads.ts"
 import { eventually, postJson, request } from "./support/Http.ts"
 import { mintToken, TestServer } from "./support/TestServer.ts"
@@ -25,10 +25,10 @@ describe("POST /v1/load-products", () => {
         const sql = yield* SqlClient.SqlClient
         const counts = yield* sql<{ products: string; barcodes: string; hierarchies: string; attributes: string }>`
           SELECT
-            (SELECT count(*) FROM products WHERE company = 'ACME' AND product_code LIKE 'FULL%') AS products,
-            (SELECT count(*) FROM product_barcodes WHERE company = 'ACME' AND product_code LIKE 'FULL%') AS barcodes,
-            (SELECT count(*) FROM product_hierarchies WHERE company = 'ACME' AND product_code LIKE 'FULL%') AS hierarchies,
-            (SELECT count(*) FROM product_attributes WHERE company = 'ACME' AND product_code LIKE 'FULL%') AS attributes`
+            (SELECT count(*) FROM products WHERE company = 'ACME' AND product_code LIKE 'FULL%')::text AS products,
+            (SELECT count(*) FROM product_barcodes WHERE company = 'ACME' AND product_code LIKE 'FULL%')::text AS barcodes,
+            (SELECT count(*) FROM product_hierarchies WHERE company = 'ACME' AND product_code LIKE 'FULL%')::text AS hierarchies,
+            (SELECT count(*) FROM product_attributes WHERE company = 'ACME' AND product_code LIKE 'FULL%')::text AS attributes`
         expect(counts[0]).toEqual({ products: "3000", barcodes: "6000", hierarchies: "6000", attributes: "9000" })
         const stored = yield* sql<{ description: string; price: number; weight: number }>`
           SELECT description, price, weight FROM products WHERE company = 'ACME' AND product_code = ${products[1234]!.productCode}`

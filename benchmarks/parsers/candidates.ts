@@ -108,7 +108,7 @@ export const candidates: Record<string, Candidate> = {
       Stream.fromAsyncIterable(stream(file) as AsyncIterable<Buffer>, (e) => e).pipe(
         scanJsonProducts(),
         Stream.grouped(500),
-        Stream.runFold(0, (n, batch) => n + batch.length),
+        Stream.runFold(() => 0, (n, batch) => n + batch.length),
         Effect.runPromise
       )
   },

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 
-const Measured = Schema.Number.pipe(Schema.finite(), Schema.nonNegative())
+const Measured = Schema.Number.check(Schema.isFinite(), Schema.isGreaterThanOrEqualTo(0))
 
 export const Spread = Schema.Struct({
   median: Measured,
@@ -13,7 +13,7 @@ export const Spread = Schema.Struct({
 export const FigureReport = Schema.Struct({
   name: Schema.NonEmptyString,
   unit: Schema.NonEmptyString,
-  better: Schema.Literal("higher", "lower"),
+  better: Schema.Literals(["higher", "lower"]),
   samples: Schema.NonEmptyArray(Measured),
   ...Spread.fields,
   limit: Schema.optional(Schema.Struct({
@@ -24,7 +24,7 @@ export const FigureReport = Schema.Struct({
   /** Median of the figure over median of its limit. */
   ratio: Schema.optional(Measured),
   goal: Schema.optional(Schema.Struct({
-    on: Schema.Literal("median", "ratio"),
+    on: Schema.Literals(["median", "ratio"]),
     atLeast: Schema.optional(Schema.Number),
     atMost: Schema.optional(Schema.Number),
     source: Schema.String,
@@ -36,9 +36,9 @@ export type FigureReport = typeof FigureReport.Type
 export const BenchmarkReport = Schema.Struct({
   name: Schema.NonEmptyString,
   description: Schema.String,
-  size: Schema.Number.pipe(Schema.positive()),
+  size: Schema.Number.check(Schema.isGreaterThan(0)),
   sizeUnit: Schema.String,
-  runs: Schema.Int.pipe(Schema.nonNegative()),
+  runs: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
   seconds: Measured,
   notes: Schema.Array(Schema.String),
   figures: Schema.Array(FigureReport),
@@ -50,7 +50,7 @@ export const BenchmarkReport = Schema.Struct({
 export type BenchmarkReport = typeof BenchmarkReport.Type
 
 export const Machine = Schema.Struct({
-  cores: Schema.Int.pipe(Schema.positive()),
+  cores: Schema.Int.check(Schema.isGreaterThan(0)),
   cpuModel: Schema.String,
   totalMemoryGiB: Measured,
   node: Schema.String,
@@ -61,10 +61,10 @@ export const Machine = Schema.Struct({
 
 export const Infrastructure = Schema.Struct({
   /** "embedded PGlite": older reports' name for the in-memory PGlite. */
-  database: Schema.Literal("PostgreSQL (DATABASE_URL)", "embedded PGlite in memory (DATA_DIR=memory://)", "embedded PGlite"),
-  queue: Schema.Literal("Redis (REDIS_URL)", "in-process"),
+  database: Schema.Literals(["PostgreSQL (DATABASE_URL)", "embedded PGlite in memory (DATA_DIR=memory://)", "embedded PGlite"]),
+  queue: Schema.Literals(["Redis (REDIS_URL)", "in-process"]),
   /** What the servers under test ran (absent in reports from before the bundle). */
-  server: Schema.optional(Schema.Literal("esbuild bundle, as npm start", "tsx on the sources (BENCH_SERVER_RUNTIME=tsx)"))
+  server: Schema.optional(Schema.Literals(["esbuild bundle, as npm start", "tsx on the sources (BENCH_SERVER_RUNTIME=tsx)"]))
 })
 export type Infrastructure = typeof Infrastructure.Type
 
@@ -79,4 +79,4 @@ export const Report = Schema.Struct({
 })
 export type Report = typeof Report.Type
 
-export const decodeReport = Schema.decodeUnknownEither(Report)
+export const decodeReport = Schema.decodeUnknownResult(Report)

@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { Either } from "effect"
+import { Result } from "effect"
 import { parseArgs, USAGE } from "./Cli.ts"
 import { toMarkdown } from "./Markdown.ts"
 import { decodeReport } from "./Report.ts"
@@ -26,7 +26,7 @@ const fail = (message: string, code: number): never => {
 const main = async () => {
   const args = process.argv.slice(2)
   const names = allBenchmarks.map((b) => b.name).join(", ")
-  const options = Either.getOrElse(parseArgs(args), (message) => fail(`${message}\n${USAGE}\nbenchmarks: ${names}`, 2))
+  const options = Result.getOrElse(parseArgs(args), (message) => fail(`${message}\n${USAGE}\nbenchmarks: ${names}`, 2))
   const selected = options.name === undefined ? benchmarks : allBenchmarks.filter((b) => b.name === options.name)
   if (selected.length === 0) fail(`no benchmark named ${options.name ?? ""}; benchmarks: ${names}`, 2)
 
@@ -39,7 +39,7 @@ const main = async () => {
     log: (line) => console.error(`${new Date().toISOString().slice(11, 19)} ${line}`)
   })
   const checked = decodeReport(report)
-  if (Either.isLeft(checked)) fail(`the report does not match its schema: ${checked.left.message}`, 1)
+  if (Result.isFailure(checked)) fail(`the report does not match its schema: ${checked.failure.message}`, 1)
 
   // A whole-suite run is the report of record; one benchmark alone writes beside it.
   const base = options.name === undefined && !options.smoke ? "latest" : `latest-${options.name ?? "all"}${options.smoke ? "-smoke" : ""}`

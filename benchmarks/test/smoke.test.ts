@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 import type { Benchmark } from "../src/Benchmark.ts"
 import { BenchmarkFailure, figure } from "../src/Benchmark.ts"
@@ -19,7 +19,7 @@ const byName = (name: string): Benchmark => {
 /** Well-formed, not fast: every figure a finite number, throughputs and their limits above zero, the report valid against its schema. */
 const expectWellFormed = (report: Report, expectedFigures: ReadonlyArray<string>) => {
   expect(failures(report)).toEqual([])
-  expect(Either.isRight(decodeReport(report))).toBe(true)
+  expect(Result.isSuccess(decodeReport(report))).toBe(true)
   const [only] = report.benchmarks
   expect(only?.runs).toBe(1)
   const figures = only?.figures ?? []
@@ -195,7 +195,7 @@ describe("benchmark runner", () => {
     expect([f?.min, f?.max, f?.q1, f?.q3]).toEqual([10, 40, 17.5, 32.5])
     expect(f?.ratio).toBe(0.25)
     expect(f?.goal?.met).toBe(false)
-    expect(Either.isRight(decodeReport(report))).toBe(true)
+    expect(Result.isSuccess(decodeReport(report))).toBe(true)
   })
 
   it("a benchmark that throws, or measures a non-finite number, is a failure the command reports", async () => {
@@ -227,12 +227,12 @@ describe("benchmark runner", () => {
     expect(calls).toBe(1)
     expect(failures(report)).toEqual(["fake: 2 products lost"])
     expect(report.benchmarks[0]?.figures.map((f) => [f.name, f.median])).toEqual([["rate", 5]])
-    expect(Either.isRight(decodeReport(report))).toBe(true)
+    expect(Result.isSuccess(decodeReport(report))).toBe(true)
   })
 
   it("the report schema refuses a figure without samples", async () => {
     const report = await runSuite([fake(async () => [figure("rate", "ops/s", 5)])], { scale: "smoke", runs: 1, label: "", command: "test", log: () => undefined })
     const broken = { ...report, benchmarks: report.benchmarks.map((b) => ({ ...b, figures: b.figures.map((f) => ({ ...f, samples: [] })) })) }
-    expect(Either.isLeft(decodeReport(broken))).toBe(true)
+    expect(Result.isFailure(decodeReport(broken))).toBe(true)
   })
 })

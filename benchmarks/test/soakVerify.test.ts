@@ -1,7 +1,7 @@
-import { SqlClient } from "@effect/sql"
 import { demoNetwork } from "@retail/capacity"
 import { CapacityRepository, Database, migrate } from "@retail/store"
 import { Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -18,7 +18,7 @@ describe("soak end check", () => {
     yield* Effect.flatMap(CapacityRepository, (capacity) => capacity.initNetwork(demoNetwork))
     const sql = yield* SqlClient.SqlClient
     yield* sql`INSERT INTO capacity_usage (kind, code, slot, day, used) VALUES ('PICKING', 'TD-MIRAFLORES', 'ALL', '2028-01-03', 121)`
-  }).pipe(Effect.provide(CapacityRepository.Default.pipe(Layer.provideMerge(Database.layer({ url: Option.none(), dataDir, poolSize: 1 })))))
+  }).pipe(Effect.provide(CapacityRepository.layer.pipe(Layer.provideMerge(Database.layer({ url: Option.none(), dataDir, poolSize: 1 })))))
   beforeAll(() => Effect.runPromise(setUp), 120_000)
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
 

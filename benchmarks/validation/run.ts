@@ -3,7 +3,7 @@
  * Inputs are `sampleProduct`s (about 1.6 KB of JSON each), re-parsed from JSON so every product is a fresh object as
  * it is on the endpoints; the "10% invalid" set breaks one field of every tenth product, chosen by a seeded generator.
  */
-import { Either, ParseResult, Schema } from "effect"
+import { Result, Schema } from "effect"
 import { makeFastDecoder, Product, validateProduct, validateProductWithSchema } from "@retail/domain"
 import { sampleProduct } from "@retail/testkit"
 
@@ -40,15 +40,15 @@ const inputs = (invalidShare: number): ReadonlyArray<string> =>
   })
 
 const is = Schema.is(Product)
-const decodeFirst = Schema.decodeUnknownEither(Product, { errors: "first", onExcessProperty: "ignore" })
-const validateFirst = ParseResult.validateEither(Product, { errors: "first", onExcessProperty: "ignore" })
+const decodeFirst = Schema.decodeUnknownResult(Product, { errors: "first", onExcessProperty: "ignore" })
+const validateFirst = Schema.decodeUnknownResult(Schema.toType(Product), { errors: "first", onExcessProperty: "ignore" })
 const fast = makeFastDecoder(Product)
 
 const candidates: ReadonlyArray<readonly [string, (raw: unknown) => unknown]> = [
   ["validateProductWithSchema (before)", validateProductWithSchema],
   ["Schema.is(Product) alone (no output)", is],
-  ["decodeUnknownEither errors:first alone", decodeFirst],
-  ["ParseResult.validateEither errors:first alone", validateFirst],
+  ["decodeUnknownResult errors:first alone", decodeFirst],
+  ["decodeUnknownResult(toType) errors:first alone", validateFirst],
   ["makeFastDecoder(Product) alone", fast],
   ["validateProduct (after)", validateProduct]
 ]
@@ -73,7 +73,7 @@ const measure = (run: (raw: unknown) => unknown, json: ReadonlyArray<string>): n
 
 const valid = inputs(0.0000001)
 const tenPercent = inputs(0.1)
-const rejected = tenPercent.filter((text) => Either.isLeft(validateProductWithSchema(JSON.parse(text)))).length
+const rejected = tenPercent.filter((text) => Result.isFailure(validateProductWithSchema(JSON.parse(text)))).length
 console.log(`${count} products, ${(valid.reduce((n, t) => n + t.length, 0) / count).toFixed(0)} bytes each, ${rejected} of the 10% set rejected; best of ${rounds} rounds`)
 console.log("| candidate | CPU µs/product, all valid | CPU µs/product, 10% invalid |")
 console.log("|---|---:|---:|")

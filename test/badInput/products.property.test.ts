@@ -1,7 +1,7 @@
-import type { HttpServer } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Runtime } from "effect"
+import { Effect } from "effect"
+import type { HttpServer } from "effect/http"
+import { SqlClient } from "effect/sql"
 import fc from "fast-check"
 import { eventually, postJson } from "../support/Http.ts"
 import { type LoadBody, loadView } from "../support/Loads.ts"
@@ -129,7 +129,7 @@ describe("POST /v1/load-products with generated products", () => {
       Effect.gen(function*() {
         const token = yield* mintToken({ scope: "products:write products:read", company: COMPANY })
         const sql = yield* SqlClient.SqlClient
-        const runtime = yield* Effect.runtime<HttpServer.HttpServer>()
+        const context = yield* Effect.context<HttpServer.HttpServer>()
         const check = (cases: ReadonlyArray<readonly [ValidProduct, { what: string; apply: (p: Record<string, unknown>) => void } | null]>) =>
           Effect.gen(function*() {
             const products = cases.map(([product, broken]) => {
@@ -160,7 +160,7 @@ describe("POST /v1/load-products with generated products", () => {
           }).pipe(Effect.orDie)
 
         yield* Effect.promise(() =>
-          fc.assert(fc.asyncProperty(loadCase, (cases) => Runtime.runPromise(runtime)(check(cases))), {
+          fc.assert(fc.asyncProperty(loadCase, (cases) => Effect.runPromiseWith(context)(check(cases))), {
             numRuns: 25,
             endOnFailure: true
           })

@@ -14,7 +14,7 @@ const ORDERS = 150
 const Usage = Schema.Array(Schema.Struct({ used: Schema.Number, ledger: Schema.Number, orders: Schema.Number }))
 
 describe("a capacity server restarted mid-traffic", () => {
-  it.scopedLive("rebuilds its state from PostgreSQL and never oversells: every APPLIED order is held, the total never exceeds the capacity", () =>
+  it.live("rebuilds its state from PostgreSQL and never oversells: every APPLIED order is held, the total never exceeds the capacity", () =>
     Effect.gen(function*() {
       const { dir, postgres, redis } = yield* lab("capacity-restart")
       const port = String(yield* freePort)
@@ -24,7 +24,7 @@ describe("a capacity server restarted mid-traffic", () => {
       // Orders are placed as a client would: from the dispatch of an answer (docs/capacity.md, consumptions).
       const offered = yield* postJson(base, "/v1/delivery/capacity", pickupRequest, CAPACITY_KEY)
       expect(offered.status).toBe(200)
-      const [offer] = yield* Schema.decodeUnknown(Offer)(offered.json())
+      const [offer] = yield* Schema.decodeUnknownEffect(Offer)(offered.json())
       const DATE = offer.pickingDate
       const orderOf = (orderId: string) => orderFor(offer, orderId, AMOUNT)
       const answers = yield* Ref.make(new Map<string, number>())
@@ -35,9 +35,9 @@ describe("a capacity server restarted mid-traffic", () => {
         Effect.gen(function*() {
           const orderId = `FAULT-ORDER-${i}`
           for (;;) {
-            const response = yield* Effect.either(postJson(base, "/v1/delivery/capacity/consumptions", orderOf(orderId), CAPACITY_KEY))
-            if (response._tag === "Right" && (response.right.status === 200 || response.right.status === 409)) {
-              yield* Ref.update(answers, (map) => new Map(map).set(orderId, response.right.status))
+            const response = yield* Effect.result(postJson(base, "/v1/delivery/capacity/consumptions", orderOf(orderId), CAPACITY_KEY))
+            if (response._tag === "Success" && (response.success.status === 200 || response.success.status === 409)) {
+              yield* Ref.update(answers, (map) => new Map(map).set(orderId, response.success.status))
               yield* Ref.update(finished, (n) => n + 1)
               return
             }
@@ -60,7 +60,7 @@ describe("a capacity server restarted mid-traffic", () => {
               (SELECT coalesce(sum(used), 0) FROM capacity_usage WHERE kind = 'PICKING' AND code = ${STORE} AND slot = 'ALL' AND day = ${DATE}::date)::int AS used,
               (SELECT coalesce(sum(units), 0) FROM capacity_ledger WHERE kind = 'PICKING' AND code = ${STORE} AND slot = 'ALL' AND day = ${DATE}::date)::int AS ledger,
               (SELECT count(*) FROM capacity_orders WHERE order_id LIKE 'FAULT-ORDER-%')::int AS orders`.pipe(
-          Effect.flatMap(Schema.decodeUnknown(Usage))
+          Effect.flatMap(Schema.decodeUnknownEffect(Usage))
         ))
       expect(usage!.used).toBeLessThanOrEqual(CAPACITY)
       expect(usage!.used).toBe(usage!.ledger)

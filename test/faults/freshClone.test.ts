@@ -29,7 +29,7 @@ const npmStart = (clone: string, name: string, port: number) =>
     const base = `http://127.0.0.1:${port}`
     const log = () => readFileSync(logFile, "utf8")
     yield* waitUntil(`${name} /health`, Effect.gen(function*() {
-      if (!(yield* child.isRunning)) return yield* Effect.dieMessage(`${name} exited during start-up:\n${log()}`)
+      if (!(yield* child.isRunning)) return yield* Effect.die(new Error(`${name} exited during start-up:\n${log()}`))
       const response = yield* call(base, "/health")
       if (response.status !== 200) return yield* Effect.fail(new Error(`health ${response.status}`))
     }), "180 seconds")
@@ -45,7 +45,7 @@ const viewOf = (base: string, processCode: string, token: string) =>
   Effect.map(call(base, `/v1/loads/${processCode}`, { headers: { authorization: `Bearer ${token}` } }), (r) => r.json() as LoadViewBody)
 
 describe("README's npm start, from a fresh clone, with nothing set", () => {
-  it.scopedLive("comes up on the embedded PostgreSQL server with its queue in it, takes a load, and after kill -9 and a restart the load is COMPLETED with every product", () =>
+  it.live("comes up on the embedded PostgreSQL server with its queue in it, takes a load, and after kill -9 and a restart the load is COMPLETED with every product", () =>
     Effect.gen(function*() {
       const dir = testDir("fresh-clone")
       const clone = join(dir, "clone")

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { sampleProducts } from "@retail/testkit"
-import { Effect, Schema } from "effect"
+import { Effect, Fiber, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { call, EMBEDDED, loadStatus, type LoadViewBody, startApp, token } from "./support/App.ts"
@@ -22,7 +22,7 @@ const Count = Schema.Array(Schema.Struct({ n: Schema.Number }))
 const storedOfLoad = (url: string, processCode: string) =>
   withSql(url, (sql) =>
     sql`SELECT count(*)::int AS n FROM products WHERE process_code = ${processCode}::uuid`.pipe(
-      Effect.flatMap(Schema.decodeUnknown(Count)),
+      Effect.flatMap(Schema.decodeUnknownEffect(Count)),
       Effect.map((rows) => rows[0]?.n ?? 0)
     ))
 
@@ -53,7 +53,7 @@ const embeddedLoadPersisting = (dir: string, settings: Record<string, string>, p
   })
 
 describe("a load whose server or queue died is never left in doubt", () => {
-  it.scopedLive("kill -9 while a file load is published: after a restart the load ends FAILED within the lease, with what was persisted counted, and nothing of it is left on the queue", () =>
+  it.live("kill -9 while a file load is published: after a restart the load ends FAILED within the lease, with what was persisted counted, and nothing of it is left on the queue", () =>
     Effect.gen(function*() {
       const { dir, postgres, redis } = yield* lab("kill-publishing")
       const names = streams()
@@ -67,7 +67,7 @@ describe("a load whose server or queue died is never left in doubt", () => {
         t.persisted > 0 ? Effect.void : Effect.fail(new Error("none yet"))), "60 seconds")
       yield* first.child.kill("SIGKILL")
       yield* first.child.exited
-      const outcome = yield* upload.await
+      const outcome = yield* Fiber.await(upload)
       expect(outcome._tag === "Success" ? outcome.value.status : null).not.toBe(200)
       const [killed] = yield* loadsOf(postgres.url, "KILLED")
       expect(killed, "killed while still receiving").toMatchObject({ receiving: true, status: "PROCESSING" })
@@ -88,7 +88,7 @@ describe("a load whose server or queue died is never left in doubt", () => {
       expect(yield* pendingEntries(redis.url, names.PRODUCT_BATCHES_STREAM, names.PRODUCT_CONSUMER_GROUP)).toEqual([])
     }))
 
-  it.scopedLive("Redis without persistence restarted mid-load: the lost batches are detected, the load FAILED with its persisted count, /ready and the log report it; a load completed before is untouched", () =>
+  it.live("Redis without persistence restarted mid-load: the lost batches are detected, the load FAILED with its persisted count, /ready and the log report it; a load completed before is untouched", () =>
     Effect.gen(function*() {
       const { dir, postgres, redis } = yield* lab("redis-lost")
       const names = streams()
@@ -141,7 +141,7 @@ describe("a load whose server or queue died is never left in doubt", () => {
       expect(log).toMatch(/Redis runs without its append-only file/)
     }))
 
-  it.scopedLive("embedded database, QUEUE=memory, SIGTERM while persisting: shutdown drains the in-process queue, so after a restart everything accepted is persisted", () =>
+  it.live("embedded database, QUEUE=memory, SIGTERM while persisting: shutdown drains the in-process queue, so after a restart everything accepted is persisted", () =>
     Effect.gen(function*() {
       const dir = testDir("embedded-sigterm")
       const settings = { DATA_DIR: join(dir, "pg"), QUEUE: "memory", WORKERS: "1", ...FAST_RECONCILE }
@@ -157,7 +157,7 @@ describe("a load whose server or queue died is never left in doubt", () => {
       expect(view.totals).toEqual({ received: products.length, accepted: products.length, persisted: products.length, failed: 0 })
     }))
 
-  it.scopedLive("embedded database, QUEUE=memory, kill -9 while persisting: after a restart the load ends FAILED within the lease, its persisted count kept", () =>
+  it.live("embedded database, QUEUE=memory, kill -9 while persisting: after a restart the load ends FAILED within the lease, its persisted count kept", () =>
     Effect.gen(function*() {
       const dir = testDir("embedded-kill")
       const settings = { DATA_DIR: join(dir, "pg"), QUEUE: "memory", WORKERS: "1", ...FAST_RECONCILE }
@@ -174,7 +174,7 @@ describe("a load whose server or queue died is never left in doubt", () => {
       expect(millis, second.logTail()).toBeLessThan(RECONCILE_BOUND_MS)
     }))
 
-  it.scopedLive("embedded defaults (the queue in the embedded PostgreSQL), kill -9 while persisting: after a restart the load ends COMPLETED, every product persisted once and nothing left on the queue", () =>
+  it.live("embedded defaults (the queue in the embedded PostgreSQL), kill -9 while persisting: after a restart the load ends COMPLETED, every product persisted once and nothing left on the queue", () =>
     Effect.gen(function*() {
       const dir = testDir("embedded-pgqueue-kill")
       const dataDir = join(dir, "pg")
@@ -193,12 +193,12 @@ describe("a load whose server or queue died is never left in doubt", () => {
       yield* expectStoredExactly(url, "EMBEDDED", "EQ-", products)
       const left = yield* withSql(url, (sql) =>
         sql`SELECT (SELECT count(*)::int FROM retail_queue_entries WHERE stream = 'products:batches') + (SELECT count(*)::int FROM retail_queue_pending) AS n`.pipe(
-          Effect.flatMap(Schema.decodeUnknown(Count))
+          Effect.flatMap(Schema.decodeUnknownEffect(Count))
         ))
       expect(left).toEqual([{ n: 0 }])
     }))
 
-  it.scopedLive("embedded defaults: a second server on the same DATA_DIR is refused while the first runs, and takes over after the first was killed", () =>
+  it.live("embedded defaults: a second server on the same DATA_DIR is refused while the first runs, and takes over after the first was killed", () =>
     Effect.gen(function*() {
       const dir = testDir("embedded-owner")
       const settings = { DATA_DIR: join(dir, "pg") }
@@ -225,7 +225,7 @@ describe("a load whose server or queue died is never left in doubt", () => {
       expect((yield* loadStatus(third.base, code, bearer)).status).toBe("COMPLETED")
     }))
 
-  it.scopedLive("NODE_ENV=production refuses QUEUE=memory unless ALLOW_VOLATILE_QUEUE=true", () =>
+  it.live("NODE_ENV=production refuses QUEUE=memory unless ALLOW_VOLATILE_QUEUE=true", () =>
     Effect.gen(function*() {
       const dir = testDir("production-queue")
       const logFile = join(dir, "refused.log")

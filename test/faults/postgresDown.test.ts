@@ -14,7 +14,7 @@ const PER_LOAD = 600
 const CLAIM_IDLE_MS = 1500
 
 describe("PostgreSQL stopped while workers run", () => {
-  it.scopedLive("workers keep their entries pending (no ack, no dead letter), /ready says not ready, and everything is persisted once it is back", () =>
+  it.live("workers keep their entries pending (no ack, no dead letter), /ready says not ready, and everything is persisted once it is back", () =>
     Effect.gen(function*() {
       const { dir, postgres, redis } = yield* lab("postgres-down")
       const names = streams()
@@ -77,7 +77,7 @@ describe("PostgreSQL stopped while workers run", () => {
       expect(readFileSync(app.logFile, "utf8")).not.toMatch(/consumer \S+ failed; restarting/)
     }))
 
-  it.scopedLive("down for 20 s while workers persist a large load: afterwards every product persisted once, every load COMPLETED, no dead letter", () =>
+  it.live("down for 20 s while workers persist a large load: afterwards every product persisted once, every load COMPLETED, no dead letter", () =>
     Effect.gen(function*() {
       const { dir, postgres, redis } = yield* lab("postgres-down-20s")
       const names = streams()

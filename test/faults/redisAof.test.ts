@@ -44,7 +44,7 @@ const drill = (appendfsync: NonNullable<RedisOptions["appendfsync"]>) =>
     const sent = yield* Ref.make<Sent>({ accepted: [], refused: [] })
     const stopSending = yield* Ref.make(false)
     // Stopped between two requests (never interrupted in one: the server would publish a load the test did not count).
-    const sender = yield* Effect.fork(Effect.gen(function*() {
+    const sender = yield* Effect.forkChild(Effect.gen(function*() {
       for (let i = 0; !(yield* Ref.get(stopSending)); i++) {
         const products = sampleProducts(PER_LOAD, { prefix: `AOF${String(i).padStart(3, "0")}-` })
         const response = yield* postJson(app.base, "/v1/load-products", { products }, bearer)
@@ -109,13 +109,13 @@ const drill = (appendfsync: NonNullable<RedisOptions["appendfsync"]>) =>
   })
 
 describe("Redis with an append-only file SIGKILLed mid-load and restarted on the same port and folder", () => {
-  it.scopedLive("appendfsync always: every load answered 200 is COMPLETED, every product persisted once", () =>
+  it.live("appendfsync always: every load answered 200 is COMPLETED, every product persisted once", () =>
     Effect.gen(function*() {
       const outcome = yield* drill("always")
       expect(outcome.accepted).toBeGreaterThan(outcome.acceptedAtKill)
     }))
 
-  it.scopedLive("appendfsync everysec: the same (Redis writes the file before it replies, so a process kill loses nothing)", () =>
+  it.live("appendfsync everysec: the same (Redis writes the file before it replies, so a process kill loses nothing)", () =>
     Effect.gen(function*() {
       const outcome = yield* drill("everysec")
       expect(outcome.accepted).toBeGreaterThan(outcome.acceptedAtKill)

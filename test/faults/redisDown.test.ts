@@ -9,7 +9,7 @@ import { entriesAdded } from "./support/Redis.ts"
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/
 
 describe("Redis stopped while loads arrive", () => {
-  it.scopedLive("each load gets a 500 ErrorMessage and is FAILED with nothing published; once Redis is back, loads succeed without a restart", () =>
+  it.live("each load gets a 500 ErrorMessage and is FAILED with nothing published; once Redis is back, loads succeed without a restart", () =>
     Effect.gen(function*() {
       const { dir, postgres, redis } = yield* lab("redis-down")
       const names = streams()

@@ -15,7 +15,7 @@ const BATCH_SIZE = 50
 const offerOn = (base: string) =>
   Effect.flatMap(postJson(base, "/v1/delivery/capacity", pickupRequest, CAPACITY_KEY), (response) => {
     expect(response.status, response.text).toBe(200)
-    return Effect.map(Schema.decodeUnknown(Offer)(response.json()), ([offer]) => offer)
+    return Effect.map(Schema.decodeUnknownEffect(Offer)(response.json()), ([offer]) => offer)
   })
 
 /** The consumer names of the batches group: who persisted. */
@@ -29,7 +29,7 @@ const consumersOf = (url: string, stream: string, group: string) =>
     }))
 
 describe("scale-out: the cluster plan (npm run cluster, docker-compose.yml) as processes on one PostgreSQL and one Redis", () => {
-  it.scopedLive("loads taken by the API processes are persisted by the worker processes, a worker killed mid-load loses nothing, and an order taken on one capacity process is seen by the other", () =>
+  it.live("loads taken by the API processes are persisted by the worker processes, a worker killed mid-load loses nothing, and an order taken on one capacity process is seen by the other", () =>
     Effect.gen(function*() {
       const { dir, postgres, redis } = yield* lab("scale-out")
       const names = streams()

@@ -14,7 +14,7 @@ const LOADS = 2
 const PER_LOAD = 3_000
 
 describe("two servers on one PostgreSQL and one Redis, one SIGKILLed while the workers persist", () => {
-  it.scopedLive("the survivor claims the dead server's pending entries; every load COMPLETED, every product persisted once", () =>
+  it.live("the survivor claims the dead server's pending entries; every load COMPLETED, every product persisted once", () =>
     Effect.gen(function*() {
       const { dir, postgres, redis } = yield* lab("server-killed")
       const names = streams()

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { sampleProducts } from "@retail/testkit"
-import { Effect } from "effect"
+import { Effect, Fiber } from "effect"
 import { startApp, token } from "./support/App.ts"
 import { lab, streams } from "./support/Lab.ts"
 import { acceptedLoad, expectStoredExactly, finalViews } from "./support/Loads.ts"
@@ -14,7 +14,7 @@ const EXIT_BOUND_MS = 30_000
 
 
 describe("SIGTERM", () => {
-  it.scopedLive("during a file upload that ends within the grace period: the upload finishes (200), the process exits in bounded time, everything is stored", () =>
+  it.live("during a file upload that ends within the grace period: the upload finishes (200), the process exits in bounded time, everything is stored", () =>
     Effect.gen(function*() {
       const { dir, postgres, redis } = yield* lab("sigterm-upload")
       const settings = { DATABASE_URL: postgres.url, REDIS_URL: redis.url, PRODUCT_BATCH_SIZE: "50", ...streams() }
@@ -43,7 +43,7 @@ describe("SIGTERM", () => {
       yield* expectStoredExactly(postgres.url, "UPLOADER", "UP-", products)
     }))
 
-  it.scopedLive("during a slow upload that outlasts the grace period: its connection is cut, the process exits in bounded time, nothing is recorded, a retry is stored whole", () =>
+  it.live("during a slow upload that outlasts the grace period: its connection is cut, the process exits in bounded time, nothing is recorded, a retry is stored whole", () =>
     Effect.gen(function*() {
       const { dir, postgres, redis } = yield* lab("sigterm-slow-upload")
       const settings = { DATABASE_URL: postgres.url, REDIS_URL: redis.url, PRODUCT_BATCH_SIZE: "50", ...streams() }
@@ -76,7 +76,7 @@ describe("SIGTERM", () => {
       yield* expectStoredExactly(postgres.url, "SLOW", "SL-", products)
     }))
 
-  it.scopedLive("while a file load is being published and the grace period is over: the load ends FAILED (never left PROCESSING) and the caller gets no 200", () =>
+  it.live("while a file load is being published and the grace period is over: the load ends FAILED (never left PROCESSING) and the caller gets no 200", () =>
     Effect.gen(function*() {
       const { dir, postgres, redis } = yield* lab("sigterm-publish")
       const settings = { DATABASE_URL: postgres.url, REDIS_URL: redis.url, PRODUCT_BATCH_SIZE: "10", ...streams() }
@@ -85,7 +85,7 @@ describe("SIGTERM", () => {
       const products = sampleProducts(5_000, { prefix: "PB-" })
       const { upload } = yield* publishingFileLoad({ base: first.base, postgresUrl: postgres.url, company: "PUBLISHER", bearer, products })
       const exit = yield* stopTimed(first.child, "SIGTERM")
-      const outcome = yield* upload.await
+      const outcome = yield* Fiber.await(upload)
       expect(exit.millis).toBeLessThan(EXIT_BOUND_MS)
       expect(outcome._tag === "Success" ? outcome.value.status : null).not.toBe(200)
 
@@ -96,7 +96,7 @@ describe("SIGTERM", () => {
       expect(view?.failureReason).toMatch(/interrupted/)
     }))
 
-  it.scopedLive("while workers drain the queue: the worker exits in bounded time, in-flight batches finish or stay pending, and a new worker stores everything once", () =>
+  it.live("while workers drain the queue: the worker exits in bounded time, in-flight batches finish or stay pending, and a new worker stores everything once", () =>
     Effect.gen(function*() {
       const { dir, postgres, redis } = yield* lab("sigterm-drain")
       const names = streams()
@@ -122,7 +122,7 @@ describe("SIGTERM", () => {
       expect(yield* streamLength(redis.url, `${names.PRODUCT_BATCHES_STREAM}:dead`)).toBe(0)
     }))
 
-  it.scopedLive("while the database is down and a worker waits for it: the process still exits in bounded time, its batches left pending", () =>
+  it.live("while the database is down and a worker waits for it: the process still exits in bounded time, its batches left pending", () =>
     Effect.gen(function*() {
       const { dir, postgres, redis } = yield* lab("sigterm-db-down")
       const names = streams()

@@ -12,7 +12,7 @@ const LOADS = 3
 const PER_LOAD = 600
 
 describe("a worker process killed with SIGKILL in the middle of batches", () => {
-  it.scopedLive("after a restart every accepted product is in PostgreSQL exactly once, pending entries were claimed again, every load completes", () =>
+  it.live("after a restart every accepted product is in PostgreSQL exactly once, pending entries were claimed again, every load completes", () =>
     Effect.gen(function*() {
       const { dir, postgres, redis } = yield* lab("worker-killed")
       const names = streams()

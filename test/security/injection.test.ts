@@ -1,7 +1,7 @@
-import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { sampleProduct } from "@retail/testkit"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { eventually, postJson, request } from "../support/Http.ts"
 import { type LoadBody, loadView } from "../support/Loads.ts"
 import { fileOf, formData } from "../support/Multipart.ts"

@@ -135,8 +135,8 @@ describe("JWT verification with an HS256 secret", () => {
 
 describe("JWT key configuration", () => {
   const verifierWith = (settings: Record<string, string>) =>
-    Effect.exit(Effect.scoped(Layer.build(TokenVerifier.Default.pipe(
-      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings)))))
+    Effect.exit(Effect.scoped(Layer.build(TokenVerifier.layer.pipe(
+      Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(settings)))
     ))))
 
   it.effect("a JWT_SECRET shorter than 32 bytes refuses to start; an empty one counts as unset", () =>

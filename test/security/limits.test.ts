@@ -140,7 +140,7 @@ const holdSlot = <E, R>(target: HeldTarget, probe: Effect.Effect<{ readonly stat
         yield* pause(20)
       }
     }
-    return yield* Effect.dieMessage("no held file load kept its company's slot in 5 tries")
+    return yield* Effect.die(new Error("no held file load kept its company's slot in 5 tries"))
   })
 
 describe("body sizes, multipart parts and file loads in flight", () => {
@@ -204,7 +204,7 @@ describe("body sizes, multipart parts and file loads in flight", () => {
         expect(yield* publishedEntries).toBe(before)
       }))
 
-    it.scoped("a company's file loads beyond FILE_LOADS_PER_COMPANY are 429 with Retry-After until one ends", () =>
+    it.effect("a company's file loads beyond FILE_LOADS_PER_COMPANY are 429 with Retry-After until one ends", () =>
       Effect.gen(function*() {
         const company = `SLOT${run}`
         const token = yield* mintToken({ scope: "products:write", company })
@@ -233,7 +233,7 @@ const busyInternally = (company: string) => ({
 
 describe("file loads in flight on the internal listener", () => {
   layer(TestServer({ FILE_LOADS_PER_COMPANY: "1", INTERNAL_FILE_LOADS_PER_COMPANY: "1" }), { timeout: 120_000, excludeTestServices: true })((it) => {
-    it.scoped("a company's /handle-json-int loads have slots of their own: internal loads cannot exhaust its public ones", () =>
+    it.effect("a company's /handle-json-int loads have slots of their own: internal loads cannot exhaust its public ones", () =>
       Effect.gen(function*() {
         const company = `ISLOT${run}`
         const token = yield* mintToken({ scope: "products:write", company })

@@ -45,6 +45,6 @@ export const postJson = (path: string, body: unknown, token?: string) =>
 export const eventually = <A, R>(probe: Effect.Effect<A, never, R>, done: (a: A) => boolean, deadlineMs = 60_000) =>
   probe.pipe(
     Effect.filterOrFail(done, (a) => a),
-    Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo(deadlineMs))),
-    Effect.catchAll((last) => Effect.dieMessage(`condition not reached within ${deadlineMs} ms; last: ${JSON.stringify(last)}`))
+    Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo({ duration: deadlineMs }))),
+    Effect.catch((last) => Effect.die(new Error(`condition not reached within ${deadlineMs} ms; last: ${JSON.stringify(last)}`)))
   )

@@ -1,6 +1,6 @@
-import { SqlClient } from "@effect/sql"
 import { StreamQueue } from "@retail/queue"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { request } from "./Http.ts"
 import { TestSettings } from "./TestServer.ts"
 
@@ -38,10 +38,10 @@ export const productCounts = (prefix: string, company = "ACME") =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{ products: string; barcodes: string; hierarchies: string; attributes: string }>`
       SELECT
-        (SELECT count(*) FROM products WHERE company = ${company} AND product_code LIKE ${prefix + "%"}) AS products,
-        (SELECT count(*) FROM product_barcodes WHERE company = ${company} AND product_code LIKE ${prefix + "%"}) AS barcodes,
-        (SELECT count(*) FROM product_hierarchies WHERE company = ${company} AND product_code LIKE ${prefix + "%"}) AS hierarchies,
-        (SELECT count(*) FROM product_attributes WHERE company = ${company} AND product_code LIKE ${prefix + "%"}) AS attributes`.pipe(
+        (SELECT count(*) FROM products WHERE company = ${company} AND product_code LIKE ${prefix + "%"})::text AS products,
+        (SELECT count(*) FROM product_barcodes WHERE company = ${company} AND product_code LIKE ${prefix + "%"})::text AS barcodes,
+        (SELECT count(*) FROM product_hierarchies WHERE company = ${company} AND product_code LIKE ${prefix + "%"})::text AS hierarchies,
+        (SELECT count(*) FROM product_attributes WHERE company = ${company} AND product_code LIKE ${prefix + "%"})::text AS attributes`.pipe(
       Effect.map((rows) => rows[0]),
       Effect.orDie
     ))

@@ -21,7 +21,7 @@ export interface Pace {
  * would; with `stallAfterBytes` it then sends nothing more and waits for the server.
  */
 export const pacedPost = (url: string, headers: Record<string, string>, body: Uint8Array, pace: Pace) =>
-  Effect.async<PacedAnswer>((resume) => {
+  Effect.callback<PacedAnswer>((resume) => {
     const started = performance.now()
     const request = Http.request(url, {
       method: "POST",

@@ -17,7 +17,7 @@ const LISTENING = /Listening on http:\/\/[^:]+:(\d+)/
  */
 export const startServerProcess = (env: Record<string, string>, nodeOptions: ReadonlyArray<string> = []) =>
   Effect.acquireRelease(
-    Effect.async<ServerProcess, Error>((resume) => {
+    Effect.callback<ServerProcess, Error>((resume) => {
       const child = spawn(process.execPath, [...nodeOptions, "--import", "tsx", "services/server/src/main.ts"], {
         env: { ...process.env, ...testSettings(env) },
         stdio: ["ignore", "pipe", "pipe"]
@@ -39,7 +39,7 @@ export const startServerProcess = (env: Record<string, string>, nodeOptions: Rea
       })
     }),
     ({ child }) =>
-      Effect.async<void>((resume) => {
+      Effect.callback<void>((resume) => {
         if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
         child.once("exit", () => resume(Effect.void))
         child.kill("SIGKILL")

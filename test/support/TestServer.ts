@@ -1,7 +1,8 @@
-import { HttpServer } from "@effect/platform"
 import { AppLive, Infrastructure, InternalAddress, Lifecycle, Listener } from "@retail/service-server"
 import type { JsonValidationPool } from "@retail/service-upload"
 import { ConfigProvider, Context, Effect, Layer } from "effect"
+import { HttpServer } from "effect/http"
+import type { NetAddress } from "effect/net"
 import * as Jose from "jose"
 
 export const TEST_JWT_SECRET = "test-secret-with-enough-entropy-0123456789"
@@ -32,8 +33,7 @@ export const testSettings = (overrides: Record<string, string> = {}): Record<str
   }
 }
 
-const withSettings = (settings: Record<string, string>) =>
-  Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings))))
+const withSettings = (settings: Record<string, string>) => ConfigProvider.layer(ConfigProvider.fromUnknown(settings))
 
 /**
  * A started server on a free port, with the infrastructure it runs on exposed to the test.
@@ -51,9 +51,9 @@ export const TestServer = (overrides: Record<string, string> = {}, options: { re
   )
 }
 
-export class TestSettings extends Context.Tag("test/TestSettings")<TestSettings, Readonly<Record<string, string>>>() {}
+export class TestSettings extends Context.Service<TestSettings, Readonly<Record<string, string>>>()("test/TestSettings") {}
 
-const urlOf = (address: HttpServer.Address) => address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : "http://unix"
+const urlOf = (address: NetAddress.SocketAddress) => address._tag === "UnixPathAddress" ? "http://unix" : `http://127.0.0.1:${address.port}`
 
 export const baseUrl = Effect.map(HttpServer.HttpServer, (server) => urlOf(server.address))
 

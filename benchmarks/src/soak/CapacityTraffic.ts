@@ -89,8 +89,8 @@ export const capacityOrders = (server: ServerHandle, perSecond: number, maxInFli
     const answer = await timed(quotes, () => post(`${server.url}/v1/delivery/capacity`, JSON.stringify(body), headers))
     if (answer?.status !== 200) return undefined
     const offers = decodeOffers(answer.text)
-    if (offers._tag === "Left") throw new BenchmarkFailure(`a capacity answer is not variant A's: ${answer.text.slice(0, 300)}`)
-    return offers.right[0]
+    if (offers._tag === "Failure") throw new BenchmarkFailure(`a capacity answer is not variant A's: ${answer.text.slice(0, 300)}`)
+    return offers.success[0]
   }
   let stale: Promise<Offer | undefined> | undefined
 

@@ -56,8 +56,8 @@ const asCsvCarriesIt = (product: RawProduct): RawProduct =>
       : value
   ]))
 
-const FileProducts = Schema.Struct({ products: Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown })) })
-const decodeFileProducts = Schema.decodeUnknownSync(Schema.parseJson(FileProducts), { onExcessProperty: "ignore" })
+const FileProducts = Schema.Struct({ products: Schema.Array(Schema.Record(Schema.String, Schema.Unknown)) })
+const decodeFileProducts = Schema.decodeUnknownSync(Schema.fromJsonString(FileProducts), { onExcessProperty: "ignore" })
 
 export interface LoadMix {
   /** /v1/load-products bodies, by request index (cycled); every `spoiledEvery`-th body has invalid products. */

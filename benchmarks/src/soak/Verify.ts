@@ -1,8 +1,8 @@
-import { SqlClient } from "@effect/sql"
 import { buildSnapshot, capacityLimits, decodeNetwork, ledgerFromUses } from "@retail/capacity"
 import { makeLoadValidator, Product } from "@retail/domain"
 import { CapacityRepository, Database, ProductRepository, resourceOf } from "@retail/store"
-import { Effect, Either, Layer, ManagedRuntime, Option, Schema } from "effect"
+import { Effect, Layer, ManagedRuntime, Option, Result, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import type { SentLoad } from "./LoadTraffic.ts"
 
 export interface OrdersToCheck {
@@ -50,7 +50,7 @@ const countProducts = (loads: ReadonlyArray<SentLoad>) =>
     const sql = yield* SqlClient.SqlClient
     const problems: Array<string> = []
     const rows = loads.length === 0 ? [] : yield* sql`SELECT company, process_code::text AS process_code, count(*)::int AS n FROM products
-      WHERE company IN ${sql.in(loads.map((l) => l.company))} GROUP BY company, process_code`.pipe(Effect.flatMap(Schema.decodeUnknown(Counted)))
+      WHERE company IN ${sql.in(loads.map((l) => l.company))} GROUP BY company, process_code`.pipe(Effect.flatMap(Schema.decodeUnknownEffect(Counted)))
     let counted = 0
     for (const load of loads) {
       const expected = load.products.length - load.invalid.size
@@ -74,11 +74,11 @@ const compareSample = (loads: ReadonlyArray<SentLoad>) =>
       const validator = makeLoadValidator(load.company)
       for (const index of sampleOf(load)) {
         const expected = validator.validate(load.products[index], index)
-        if (Either.isLeft(expected)) {
-          problems.push(`${load.kind}: product ${index} sent valid does not validate in-process: ${expected.left.error}`)
+        if (Result.isFailure(expected)) {
+          problems.push(`${load.kind}: product ${index} sent valid does not validate in-process: ${expected.failure.error}`)
           continue
         }
-        const product = expected.right
+        const product = expected.success
         const stored = yield* repository.findProduct(load.company, product.productCode)
         const children = yield* repository.findChildren(load.company, product.productCode)
         compared++
@@ -104,12 +104,12 @@ const checkCapacity = (orders: OrdersToCheck) =>
     const stored = yield* repository.loadNetwork
     if (Option.isNone(stored)) return { rows: 0, held: 0, problems: ["no capacity network in the database"] }
     const document = decodeNetwork(stored.value.document)
-    if (Either.isLeft(document)) return { rows: 0, held: 0, problems: [`the stored network does not decode: ${document.left.message}`] }
-    const limits = capacityLimits(buildSnapshot(document.right, ledgerFromUses([])))
+    if (Result.isFailure(document)) return { rows: 0, held: 0, problems: [`the stored network does not decode: ${document.failure.message}`] }
+    const limits = capacityLimits(buildSnapshot(document.success, ledgerFromUses([])))
     const used = yield* sql`SELECT kind, code, slot, to_char(day, 'YYYY-MM-DD') AS day, used FROM capacity_usage
-      WHERE day BETWEEN ${orders.fromDay}::date AND ${orders.toDay}::date`.pipe(Effect.flatMap(Schema.decodeUnknown(Used)))
+      WHERE day BETWEEN ${orders.fromDay}::date AND ${orders.toDay}::date`.pipe(Effect.flatMap(Schema.decodeUnknownEffect(Used)))
     const units = yield* sql`SELECT kind, code, slot, to_char(day, 'YYYY-MM-DD') AS day, sum(units)::int AS units FROM capacity_ledger
-      WHERE day BETWEEN ${orders.fromDay}::date AND ${orders.toDay}::date GROUP BY kind, code, slot, day`.pipe(Effect.flatMap(Schema.decodeUnknown(Units)))
+      WHERE day BETWEEN ${orders.fromDay}::date AND ${orders.toDay}::date GROUP BY kind, code, slot, day`.pipe(Effect.flatMap(Schema.decodeUnknownEffect(Units)))
     const key = (row: { kind: string; code: string; slot: string; day: string }) => `${row.kind}|${row.code}|${row.slot}|${row.day}`
     const ledger = new Map(units.map((row) => [key(row), row.units]))
     for (const row of used) {
@@ -121,7 +121,7 @@ const checkCapacity = (orders: OrdersToCheck) =>
       ledger.delete(key(row))
     }
     for (const [orphan, n] of ledger) problems.push(`capacity ${orphan}: ${n} units in the ledger without a usage row`)
-    const ids = yield* sql`SELECT order_id FROM capacity_orders WHERE order_id LIKE ${`${orders.prefix}%`}`.pipe(Effect.flatMap(Schema.decodeUnknown(OrderIds)))
+    const ids = yield* sql`SELECT order_id FROM capacity_orders WHERE order_id LIKE ${`${orders.prefix}%`}`.pipe(Effect.flatMap(Schema.decodeUnknownEffect(OrderIds)))
     const inDatabase = new Set(ids.map((row) => row.order_id))
     const missing = [...orders.held].filter((id) => !inDatabase.has(id))
     const extra = [...inDatabase].filter((id) => !orders.held.has(id))
@@ -137,8 +137,8 @@ const checkCapacity = (orders: OrdersToCheck) =>
  */
 export const verifyInDatabase = async (url: string | undefined, dataDir: string, loads: ReadonlyArray<SentLoad>, orders: OrdersToCheck): Promise<Verified> => {
   const runtime = ManagedRuntime.make(
-    Layer.mergeAll(ProductRepository.Default, CapacityRepository.Default).pipe(
-      Layer.provideMerge(Database.layer({ url: Option.fromNullable(url), dataDir, poolSize: 2 }))
+    Layer.mergeAll(ProductRepository.layer, CapacityRepository.layer).pipe(
+      Layer.provideMerge(Database.layer({ url: Option.fromNullishOr(url), dataDir, poolSize: 2 }))
     )
   )
   try {

@@ -13,7 +13,7 @@ import {
   evaluateVariantB,
   ledgerFromUses
 } from "@retail/capacity"
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import { writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -47,15 +47,15 @@ export interface CapacityRequestKind {
   readonly wrongAnswer: (answer: string, items: number) => string | undefined
 }
 
-const decodedOr = <A, I>(schema: Schema.Schema<A, I>, text: string): Either.Either<A, string> =>
-  Either.mapLeft(Schema.decodeUnknownEither(Schema.parseJson(schema))(text), (error) => `not the response schema: ${error.message.slice(0, 300)}`)
+const decodedOr = <S extends Schema.ConstraintDecoder<unknown>>(schema: S, text: string): Result.Result<S["Type"], string> =>
+  Result.mapError(Schema.decodeUnknownResult(Schema.fromJsonString(schema))(text), (error) => `not the response schema: ${error.message.slice(0, 300)}`)
 
 const demoSnapshot = () =>
-  Either.match(decodeNetwork(demoNetwork), {
-    onLeft: (error) => {
+  Result.match(decodeNetwork(demoNetwork), {
+    onFailure: (error) => {
       throw new BenchmarkFailure(`the demo network does not decode: ${error.message}`)
     },
-    onRight: (document) => buildSnapshot(document, ledgerFromUses([]))
+    onSuccess: (document) => buildSnapshot(document, ledgerFromUses([]))
   })
 
 /** SKUs both CDs of the demo network stock by the hundred: every item is routed, none refused for stock. */
@@ -88,15 +88,15 @@ export const variantA = (): CapacityRequestKind => {
     body: (items) => ({ purchaseDate: "2027-03-01", items: Array.from({ length: items }, (_, i) => variantAItem(i)) }),
     inProcess: (body) => {
       const decoded = decodeDeliveryRequestA(JSON.parse(body))
-      if (Either.isLeft(decoded)) throw new BenchmarkFailure(`variant A body refused: ${decoded.left.message}`)
-      const results = evaluateVariantA(snapshot, decoded.right, Date.now(), defaultEngineOptions)
-      if (Either.isLeft(results)) throw new BenchmarkFailure(`variant A body not routed: ${results.left.message}`)
-      return encodeDeliveryResults(results.right)
+      if (Result.isFailure(decoded)) throw new BenchmarkFailure(`variant A body refused: ${decoded.failure.message}`)
+      const results = evaluateVariantA(snapshot, decoded.success, Date.now(), defaultEngineOptions)
+      if (Result.isFailure(results)) throw new BenchmarkFailure(`variant A body not routed: ${results.failure.message}`)
+      return encodeDeliveryResults(results.success)
     },
     wrongAnswer: (answer, items) =>
-      Either.match(decodedOr(DeliveryResponseA, answer), {
-        onLeft: (problem) => problem,
-        onRight: (results) =>
+      Result.match(decodedOr(DeliveryResponseA, answer), {
+        onFailure: (problem) => problem,
+        onSuccess: (results) =>
           results.length !== items
             ? `${results.length} results for ${items} items`
             : results.some((r) => r.route === "" || r.deliveryDates.length === 0 || r.detailedCapacityError.length > 0)
@@ -127,15 +127,15 @@ const variantB = (shape: VariantBShape): CapacityRequestKind => {
     body: (items) => ({ ...shape.request(items), items: Array.from({ length: items }, (_, i) => shape.item(i)) }),
     inProcess: (body) => {
       const decoded = decodeDeliveryRequestB(JSON.parse(body))
-      if (Either.isLeft(decoded)) throw new BenchmarkFailure(`${shape.label} body refused: ${decoded.left.message}`)
-      const response = evaluateVariantB(snapshot, decoded.right, Date.now(), defaultEngineOptions)
-      if (Either.isLeft(response)) throw new BenchmarkFailure(`${shape.label} body not routed: ${response.left.message}`)
-      return encodeDeliveryResponseB(response.right)
+      if (Result.isFailure(decoded)) throw new BenchmarkFailure(`${shape.label} body refused: ${decoded.failure.message}`)
+      const response = evaluateVariantB(snapshot, decoded.success, Date.now(), defaultEngineOptions)
+      if (Result.isFailure(response)) throw new BenchmarkFailure(`${shape.label} body not routed: ${response.failure.message}`)
+      return encodeDeliveryResponseB(response.success)
     },
     wrongAnswer: (answer, items) =>
-      Either.match(decodedOr(DeliveryResponseB, answer), {
-        onLeft: (problem) => problem,
-        onRight: ({ logisticsCapacity: entries, request }) => {
+      Result.match(decodedOr(DeliveryResponseB, answer), {
+        onFailure: (problem) => problem,
+        onSuccess: ({ logisticsCapacity: entries, request }) => {
           if (request.items.length !== items) return `the echoed request has ${request.items.length} items, not ${items}`
           const unplaced = entries.filter((e) => e.origin === "" || (e.route === "" && e.origin !== e.destination) || e.deliveryDates.length === 0)
           if (unplaced.length > 0) return `${unplaced.length} entries without an origin, a route or delivery dates: ${unplaced[0]?.message ?? ""}`

@@ -1,4 +1,4 @@
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import { type Benchmark, BenchmarkFailure, figure, type Figure } from "../Benchmark.ts"
 import { runMonday } from "../soak/CapacityTraffic.ts"
 import { paced, Tally, timed } from "../soak/Tally.ts"
@@ -173,16 +173,16 @@ const orderFlow = (server: ServerHandle, offers: ReadonlyArray<{ readonly offer:
   return { place, release }
 }
 
-const decodeQuantities = Schema.decodeUnknownEither(Schema.parseJson(Schema.Struct({ items: Schema.Array(Schema.Struct({ quantity: Schema.Number })) })))
+const decodeQuantities = Schema.decodeUnknownResult(Schema.fromJsonString(Schema.Struct({ items: Schema.Array(Schema.Struct({ quantity: Schema.Number })) })))
 
 /** Of each variant A answer, its first item's dispatch and that dispatch's units (the quantities of its items). */
 const offersOf = (bodies: ReadonlyArray<string>, answers: ReadonlyMap<string, string>) =>
   bodies.flatMap((body) => {
     const offers = decodeOffers(answers.get(body) ?? "")
-    if (offers._tag === "Left") return []
-    const quantities = Either.getOrElse(decodeQuantities(body), () => ({ items: [] })).items.map((item) => item.quantity)
-    const [first] = offers.right
-    const units = offers.right.reduce((sum, offer, i) => (offer.dispatchCode === first.dispatchCode ? sum + (quantities[i] ?? 0) : sum), 0)
+    if (offers._tag === "Failure") return []
+    const quantities = Result.getOrElse(decodeQuantities(body), () => ({ items: [] })).items.map((item) => item.quantity)
+    const [first] = offers.success
+    const units = offers.success.reduce((sum, offer, i) => (offer.dispatchCode === first.dispatchCode ? sum + (quantities[i] ?? 0) : sum), 0)
     return [{ offer: first, units }]
   })
 

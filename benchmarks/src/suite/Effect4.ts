@@ -19,11 +19,13 @@ import { type CapacityRequestKind, variantA, variantBAllModesSearch } from "./Ca
 import { productsBody } from "./LoadProducts.ts"
 
 // Issue 19, step 1: POST /v1/delivery/capacity on today's fast lane and on Effect 4's HttpRouter and
-// HttpApi (benchmarks/effect4/, a standalone npm folder: Effect 4 cannot share the root node_modules
-// with Effect 3), beside a bare node:http server, all interleaved in one run. Not part of the
+// HttpApi (benchmarks/effect4/, a standalone npm folder made while the root was on Effect 3, with
+// its own lockfile), beside a bare node:http server, all interleaved in one run. Not part of the
 // whole-suite run: `npm run bench -- effect4` (it installs benchmarks/effect4 on first use).
 
 const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url))
+/** The effect of today's server (the root's node_modules), named in the figures: the recorded runs measured 3.22. */
+const todayEffect = (JSON.parse(readFileSync(join(repositoryRoot, "node_modules", "effect", "package.json"), "utf8")) as { version: string }).version
 const effect4Dir = join(repositoryRoot, "benchmarks", "effect4")
 const CONNECTIONS = 64
 const PATH = "/v1/delivery/capacity"
@@ -40,7 +42,7 @@ const installEffect4 = async (progress: (m: string) => void): Promise<string> =>
   return (JSON.parse(readFileSync(installed, "utf8")) as { version: string }).version
 }
 
-/** Each candidate bundled as `npm start`'s server is (scripts/buildServer.ts): effect 4 from benchmarks/effect4, the engine's effect 3 from the root. */
+/** Each candidate bundled as `npm start`'s server is (scripts/buildServer.ts): effect from benchmarks/effect4, the engine's effect from the root. */
 const bundle = async (name: string): Promise<string> => {
   const outfile = join(repositoryRoot, "dist", "bench", `effect4-${name}-${process.pid}.mjs`)
   await build({
@@ -129,7 +131,7 @@ export const effect4: Benchmark = {
   name: "effect4",
   description: `Issue 19, step 1: POST ${PATH} at ${CONNECTIONS} connections (autocannon) on four servers, each in its own process, ` +
     "interleaved in each run (the order rotates from run to run): a bare node:http server answering the same JSON bytes; " +
-    "today's fast lane (the npm start bundle, Effect 3.22, node:http ahead of the Effect stack); the same answer function " +
+    `today's fast lane (the npm start bundle, Effect ${todayEffect}, node:http ahead of the Effect stack); the same answer function ` +
     "behind an Effect 4 HttpRouter route; and behind an Effect 4 HttpApi endpoint whose payload Effect 4's Schema decodes " +
     "(benchmarks/effect4/, docs/effect4.md).",
   sizeUnit: "seconds of load per server and case",
@@ -162,7 +164,7 @@ export const effect4: Benchmark = {
     const idle: Record<string, number> = {}
     try {
       const server = await startServer({ RUN_WORKERS: "false" }, setup.progress)
-      started.push({ label: "fast lane (today, Effect 3.22)", url: server.url, pid: server.pid, rss: server.rss, stop: server.stop })
+      started.push({ label: `fast lane (today, Effect ${todayEffect})`, url: server.url, pid: server.pid, rss: server.rss, stop: server.stop })
       const router = await startCandidate("Effect 4 HttpRouter", routerFile)
       started.push(router)
       const api = await startCandidate("Effect 4 HttpApi", apiFile)
@@ -273,7 +275,7 @@ const closedLoop = async (url: string, body: string, headers: Readonly<Record<st
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? 0
   return { requestsPerSecond: sorted.length / seconds, requests: sorted.length, p50: at(0.5), p99: at(0.99), p999: at(0.999), max: at(1), statuses: { "200": sorted.length }, errors: 0, timeouts: 0 }
 }
-const TODAY = "today's endpoint (Effect 3.22 HttpApi)"
+const TODAY = `today's endpoint (Effect ${todayEffect} HttpApi)`
 const CANDIDATE = "Effect 4 HttpApi"
 
 /**
@@ -297,7 +299,7 @@ export const effect4LoadProducts: Benchmark = {
     writeFileSync(bodyFile, body)
     const token = await mintToken(`BENCH-${runTag()}`)
     const headers = { "content-type": "application/json", authorization: `Bearer ${token}` }
-    setup.note(`${(body.length / 1e6).toFixed(2)} MB per body; effect ${version}; the candidate bundled by esbuild and run with npm start's Node flags, LoadIntake's Effect 3 runtime inside it (embedded PGlite ${process.env["DATABASE_URL"] === undefined ? "in memory" : "at DATABASE_URL"}, in-process queue).`)
+    setup.note(`${(body.length / 1e6).toFixed(2)} MB per body; effect ${version}; the candidate bundled by esbuild and run with npm start's Node flags, LoadIntake's own runtime (the root's effect) inside it (embedded PGlite ${process.env["DATABASE_URL"] === undefined ? "in memory" : "at DATABASE_URL"}, in-process queue).`)
     setup.note("The candidate does not carry over today's JSON value limit (measureJson), invalid-UTF-8 refusal and per-token rate limit; it decodes the payload ({ products: Array(Unknown) }) with Effect 4's Schema where today's handler reads the bytes itself.")
 
     const start = async (which: string): Promise<Candidate> => {

@@ -14,7 +14,7 @@ import { uploadFiles } from "../support/Upload.ts"
 const BATCH_SIZE = 250
 const COMPLETION_TIMEOUT_MS = 15 * 60_000
 
-const decodeFile = Schema.decodeUnknownSync(Schema.parseJson(Schema.Struct({ products: Schema.Array(Product) }), ), { onExcessProperty: "ignore" })
+const decodeFile = Schema.decodeUnknownSync(Schema.fromJsonString(Schema.Struct({ products: Schema.Array(Product) })), { onExcessProperty: "ignore" })
 
 export const endToEnd: Benchmark = {
   name: "end-to-end",
@@ -32,8 +32,8 @@ export const endToEnd: Benchmark = {
       ? "Database embedded: each server has its own in-memory PGlite, and the limit runs on another one in the runner's process (same engine, same SQL)."
       : "The limit runs against the same PostgreSQL as the servers (DATABASE_URL), with the workers' own code (ProductRepository.persistBatch).")
     const runtime = ManagedRuntime.make(
-      Layer.mergeAll(ProductRepository.Default, LoadRepository.Default).pipe(
-        Layer.provideMerge(Database.layer({ url: Option.fromNullable(url), dataDir: Database.IN_MEMORY, poolSize: Math.max(...workerCounts) + 1 }))
+      Layer.mergeAll(ProductRepository.layer, LoadRepository.layer).pipe(
+        Layer.provideMerge(Database.layer({ url: Option.fromNullishOr(url), dataDir: Database.IN_MEMORY, poolSize: Math.max(...workerCounts) + 1 }))
       )
     )
     const servers = new Map<number, ServerHandle>()

@@ -1,5 +1,5 @@
 import { makeLoadValidator } from "@retail/domain"
-import { Either } from "effect"
+import { Result } from "effect"
 import { writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -46,7 +46,7 @@ export const parseAndValidate = (body: string, company: string) => {
   if (!Array.isArray(products)) throw new BenchmarkFailure("the generated body has no products array")
   const validator = makeLoadValidator(company)
   return products.map((raw, index) =>
-    Either.getOrElse(validator.validate(raw, index), (failure) => {
+    Result.getOrElse(validator.validate(raw, index), (failure) => {
       throw new BenchmarkFailure(`generated product ${index} is invalid: ${failure.error}`)
     })
   )

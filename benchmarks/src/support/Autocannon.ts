@@ -1,4 +1,4 @@
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import { rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
@@ -11,16 +11,16 @@ const AUTOCANNON = createRequire(import.meta.url).resolve("autocannon")
 const VARIED_LOAD = fileURLToPath(new URL("./variedLoadMain.ts", import.meta.url))
 
 const Latency = Schema.Struct({ p50: Schema.Number, p99: Schema.Number, p99_9: Schema.Number, max: Schema.Number })
-const Result = Schema.Struct({
+const Output = Schema.Struct({
   duration: Schema.Number,
   errors: Schema.Number,
   timeouts: Schema.Number,
   non2xx: Schema.Number,
   "2xx": Schema.Number,
-  statusCodeStats: Schema.Record({ key: Schema.String, value: Schema.Struct({ count: Schema.Number }) }),
+  statusCodeStats: Schema.Record(Schema.String, Schema.Struct({ count: Schema.Number })),
   latency: Latency
 })
-const decodeResult = Schema.decodeUnknownEither(Schema.parseJson(Result))
+const decodeOutput = Schema.decodeUnknownResult(Schema.fromJsonString(Output))
 
 export interface LoadOptions {
   readonly url: string
@@ -91,7 +91,7 @@ const runVaried = async (options: LoadOptions, bodies: NonNullable<LoadOptions["
  */
 export const autocannon = async (options: LoadOptions): Promise<LoadResult> => {
   const { stdout } = options.bodies === undefined ? await runCli(options) : await runVaried(options, options.bodies)
-  const result = Either.getOrElse(decodeResult(stdout.trim()), (error) => {
+  const result = Result.getOrElse(decodeOutput(stdout.trim()), (error) => {
     throw new BenchmarkFailure(`autocannon printed no result: ${error.message.slice(0, 300)}`)
   })
   if (options.accept !== "any" && (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0)) {

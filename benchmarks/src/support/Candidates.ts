@@ -1,6 +1,6 @@
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import { BenchmarkFailure } from "../Benchmark.ts"
 import { runToEnd } from "./ChildProcess.ts"
 
@@ -15,13 +15,13 @@ export const Measure = Schema.Struct({
   peakRssMb: Schema.Number
 })
 export type Measure = typeof Measure.Type
-const decodeMeasure = Schema.decodeUnknownEither(Schema.parseJson(Measure))
+const decodeMeasure = Schema.decodeUnknownResult(Schema.fromJsonString(Measure))
 
 /** One parser candidate of benchmarks/parsers/candidates.ts over `files`, in its own process (its own peak RSS). */
 export const measureCandidate = async (name: string, files: ReadonlyArray<string>): Promise<Measure> => {
   const { stdout } = await runToEnd(process.execPath, ["--import", "tsx", CANDIDATES, name, ...files], `parser candidate ${name}`)
   const line = stdout.trim().split("\n").pop() ?? ""
-  return Either.getOrElse(decodeMeasure(line), (error) => {
+  return Result.getOrElse(decodeMeasure(line), (error) => {
     throw new BenchmarkFailure(`parser candidate ${name} printed no measure: ${error.message.slice(0, 200)}`)
   })
 }

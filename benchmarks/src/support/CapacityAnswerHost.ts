@@ -1,11 +1,11 @@
 // The capacity endpoint's answer function on the demo network, with nothing of Effect in its interface:
 // plain strings and numbers in, a plain `Answer` out. The Effect 4 candidates of issue 19
 // (benchmarks/effect4/) import this file from their own process: this file and the engine resolve
-// `effect` (3.x) from the root node_modules, the candidates resolve effect 4 from theirs, and no Effect
-// value passes between the two (`settings.eventsStream`, an Effect 3 Option, is created and read on
-// this side only).
+// `effect` from the root node_modules, the candidates resolve it from theirs, and no Effect value
+// passes between the two installs (`settings.eventsStream`, an Option, is created and read on this
+// side only).
 import { buildSnapshot, decodeNetwork, demoNetwork, ledgerFromUses } from "@retail/capacity"
-import { Either, Option } from "effect"
+import { Option, Result } from "effect"
 import { answerCapacity, answerCapacityInput } from "../../../services/capacity/src/CapacityAnswer.ts"
 import type { CapacitySettings } from "../../../services/capacity/src/CapacityConfig.ts"
 import {
@@ -47,7 +47,7 @@ export const demoCapacityAnswerHost = (apiKeys: ReadonlyArray<string>): Capacity
     requestMaxValues: 1_000_000,
     reconcileIntervalMs: 0
   }
-  const document = Either.getOrElse(decodeNetwork(demoNetwork), (error) => {
+  const document = Result.getOrElse(decodeNetwork(demoNetwork), (error) => {
     throw new Error(`the demo network does not decode: ${error.message}`)
   })
   const snapshot = buildSnapshot(document, ledgerFromUses([]))

@@ -14,7 +14,7 @@ const Offer = Schema.Struct({
 export type Offer = typeof Offer.Type
 
 /** A variant A answer's results (one per item, in item order), or undefined when the text is not one. */
-export const decodeOffers = Schema.decodeUnknownEither(Schema.parseJson(Schema.NonEmptyArray(Offer)), { onExcessProperty: "ignore" })
+export const decodeOffers = Schema.decodeUnknownResult(Schema.fromJsonString(Schema.NonEmptyArray(Offer)), { onExcessProperty: "ignore" })
 
 /** An order as a client places it (docs/capacity.md): the answer's dispatch, its first offered date and free window. */
 export const orderOf = (offer: Offer, orderId: string, units: number) => {

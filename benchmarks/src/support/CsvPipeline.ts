@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url"
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import { BenchmarkFailure } from "../Benchmark.ts"
 import { runToEnd } from "./ChildProcess.ts"
 
@@ -15,7 +15,7 @@ const PipelineRun = Schema.Struct({
   peakRssMb: Schema.Number
 })
 export type PipelineRun = typeof PipelineRun.Type
-const decodeRun = Schema.decodeUnknownEither(Schema.parseJson(PipelineRun))
+const decodeRun = Schema.decodeUnknownResult(Schema.fromJsonString(PipelineRun))
 
 /**
  * /handle-csv's own code without HTTP, multipart or publishing (benchmarks/csv/join.ts, in its own
@@ -24,7 +24,7 @@ const decodeRun = Schema.decodeUnknownEither(Schema.parseJson(PipelineRun))
 export const measureCsvPipeline = async (files: ReadonlyArray<string>, products: number): Promise<PipelineRun> => {
   const { stdout } = await runToEnd(process.execPath, ["--import", "tsx", PIPELINE, ...files], "the in-process /handle-csv pipeline")
   const line = stdout.trim().split("\n").pop() ?? ""
-  const run = Either.getOrElse(decodeRun(line), (error) => {
+  const run = Result.getOrElse(decodeRun(line), (error) => {
     throw new BenchmarkFailure(`the in-process /handle-csv pipeline printed no result: ${error.message.slice(0, 200)}`)
   })
   if (run.accepted !== products || run.failed !== 0) {

@@ -1,4 +1,4 @@
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import { BenchmarkFailure } from "../Benchmark.ts"
 
 export interface Answer {
@@ -23,14 +23,14 @@ const LoadState = Schema.Struct({
   totals: Schema.Struct({ received: Schema.Number, accepted: Schema.Number, persisted: Schema.Number, failed: Schema.Number })
 })
 
-const decodeOrFail = <A, I>(schema: Schema.Schema<A, I>, what: string, answer: Answer): A =>
-  Either.getOrElse(Schema.decodeUnknownEither(Schema.parseJson(schema))(answer.text), () => {
+const decodeOrFail = <S extends Schema.ConstraintDecoder<unknown>>(schema: S, what: string, answer: Answer): S["Type"] =>
+  Result.getOrElse(Schema.decodeUnknownResult(Schema.fromJsonString(schema))(answer.text), () => {
     throw new BenchmarkFailure(`${what}: unexpected answer ${answer.status} ${answer.text.slice(0, 300)}`)
   })
 
 /** The process code and failed count of a load endpoint's 200 answer; undefined when the text is not one. */
 export const loadAnswer = (text: string): typeof LoadAnswer.Type | undefined =>
-  Either.getOrUndefined(Schema.decodeUnknownEither(Schema.parseJson(LoadAnswer))(text))
+  Result.getOrUndefined(Schema.decodeUnknownResult(Schema.fromJsonString(LoadAnswer))(text))
 
 /** A 200 where every product was accepted; anything else means the benchmark measured the wrong thing. */
 export const acceptedLoad = (answer: Answer, what: string): string => {

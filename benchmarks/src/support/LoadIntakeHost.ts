@@ -1,8 +1,8 @@
 // POST /v1/load-products's own work (the token check and LoadIntake: validate, record the load,
-// publish) as today's server does it, on Effect 3 in an Effect 3 runtime of its own, behind an
-// interface of promises, strings and numbers. The Effect 4 candidate of issue 19
-// (benchmarks/effect4/src/loadProductsApi.ts) imports this file from its own process: only promises
-// and plain values pass between the two versions. Infrastructure as the server's when DATABASE_URL
+// publish) as today's server does it, in a runtime of its own, behind an interface of promises,
+// strings and numbers. The Effect 4 candidate of issue 19 (benchmarks/effect4/src/loadProductsApi.ts)
+// imports this file from its own process, with its own install of effect: only promises and plain
+// values pass between the two installs. Infrastructure as the server's when DATABASE_URL
 // and REDIS_URL are unset: the embedded PGlite (DATA_DIR, memory:// in the benchmarks) and the
 // in-process queue.
 import { LoadResult } from "@retail/api"
@@ -28,15 +28,15 @@ const encodeResult = Schema.encodeSync(LoadResult)
 
 export const makeLoadIntakeHost = async (): Promise<LoadIntakeHost> => {
   const database = Database.layer({
-    url: Option.fromNullable(process.env["DATABASE_URL"]),
+    url: Option.fromNullishOr(process.env["DATABASE_URL"]),
     dataDir: process.env["DATA_DIR"] ?? Database.IN_MEMORY,
     poolSize: 10
   })
-  const live = Layer.mergeAll(LoadIntake.Default, TokenVerifier.Default).pipe(
-    Layer.provide(ProductPublisher.Default),
+  const live = Layer.mergeAll(LoadIntake.layer, TokenVerifier.layer).pipe(
+    Layer.provide(ProductPublisher.layer),
     Layer.provide(LoadOwner.layer),
     Layer.provide(UploadConfig.layer),
-    Layer.provide(Layer.mergeAll(LoadRepository.Default, Outbox.Default)),
+    Layer.provide(Layer.mergeAll(LoadRepository.layer, Outbox.layer)),
     Layer.provide(database),
     Layer.provide(MemoryStreamQueue.layer)
   )

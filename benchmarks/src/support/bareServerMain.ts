@@ -5,7 +5,7 @@ import { createServer } from "node:http"
 import { Schema } from "effect"
 
 const answers = new Map(
-  Object.entries(Schema.decodeUnknownSync(Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.String })))(readFileSync(process.argv[2] ?? "", "utf8")))
+  Object.entries(Schema.decodeUnknownSync(Schema.fromJsonString(Schema.Record(Schema.String, Schema.String)))(readFileSync(process.argv[2] ?? "", "utf8")))
 )
 
 const server = createServer((request, response) => {

@@ -11,12 +11,12 @@ const Options = Schema.Struct({
   connections: Schema.Number,
   seconds: Schema.Number,
   amount: Schema.optional(Schema.Number),
-  headers: Schema.Record({ key: Schema.String, value: Schema.String }),
+  headers: Schema.Record(Schema.String, Schema.String),
   bodies: Schema.NonEmptyArray(Schema.String),
   seed: Schema.Number
 })
 
-const options = Schema.decodeUnknownSync(Schema.parseJson(Options))(readFileSync(process.argv[2] ?? "", "utf8"))
+const options = Schema.decodeUnknownSync(Schema.fromJsonString(Options))(readFileSync(process.argv[2] ?? "", "utf8"))
 const bodies = options.bodies.map((body) => Buffer.from(body))
 const first = Buffer.from(options.bodies[0])
 const random = rng(options.seed)

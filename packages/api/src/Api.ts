@@ -1,4 +1,4 @@
-import { HttpApi, OpenApi } from "@effect/platform"
+import { HttpApi, OpenApi } from "effect/http-api"
 import { CapacityAdminApi, DeliveryCapacityApi } from "./CapacityApi.ts"
 import { FilesApi, InternalFilesApi } from "./FilesApi.ts"
 import { HealthApi } from "./HealthApi.ts"

@@ -1,4 +1,3 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import {
   DeliveryRequestA,
   DeliveryRequestB,
@@ -10,15 +9,16 @@ import {
   NetworkDocument
 } from "@retail/capacity"
 import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   CapacityBadRequestText,
   CapacityConflict,
-  OrderConflict,
   CapacityInternalText,
   CapacityNoRouteText,
   CapacityUnauthorizedText,
   CapacityUnsupportedMediaText,
   NodeNotFound,
+  OrderConflict,
   OrderNotFound
 } from "./CapacityErrors.ts"
 import { InvalidRequest, PayloadTooLarge, StorageFailed } from "./Errors.ts"
@@ -26,23 +26,25 @@ import { JsonValueLimit } from "./JsonValueLimit.ts"
 import { CapacityApiKey } from "./Security.ts"
 
 /** Variant B's error body, per status (docs/capacity.md lists the codes). */
-const errorB = (status: number, description: string) =>
-  ErrorBodyB.annotations({ ...HttpApiSchema.annotations({ status }), description })
+const errorB = (status: number, description: string) => ErrorBodyB.pipe(HttpApiSchema.status(status)).annotate({ description })
 
 /** Checkout's hot path: the handler is raw (checks the key, decodes and encodes once itself); this is its documentation. */
 export class DeliveryCapacityApi extends HttpApiGroup.make("deliveryCapacity")
   .add(
-    HttpApiEndpoint.post("deliveryCapacity", "/delivery/capacity")
-      .setPayload(Schema.Union(DeliveryRequestA, DeliveryRequestB))
-      .addSuccess(Schema.Union(DeliveryResponseA, DeliveryResponseB))
-      .addError(CapacityBadRequestText, { status: 400 })
-      .addError(errorB(400, "Variant B: INVALID_REQUEST or BUSINESS_RULE_VIOLATION, details.fields naming each field"))
-      .addError(CapacityUnauthorizedText, { status: 401 })
-      .addError(CapacityNoRouteText, { status: 404 })
-      .addError(errorB(404, "Variant B: NO_ROUTE_FOUND"))
-      .addError(CapacityUnsupportedMediaText, { status: 415 })
-      .addError(CapacityInternalText, { status: 500 })
-      .addError(errorB(500, "Variant B: INTERNAL_ERROR"))
+    HttpApiEndpoint.post("deliveryCapacity", "/delivery/capacity", {
+      payload: Schema.Union([DeliveryRequestA, DeliveryRequestB]),
+      success: Schema.Union([DeliveryResponseA, DeliveryResponseB]),
+      error: [
+        CapacityBadRequestText,
+        errorB(400, "Variant B: INVALID_REQUEST or BUSINESS_RULE_VIOLATION, details.fields naming each field"),
+        CapacityUnauthorizedText,
+        CapacityNoRouteText,
+        errorB(404, "Variant B: NO_ROUTE_FOUND"),
+        CapacityUnsupportedMediaText,
+        CapacityInternalText,
+        errorB(500, "Variant B: INTERNAL_ERROR")
+      ]
+    })
       .annotate(OpenApi.Summary, "Delivery dates for a group of items (variant A or B, told apart by shape)")
       .annotate(
         OpenApi.Description,
@@ -56,10 +58,10 @@ export class DeliveryCapacityApi extends HttpApiGroup.make("deliveryCapacity")
   .prefix("/v1")
 {}
 
-export const NetworkVersion = Schema.Struct({ version: Schema.Int }).annotations({ identifier: "NetworkVersion" })
+export const NetworkVersion = Schema.Struct({ version: Schema.Int }).annotate({ identifier: "NetworkVersion" })
 
 /** What an order for one dispatch takes is derived from these fields of the answer (see docs/capacity.md). */
-export const ConsumptionRequest = DispatchOrder.annotations({
+export const ConsumptionRequest = DispatchOrder.annotate({
   identifier: "ConsumptionRequest",
   description: "An order for one dispatch of an answer: its orderId, dispatchCode, route, pickingDate, the legs " +
     "(`details`: route and departureDate) of the chosen deliveryTrace entry, its deliveryDate and deliveryWindow " +
@@ -68,8 +70,8 @@ export const ConsumptionRequest = DispatchOrder.annotations({
 
 export const ConsumptionResult = Schema.Struct({
   orderId: Schema.String,
-  status: Schema.Literal("APPLIED", "ALREADY_APPLIED", "RELEASED")
-}).annotations({ identifier: "ConsumptionResult" })
+  status: Schema.Literals(["APPLIED", "ALREADY_APPLIED", "RELEASED"])
+}).annotate({ identifier: "ConsumptionResult" })
 
 export const NodeUsage = Schema.Struct({ kind: Schema.String, pool: Schema.String, date: Schema.String, used: Schema.Number })
 export const NodeOrderUse = Schema.Struct({ orderId: Schema.String, kind: Schema.String, pool: Schema.String, date: Schema.String, units: Schema.Number })
@@ -81,49 +83,41 @@ export const NodeLedgerView = Schema.Struct({
   dispatchCapacity: Schema.Unknown,
   usage: Schema.Array(NodeUsage),
   orders: Schema.Array(NodeOrderUse)
-}).annotations({ identifier: "NodeLedgerView" })
+}).annotate({ identifier: "NodeLedgerView" })
 
 export class CapacityAdminApi extends HttpApiGroup.make("capacityAdmin")
   .add(
-    HttpApiEndpoint.get("getNetwork", "/network")
-      .addSuccess(NetworkDocument)
+    HttpApiEndpoint.get("getNetwork", "/network", { success: NetworkDocument })
       .annotate(OpenApi.Summary, "The current capacity network")
   )
   .add(
-    HttpApiEndpoint.put("putNetwork", "/network")
-      .setPayload(NetworkDocument)
-      .addSuccess(NetworkVersion)
-      .addError(InvalidRequest)
-      .addError(PayloadTooLarge)
-      .addError(StorageFailed)
-      .annotate(OpenApi.Summary, "Replace the capacity network (400 names the JSON path of every problem)")
+    HttpApiEndpoint.put("putNetwork", "/network", {
+      payload: NetworkDocument,
+      success: NetworkVersion,
+      error: [InvalidRequest, PayloadTooLarge, StorageFailed]
+    }).annotate(OpenApi.Summary, "Replace the capacity network (400 names the JSON path of every problem)")
   )
   .add(
-    HttpApiEndpoint.post("consume", "/delivery/capacity/consumptions")
-      .setPayload(ConsumptionRequest)
-      .addSuccess(ConsumptionResult)
-      .addError(InvalidRequest)
-      .addError(CapacityConflict)
-      .addError(OrderConflict)
-      .addError(StorageFailed)
-      .annotate(OpenApi.Summary, "Take an order's capacity, all or nothing; idempotent by order id (the same content again)")
+    HttpApiEndpoint.post("consume", "/delivery/capacity/consumptions", {
+      payload: ConsumptionRequest,
+      success: ConsumptionResult,
+      error: [InvalidRequest, CapacityConflict, OrderConflict, StorageFailed]
+    }).annotate(OpenApi.Summary, "Take an order's capacity, all or nothing; idempotent by order id (the same content again)")
   )
   .add(
-    HttpApiEndpoint.del("release", "/delivery/capacity/consumptions/:orderId")
-      .setPath(Schema.Struct({ orderId: Schema.String }))
-      .addSuccess(ConsumptionResult)
-      .addError(OrderNotFound)
-      .addError(StorageFailed)
-      .annotate(OpenApi.Summary, "Give back an order's capacity")
+    HttpApiEndpoint.delete("release", "/delivery/capacity/consumptions/:orderId", {
+      params: { orderId: Schema.String },
+      success: ConsumptionResult,
+      error: [OrderNotFound, StorageFailed]
+    }).annotate(OpenApi.Summary, "Give back an order's capacity")
   )
   .add(
-    HttpApiEndpoint.get("nodeLedger", "/delivery/capacity/nodes/:code")
-      .setPath(Schema.Struct({ code: Schema.String }))
-      .setUrlParams(Schema.Struct({ from: LocalDate, to: LocalDate }))
-      .addSuccess(NodeLedgerView)
-      .addError(NodeNotFound)
-      .addError(StorageFailed)
-      .annotate(OpenApi.Summary, "A node's picking and dispatch usage and the orders behind it")
+    HttpApiEndpoint.get("nodeLedger", "/delivery/capacity/nodes/:code", {
+      params: { code: Schema.String },
+      query: { from: LocalDate, to: LocalDate },
+      success: NodeLedgerView,
+      error: [NodeNotFound, StorageFailed]
+    }).annotate(OpenApi.Summary, "A node's picking and dispatch usage and the orders behind it")
   )
   // Middlewares added later run first: the key is checked before any byte of the body is read.
   .middleware(JsonValueLimit)

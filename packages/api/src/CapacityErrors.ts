@@ -1,9 +1,9 @@
-import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { HttpApiSchema } from "effect/http-api"
 
 /** Variant A errors are plain strings (spec: "plain string body"); declared here for the OpenAPI document only. */
 const plain = (status: number, description: string) =>
-  HttpApiSchema.Text().annotations({ ...HttpApiSchema.annotations({ status }), description })
+  Schema.String.pipe(HttpApiSchema.asText(), HttpApiSchema.status(status)).annotate({ description })
 
 export const CapacityBadRequestText = plain(400, "Bad request: every bad field with its path and the problem")
 export const CapacityUnauthorizedText = plain(401, "Missing or unknown API key")
@@ -14,27 +14,27 @@ export const CapacityInternalText = plain(500, "Error computing the delivery dat
 export class CapacityConflict extends Schema.TaggedError<CapacityConflict>()(
   "CapacityConflict",
   { message: Schema.String },
-  HttpApiSchema.annotations({ status: 409, description: "Capacity ran out since the dates were offered; nothing was taken" })
+  { httpApiStatus: 409, description: "Capacity ran out since the dates were offered; nothing was taken" }
 ) {}
 
 /** The body is CapacityConflict's `{message}` plus the order id and the fields that differ (docs/capacity.md). */
 export class OrderConflict extends Schema.TaggedError<OrderConflict>()(
   "OrderConflict",
   { message: Schema.String, orderId: Schema.String, fields: Schema.Array(Schema.String) },
-  HttpApiSchema.annotations({
-    status: 409,
+  {
+    httpApiStatus: 409,
     description: "The orderId was applied already with other content (`fields` names what differs); the applied order stands and nothing was taken"
-  })
+  }
 ) {}
 
 export class OrderNotFound extends Schema.TaggedError<OrderNotFound>()(
   "OrderNotFound",
   { message: Schema.String },
-  HttpApiSchema.annotations({ status: 404, description: "No capacity is held for this order id" })
+  { httpApiStatus: 404, description: "No capacity is held for this order id" }
 ) {}
 
 export class NodeNotFound extends Schema.TaggedError<NodeNotFound>()(
   "NodeNotFound",
   { message: Schema.String },
-  HttpApiSchema.annotations({ status: 404, description: "The current network has no node with this code" })
+  { httpApiStatus: 404, description: "The current network has no node with this code" }
 ) {}

@@ -1,37 +1,32 @@
-import { HttpApiEndpoint, HttpApiError, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { Multipart } from "effect/http"
+import { HttpApiEndpoint, HttpApiError, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { InvalidRequest, PayloadTooLarge, PublishFailed, RequestTimeout, StorageFailed, TooManyRequests, UnsupportedMediaType } from "./Errors.ts"
 import { LoadResult } from "./ProductsApi.ts"
 import { Authentication } from "./Security.ts"
 
 /** Documents the parts; the handlers read the body as a stream themselves (a file may be gigabytes). */
-export const JsonFileParts = HttpApiSchema.MultipartStream(Schema.Struct({ productsJson: Multipart.SingleFileSchema }))
+export const JsonFileParts = Schema.Struct({ productsJson: Multipart.SingleFileSchema }).pipe(HttpApiSchema.asMultipartStream())
 
-export const JsonFileIntParts = HttpApiSchema.MultipartStream(
-  Schema.Struct({ company: Schema.String, productsJson: Multipart.SingleFileSchema })
+export const JsonFileIntParts = Schema.Struct({ company: Schema.String, productsJson: Multipart.SingleFileSchema }).pipe(
+  HttpApiSchema.asMultipartStream()
 )
 
-export const CsvFileParts = HttpApiSchema.MultipartStream(Schema.Struct({
+export const CsvFileParts = Schema.Struct({
   productsCsv: Multipart.SingleFileSchema,
   hierarchiesCsv: Multipart.SingleFileSchema,
   barcodesCsv: Multipart.SingleFileSchema,
   attributesCsv: Multipart.SingleFileSchema
-}))
+}).pipe(HttpApiSchema.asMultipartStream())
 
-const fileEndpoint = <Name extends string, Path extends HttpApiEndpoint.PathSegment>(name: Name, path: Path) =>
-  HttpApiEndpoint.post(name, path)
-    .addSuccess(LoadResult)
-    .addError(InvalidRequest)
-    .addError(PayloadTooLarge)
-    .addError(UnsupportedMediaType)
-    .addError(TooManyRequests)
-    .addError(RequestTimeout)
-    .addError(PublishFailed)
-    .addError(StorageFailed)
+/** What every file load may answer besides its LoadResult. */
+const fileErrors = [InvalidRequest, PayloadTooLarge, UnsupportedMediaType, TooManyRequests, RequestTimeout, PublishFailed, StorageFailed] as const
 
-export const handleJsonEndpoint = fileEndpoint("handleJson", "/handle-json")
-  .setPayload(JsonFileParts)
-  .addError(HttpApiError.Forbidden)
+export const handleJsonEndpoint = HttpApiEndpoint.post("handleJson", "/handle-json", {
+  payload: JsonFileParts,
+  success: LoadResult,
+  error: [...fileErrors, HttpApiError.ForbiddenNoContent]
+})
   .annotate(OpenApi.Summary, "Load a JSON file of products of any size")
   .annotate(
     OpenApi.Description,
@@ -39,14 +34,19 @@ export const handleJsonEndpoint = fileEndpoint("handleJson", "/handle-json")
       "unless it is well-formed to its end. LoadSummary.errors holds at most RESPONSE_ERRORS_CAP entries; all are at /v1/loads/{processCode}/errors."
   )
 
-export const handleJsonIntEndpoint = fileEndpoint("handleJsonInt", "/handle-json-int")
-  .setPayload(JsonFileIntParts)
+export const handleJsonIntEndpoint = HttpApiEndpoint.post("handleJsonInt", "/handle-json-int", {
+  payload: JsonFileIntParts,
+  success: LoadResult,
+  error: fileErrors
+})
   .annotate(OpenApi.Summary, "Load a JSON file of products for a company (internal listener only, no authentication)")
   .annotate(OpenApi.Description, "The company part must come before the productsJson part.")
 
-export const handleCsvEndpoint = fileEndpoint("handleCsv", "/handle-csv")
-  .setPayload(CsvFileParts)
-  .addError(HttpApiError.Forbidden)
+export const handleCsvEndpoint = HttpApiEndpoint.post("handleCsv", "/handle-csv", {
+  payload: CsvFileParts,
+  success: LoadResult,
+  error: [...fileErrors, HttpApiError.ForbiddenNoContent]
+})
   .annotate(OpenApi.Summary, "Load products from four CSV files (docs/csv-format.md)")
   .annotate(
     OpenApi.Description,

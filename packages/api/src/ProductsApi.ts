@@ -1,30 +1,33 @@
-import { HttpApiEndpoint, HttpApiError, HttpApiGroup, OpenApi } from "@effect/platform"
 import { LoadAccepted, LoadSummary, MAX_PRODUCTS_PER_LOAD } from "@retail/domain"
 import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiError, HttpApiGroup, OpenApi } from "effect/http-api"
 import { InvalidRequest, PayloadTooLarge, PublishFailed, RequestTimeout, StorageFailed, UnsupportedMediaType } from "./Errors.ts"
 import { Authentication } from "./Security.ts"
 
 /** The body as documented; the handler decodes it itself so that each product fails on its own. */
 export const ProductsList = Schema.Struct({
-  products: Schema.Array(Schema.Unknown).annotations({
+  products: Schema.Array(Schema.Unknown).annotate({
     description: `Products as in the spec's Product table; at most ${MAX_PRODUCTS_PER_LOAD}`
   })
-}).annotations({ identifier: "ProductsList" })
+}).annotate({ identifier: "ProductsList" })
 
-export const LoadResult = Schema.Union(LoadAccepted, LoadSummary)
+export const LoadResult = Schema.Union([LoadAccepted, LoadSummary])
 
 export class ProductsApi extends HttpApiGroup.make("products")
   .add(
-    HttpApiEndpoint.post("loadProducts", "/load-products")
-      .setPayload(ProductsList)
-      .addSuccess(LoadResult)
-      .addError(InvalidRequest)
-      .addError(PayloadTooLarge)
-      .addError(UnsupportedMediaType)
-      .addError(RequestTimeout)
-      .addError(PublishFailed)
-      .addError(StorageFailed)
-      .addError(HttpApiError.Forbidden)
+    HttpApiEndpoint.post("loadProducts", "/load-products", {
+      payload: ProductsList,
+      success: LoadResult,
+      error: [
+        InvalidRequest,
+        PayloadTooLarge,
+        UnsupportedMediaType,
+        RequestTimeout,
+        PublishFailed,
+        StorageFailed,
+        HttpApiError.ForbiddenNoContent
+      ]
+    })
       .annotate(OpenApi.Summary, "Load up to 3000 products")
       .annotate(
         OpenApi.Description,

@@ -1,4 +1,5 @@
-import { ParseResult } from "effect"
+import { type Schema, SchemaIssue } from "effect"
+import { explain } from "./SchemaExplain.ts"
 
 /** One problem found in an input document, at a JSON path such as `routes[3].target.node`. */
 export interface FieldIssue {
@@ -36,16 +37,29 @@ const mergeAlternatives = (issues: ReadonlyArray<FieldIssue>): ReadonlyArray<Fie
   return merged
 }
 
-export const issuesOfParseError = (error: ParseResult.ParseError): ReadonlyArray<FieldIssue> =>
-  mergeAlternatives(
-    ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
-      path: formatPath(issue.path),
-      message: issue._tag === "Missing" ? "is required" : issue.message
-    }))
-  )
+/** Schema rejected what Effect 3 accepted (never seen): say what Effect 4 says rather than nothing. */
+const issuesOfSchemaError = (error: Schema.SchemaError): ReadonlyArray<FieldIssue> =>
+  SchemaIssue.makeFormatterStandardSchemaV1()(error.issue).issues.map((issue) => ({
+    path: formatPath((issue.path ?? []).map((segment) => (typeof segment === "object" ? segment.key : segment))),
+    message: issue.message
+  }))
+
+/**
+ * The problems of a document `schema` rejected with `error`, each at its field path, in the words
+ * the service has always used (Effect 3's, see SchemaExplain.ts): clients and tests read them.
+ */
+export const issuesOfRejected = (schema: Schema.Top, input: unknown, error: Schema.SchemaError): ReadonlyArray<FieldIssue> => {
+  const explained = explain(schema, input)
+  if (explained.length === 0) return issuesOfSchemaError(error)
+  return mergeAlternatives(explained.map((issue) => ({
+    path: formatPath(issue.path),
+    message: issue.missing ? "is required" : issue.message
+  })))
+}
 
 export const formatIssues = (issues: ReadonlyArray<FieldIssue>): string =>
   issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ")
 
 /** The plain-string body of a 400: every problem, each naming its field path. */
-export const formatParseError = (error: ParseResult.ParseError): string => formatIssues(issuesOfParseError(error))
+export const formatRejected = (schema: Schema.Top, input: unknown, error: Schema.SchemaError): string =>
+  formatIssues(issuesOfRejected(schema, input, error))

@@ -1,4 +1,4 @@
-import { Data, Either } from "effect"
+import { Data, Result } from "effect"
 
 /** Which capacity a node pool counts against: one shared pool, or one per dispatch type. */
 export type CapacityPool = "ALL" | "NORMAL" | "EXPRESS"
@@ -71,21 +71,21 @@ export const checkFits = (
   ledger: Ledger,
   limits: CapacityLimits,
   uses: ReadonlyArray<CapacityUse>
-): Either.Either<void, ConsumeError> => {
+): Result.Result<void, ConsumeError> => {
   const pending = new Map<string, number>()
   for (const use of uses) {
     const total = limits(use.resource, use.date)
-    if (total === undefined) return Either.left(new UnknownResource({ resource: use.resource }))
+    if (total === undefined) return Result.fail(new UnknownResource({ resource: use.resource }))
     const key = useKey(use.resource, use.date)
     const used = (ledger.used.get(key)?.amount ?? 0) + (pending.get(key) ?? 0)
     if (used + use.amount > total) {
-      return Either.left(
+      return Result.fail(
         new CapacityExceeded({ resource: use.resource, date: use.date, requested: use.amount, used, total })
       )
     }
     pending.set(key, (pending.get(key) ?? 0) + use.amount)
   }
-  return Either.void
+  return Result.void
 }
 
 const addUses = (used: ReadonlyMap<string, CapacityUse>, uses: ReadonlyArray<CapacityUse>, sign: 1 | -1) => {
@@ -104,9 +104,9 @@ export const consume = (
   ledger: Ledger,
   limits: CapacityLimits,
   consumption: Consumption
-): Either.Either<Ledger, ConsumeError> => {
-  if (ledger.orders.has(consumption.orderId)) return Either.right(ledger)
-  return Either.map(checkFits(ledger, limits, consumption.uses), () => ({
+): Result.Result<Ledger, ConsumeError> => {
+  if (ledger.orders.has(consumption.orderId)) return Result.succeed(ledger)
+  return Result.map(checkFits(ledger, limits, consumption.uses), () => ({
     used: addUses(ledger.used, consumption.uses, 1),
     orders: new Map(ledger.orders).set(consumption.orderId, consumption)
   }))

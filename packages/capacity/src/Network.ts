@@ -1,43 +1,46 @@
-import { Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { isRealDate, isValidTimeZone, parseClock } from "./Calendar.ts"
+import { between, filter, Int, minItems, nonNegative, pattern } from "./Checks.ts"
 
 /** The network document as a user PUTs it (and GET returns it). Cross references are checked in NetworkValidation. */
 
-export const DayOfWeekSchema = Schema.Literal("MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN")
+export const DayOfWeekSchema = Schema.Literals(["MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN"])
 
-export const DispatchType = Schema.Literal("NORMAL", "EXPRESS")
+export const DispatchType = Schema.Literals(["NORMAL", "EXPRESS"])
 export type DispatchType = typeof DispatchType.Type
 
-export const DeliveryMode = Schema.Literal("HOME_DELIVERY", "STORE_WITHDRAWAL")
+export const DeliveryMode = Schema.Literals(["HOME_DELIVERY", "STORE_WITHDRAWAL"])
 export type DeliveryMode = typeof DeliveryMode.Type
 
-export const NodeType = Schema.Literal("CD", "TD", "PRV", "SELLER", "HUB")
+export const NodeType = Schema.Literals(["CD", "TD", "PRV", "SELLER", "HUB"])
 export type NodeType = typeof NodeType.Type
 
-export const LocalDate = Schema.String.pipe(
-  Schema.filter(isRealDate, { message: () => "expected a real date YYYY-MM-DD" })
-)
+export const LocalDate = Schema.String.check(filter(isRealDate, "expected a real date YYYY-MM-DD"))
 
-export const ClockTime = Schema.String.pipe(
-  Schema.filter((text) => Option.isSome(parseClock(text)), { message: () => "expected a time HH:MM (00:00-23:59)" })
+export const ClockTime = Schema.String.check(
+  filter((text: string) => Option.isSome(parseClock(text)), "expected a time HH:MM (00:00-23:59)")
 )
 
 /** An array that must have at least one element (reported as "must not be empty", not as a missing [0]). */
-export const nonEmpty = <A, I, R>(element: Schema.Schema<A, I, R>) =>
-  Schema.Array(element).pipe(Schema.minItems(1, { message: () => "must not be empty" }))
+export const nonEmpty = <S extends Schema.Constraint>(element: S) => Schema.Array(element).check(minItems(1, "must not be empty"))
 
-export const Code = Schema.String.pipe(Schema.pattern(/^\S(.*\S)?$/, { message: () => "expected a non-empty code" }))
+export const Code = Schema.String.check(pattern(/^\S(.*\S)?$/, "expected a non-empty code"))
 
-export const Units = Schema.Int.pipe(Schema.nonNegative({ message: () => "expected an integer >= 0" }))
+export const Units = Int.check(nonNegative("expected an integer >= 0"))
 
-export const Ubigeo = Schema.String.pipe(Schema.pattern(/^\d{6}$/, { message: () => "expected a 6-digit ubigeo code" }))
+export const Ubigeo = Schema.String.check(pattern(/^\d{6}$/, "expected a 6-digit ubigeo code"))
 
-export const TimeZone = Schema.String.pipe(
-  Schema.filter(isValidTimeZone, { message: () => "expected an IANA time zone such as America/Lima" })
-)
+/**
+ * A key that may be left out (or be undefined): decoded as `value()` then, a fresh value each time
+ * (Effect 3's `optionalWith(schema, { default })`).
+ */
+const orDefault = <S extends Schema.Constraint>(schema: S, value: () => S["Type"]) =>
+  Schema.withDecodingDefaultType<S>(Effect.sync(value))(schema)
+
+export const TimeZone = Schema.String.check(filter(isValidTimeZone, "expected an IANA time zone such as America/Lima"))
 
 /** One number shared by both dispatch types, or one pool per dispatch type. */
-export const CapacityByDispatchType = Schema.Union(Units, Schema.Struct({ NORMAL: Units, EXPRESS: Units }))
+export const CapacityByDispatchType = Schema.Union([Units, Schema.Struct({ NORMAL: Units, EXPRESS: Units })])
 export type CapacityByDispatchType = typeof CapacityByDispatchType.Type
 
 export const AddressInfo = Schema.Struct({
@@ -46,8 +49,8 @@ export const AddressInfo = Schema.Struct({
   province: Schema.String,
   ubigeoCode: Ubigeo,
   country: Schema.String,
-  latitude: Schema.Number.pipe(Schema.between(-90, 90)),
-  longitude: Schema.Number.pipe(Schema.between(-180, 180))
+  latitude: Schema.Number.check(between(-90, 90)),
+  longitude: Schema.Number.check(between(-180, 180))
 })
 export type AddressInfo = typeof AddressInfo.Type
 
@@ -70,14 +73,14 @@ export const NetworkNode = Schema.Struct({
   pickupPointId: Schema.optional(Schema.String),
   /** Free text shown as EntityDetails.deliveryTime, e.g. a store's pickup hours "10:00-22:00". */
   deliveryTime: Schema.optional(Schema.String),
-  timeZone: Schema.optionalWith(TimeZone, { default: () => "America/Lima" }),
+  timeZone: orDefault(TimeZone, () => "America/Lima"),
   /** Days the node works (picks at an origin, cross-docks at a hub, opens for pickup at a store). */
   pickingDays: Schema.Array(DayOfWeekSchema),
   /** Orders after this local time are picked on the next picking day. */
   pickingCutoff: ClockTime,
   /** Working days between picking and being ready to dispatch (0 = same day). */
   processingDays: Units,
-  holidays: Schema.optionalWith(Schema.Array(LocalDate), { default: () => [] }),
+  holidays: orDefault(Schema.Array(LocalDate), () => []),
   pickingCapacity: CapacityByDispatchType,
   dispatchCapacity: CapacityByDispatchType
 })
@@ -85,11 +88,11 @@ export type NetworkNode = typeof NetworkNode.Type
 
 export const LeadTime = Schema.Struct({
   days: Units,
-  unit: Schema.Literal("BUSINESS_DAYS", "CALENDAR_DAYS")
+  unit: Schema.Literals(["BUSINESS_DAYS", "CALENDAR_DAYS"])
 })
 export type LeadTime = typeof LeadTime.Type
 
-const NonNegative = Schema.Number.pipe(Schema.nonNegative({ message: () => "expected a number >= 0" }))
+const NonNegative = Schema.Number.check(nonNegative("expected a number >= 0"))
 
 /** Cost of one leg for one dispatch: base + perKg * dispatch weight (kg). */
 export const CostRule = Schema.Struct({ base: NonNegative, perKg: NonNegative })
@@ -97,7 +100,7 @@ export type CostRule = typeof CostRule.Type
 
 export const NodeTarget = Schema.Struct({ kind: Schema.Literal("NODE"), node: Code })
 export const ZonesTarget = Schema.Struct({ kind: Schema.Literal("ZONES"), zones: nonEmpty(Code) })
-export const RouteTarget = Schema.Union(NodeTarget, ZonesTarget)
+export const RouteTarget = Schema.Union([NodeTarget, ZonesTarget])
 export type RouteTarget = typeof RouteTarget.Type
 
 export const NetworkRoute = Schema.Struct({
@@ -128,11 +131,9 @@ export const Zone = Schema.Struct({
   code: Code,
   name: Schema.String,
   ubigeos: nonEmpty(Ubigeo),
-  deliveryDays: Schema.optionalWith(Schema.Array(DayOfWeekSchema), {
-    default: () => ["MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN"] as const
-  }),
+  deliveryDays: orDefault(Schema.Array(DayOfWeekSchema), () => ["MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN"] as const),
   windows: nonEmpty(DeliveryWindow),
-  blockedDates: Schema.optionalWith(Schema.Array(LocalDate), { default: () => [] })
+  blockedDates: orDefault(Schema.Array(LocalDate), () => [])
 })
 export type Zone = typeof Zone.Type
 
@@ -143,7 +144,7 @@ export const NetworkDocument = Schema.Struct({
   nodes: Schema.Array(NetworkNode),
   routes: Schema.Array(NetworkRoute),
   zones: Schema.Array(Zone),
-  stock: Schema.optionalWith(Schema.Array(StockEntry), { default: () => [] })
+  stock: orDefault(Schema.Array(StockEntry), () => [])
 })
 export type NetworkDocument = typeof NetworkDocument.Type
 export type NetworkDocumentInput = typeof NetworkDocument.Encoded

@@ -1,6 +1,6 @@
-import { Data, Either, Option, Schema } from "effect"
+import { Data, Option, Result, Schema } from "effect"
 import { parseClock } from "./Calendar.ts"
-import { type FieldIssue, formatIssues, issuesOfParseError } from "./DecodeError.ts"
+import { type FieldIssue, formatIssues, issuesOfRejected } from "./DecodeError.ts"
 import { NetworkDocument } from "./Network.ts"
 
 export class NetworkInvalid extends Data.TaggedError("NetworkInvalid")<{ readonly issues: ReadonlyArray<FieldIssue> }> {
@@ -9,15 +9,15 @@ export class NetworkInvalid extends Data.TaggedError("NetworkInvalid")<{ readonl
   }
 }
 
-const decodeDocument = Schema.decodeUnknownEither(NetworkDocument, { errors: "all", onExcessProperty: "ignore" })
+const decodeDocument = Schema.decodeUnknownResult(NetworkDocument, { onExcessProperty: "ignore" })
 
 /** Decode a network document and check its cross references; every problem names its JSON path. */
-export const decodeNetwork = (input: unknown): Either.Either<NetworkDocument, NetworkInvalid> =>
-  Either.match(decodeDocument(input), {
-    onLeft: (error) => Either.left(new NetworkInvalid({ issues: issuesOfParseError(error) })),
-    onRight: (document) => {
+export const decodeNetwork = (input: unknown): Result.Result<NetworkDocument, NetworkInvalid> =>
+  Result.match(decodeDocument(input), {
+    onFailure: (error) => Result.fail(new NetworkInvalid({ issues: issuesOfRejected(NetworkDocument, input, error) })),
+    onSuccess: (document) => {
       const issues = crossReferenceIssues(document)
-      return issues.length === 0 ? Either.right(document) : Either.left(new NetworkInvalid({ issues }))
+      return issues.length === 0 ? Result.succeed(document) : Result.fail(new NetworkInvalid({ issues }))
     }
   })
 

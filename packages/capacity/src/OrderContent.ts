@@ -1,8 +1,8 @@
-import { Data, Either, Schema } from "effect"
+import { Data, Result, Schema, Struct } from "effect"
 import { DispatchOrder } from "./OrderUses.ts"
 
 /** What an order asks, without its id: stored with the order, so that a repeat can be compared with it. */
-export const OrderContent = DispatchOrder.pipe(Schema.omit("orderId"))
+export const OrderContent = DispatchOrder.mapFields(Struct.omit(["orderId"]))
 export type OrderContent = typeof OrderContent.Type
 
 /** The content of an order as it is stored (the decoded order, so the trace's unread fields are left out). */
@@ -47,14 +47,14 @@ export const orderDifferences = (applied: OrderContent, sent: OrderContent): Rea
   return differences
 }
 
-const decodeContent = Schema.decodeUnknownEither(OrderContent)
+const decodeContent = Schema.decodeUnknownResult(OrderContent)
 
 /**
  * The differences between a stored content and the order sent again. A stored content this version
  * cannot read (written by a newer one) differs as a whole.
  */
 export const differencesFromStored = (stored: unknown, sent: OrderContent): ReadonlyArray<OrderDifference> =>
-  Either.match(decodeContent(stored), {
-    onLeft: () => [{ field: "(order)", applied: "unreadable", sent: "this order" }],
-    onRight: (applied) => orderDifferences(applied, sent)
+  Result.match(decodeContent(stored), {
+    onFailure: () => [{ field: "(order)", applied: "unreadable", sent: "this order" }],
+    onSuccess: (applied) => orderDifferences(applied, sent)
   })

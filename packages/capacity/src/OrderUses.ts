@@ -1,10 +1,11 @@
-import { Data, Either, Schema } from "effect"
+import { Data, Result, Schema } from "effect"
+import { Int, minLength, positive } from "./Checks.ts"
 import type { FieldIssue } from "./DecodeError.ts"
 import type { CapacityUse } from "./Ledger.ts"
 import { type DeliveryMode, type DispatchType, LocalDate } from "./Network.ts"
 import type { NodeModel, RouteModel, Snapshot } from "./Snapshot.ts"
 
-const NonEmpty = Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" }))
+const NonEmpty = Schema.String.check(minLength(1, "must not be empty"))
 
 /** One leg as the trace returned it (`deliveryTrace[].details[]`); other fields of the detail are ignored. */
 export const OrderLeg = Schema.Struct({ route: NonEmpty, departureDate: LocalDate })
@@ -22,8 +23,8 @@ export const DispatchOrder = Schema.Struct({
   details: Schema.Array(OrderLeg),
   deliveryDate: LocalDate,
   deliveryWindow: Schema.optional(Schema.String),
-  units: Schema.Int.pipe(Schema.positive({ message: () => "must be an integer greater than 0" }))
-}).annotations({ identifier: "DispatchOrder" })
+  units: Int.check(positive("must be an integer greater than 0"))
+}).annotate({ identifier: "DispatchOrder" })
 export type DispatchOrder = typeof DispatchOrder.Type
 
 /** The order does not match the current network (unknown route, a window the zone lacks...): 400. */
@@ -51,8 +52,8 @@ const splitCode = (code: string, origin: string | undefined) => {
  * picking on the picking date, each leg's departure and its source's dispatch pool on the
  * departure date, and one delivery in the chosen window (home delivery).
  */
-export const usesOfOrder = (snapshot: Snapshot, order: DispatchOrder): Either.Either<ReadonlyArray<CapacityUse>, OrderInvalid> => {
-  const invalid = (path: string, message: string) => Either.left(new OrderInvalid({ issues: [{ path, message }] }))
+export const usesOfOrder = (snapshot: Snapshot, order: DispatchOrder): Result.Result<ReadonlyArray<CapacityUse>, OrderInvalid> => {
+  const invalid = (path: string, message: string) => Result.fail(new OrderInvalid({ issues: [{ path, message }] }))
   const routeIds = order.route === "" ? [] : order.route.split(">")
   if (routeIds.length !== order.details.length) {
     return invalid("details", `expected one entry per leg of route "${order.route}" (${routeIds.length}), got ${order.details.length}`)
@@ -98,7 +99,7 @@ export const usesOfOrder = (snapshot: Snapshot, order: DispatchOrder): Either.Ei
   if (parts.mode === "STORE_WITHDRAWAL") {
     const end = last === undefined ? origin.code : last.targetNode?.code
     if (end !== parts.destination) return invalid("dispatchCode", `route "${order.route}" does not end at store ${parts.destination}`)
-    return Either.right(uses)
+    return Result.succeed(uses)
   }
   const zone = snapshot.zones.get(parts.destination)
   if (zone === undefined || last === undefined || !last.targetZones.has(zone.code)) {
@@ -109,5 +110,5 @@ export const usesOfOrder = (snapshot: Snapshot, order: DispatchOrder): Either.Ei
     return invalid("deliveryWindow", `zone ${zone.code} has no window ${order.deliveryWindow}`)
   }
   uses.push({ resource: { _tag: "ZoneWindow", zone: zone.code, window: order.deliveryWindow }, date: order.deliveryDate, amount: 1 })
-  return Either.right(uses)
+  return Result.succeed(uses)
 }

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { between, Int, minLength, nonNegative, positive } from "./Checks.ts"
 import { DeliveryMode, DispatchType, LocalDate, nonEmpty } from "./Network.ts"
 
 /**
@@ -9,7 +10,7 @@ import { DeliveryMode, DispatchType, LocalDate, nonEmpty } from "./Network.ts"
  */
 
 const Text = Schema.String
-const RequiredText = Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" }))
+const RequiredText = Schema.String.check(minLength(1, "must not be empty"))
 
 export const ProductAttribute = Schema.Struct({
   attribute: Schema.String,
@@ -17,7 +18,7 @@ export const ProductAttribute = Schema.Struct({
   attributeCode: Schema.String
 })
 
-export const EntityType = Schema.Literal("CD", "TD", "PRV", "SELLER")
+export const EntityType = Schema.Literals(["CD", "TD", "PRV", "SELLER"])
 
 export const DispatchItemA = Schema.Struct({
   origin: RequiredText,
@@ -25,20 +26,20 @@ export const DispatchItemA = Schema.Struct({
   skuCode: RequiredText,
   zone: Text,
   dispatchType: DispatchType,
-  quantity: Schema.Number.pipe(Schema.positive({ message: () => "must be greater than 0" })),
+  quantity: Schema.Number.check(positive("must be greater than 0")),
   destination: Text,
-  latitude: Schema.Number.pipe(Schema.between(-90, 90, { message: () => "must be between -90 and 90" })),
-  longitude: Schema.Number.pipe(Schema.between(-180, 180, { message: () => "must be between -180 and 180" })),
+  latitude: Schema.Number.check(between(-90, 90, "must be between -90 and 90")),
+  longitude: Schema.Number.check(between(-180, 180, "must be between -180 and 180")),
   deliveryMode: DeliveryMode,
   line: Schema.optional(Text),
   zoneByChannel: Schema.optional(Text),
   measurable: Schema.optional(Text),
   /** Units counted against capacity and stock; defaults to quantity rounded up. */
-  units: Schema.optional(Schema.Int.pipe(Schema.positive({ message: () => "must be an integer greater than 0" }))),
+  units: Schema.optional(Int.check(positive("must be an integer greater than 0"))),
   division: Schema.optional(Text),
   province: Schema.optional(Text),
   /** Weight of one unit in kg. */
-  weight: Schema.optional(Schema.Number.pipe(Schema.nonNegative({ message: () => "must be >= 0" }))),
+  weight: Schema.optional(Schema.Number.check(nonNegative("must be >= 0"))),
   hasFreightAttributeConfiguration: Schema.optional(Schema.Boolean),
   attributes: Schema.optional(Schema.Array(ProductAttribute)),
   saleChannel: Schema.optional(Text),
@@ -57,7 +58,7 @@ export const DeliveryRequestA = Schema.Struct({
 export type DeliveryRequestA = typeof DeliveryRequestA.Type
 
 /** `YYYY-MM-DD`, or "" when there is no such date (an unrouted item has no picking date). */
-const DateText = Schema.String.annotations({ description: "date YYYY-MM-DD" })
+const DateText = Schema.String.annotate({ description: "date YYYY-MM-DD" })
 
 export const TraceDetail = Schema.Struct({
   sourceNode: Schema.String,

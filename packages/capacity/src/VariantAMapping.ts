@@ -1,7 +1,7 @@
 import { makeFastDecoder } from "@retail/domain"
-import { Data, Either, Option, Schema } from "effect"
+import { Data, Option, Result, Schema } from "effect"
 import { type Day, formatDay, parseDay } from "./Calendar.ts"
-import { formatParseError } from "./DecodeError.ts"
+import { formatRejected } from "./DecodeError.ts"
 import { evaluate } from "./Engine.ts"
 import {
   type CapacityShortage,
@@ -38,14 +38,14 @@ export class BadRequest extends Data.TaggedError("BadRequest")<{ readonly messag
 /** 404: no dispatch of the request has any route. */
 export class NoRouteFound extends Data.TaggedError("NoRouteFound")<{ readonly message: string }> {}
 
-const decodeRequest = Schema.decodeUnknownEither(DeliveryRequestASchema, { errors: "all" })
+const decodeRequest = Schema.decodeUnknownResult(DeliveryRequestASchema)
 /** Same accept decisions and output as `decodeRequest`, compiled from the schema; `undefined` means "ask Schema" (for the messages). */
 const decodeValidRequest = makeFastDecoder(DeliveryRequestASchema)
 
-export const decodeDeliveryRequestA = (input: unknown): Either.Either<DeliveryRequestA, BadRequest> => {
+export const decodeDeliveryRequestA = (input: unknown): Result.Result<DeliveryRequestA, BadRequest> => {
   const valid = decodeValidRequest(input)
-  if (valid !== undefined) return Either.right(valid)
-  return Either.mapLeft(decodeRequest(input), (error) => new BadRequest({ message: formatParseError(error) }))
+  if (valid !== undefined) return Result.succeed(valid)
+  return Result.mapError(decodeRequest(input), (error) => new BadRequest({ message: formatRejected(DeliveryRequestASchema, input, error) }))
 }
 
 const UBIGEO = /^\d{6}$/
@@ -308,11 +308,11 @@ export const evaluateVariantA = (
   request: DeliveryRequestA,
   epochMillis: number,
   options: EngineOptions = defaultEngineOptions
-): Either.Either<ReadonlyArray<DeliveryResult>, NoRouteFound> => {
+): Result.Result<ReadonlyArray<DeliveryResult>, NoRouteFound> => {
   const evaluation = evaluate(snapshot, engineRequestOfA(request), epochMillis, options)
   if (!evaluation.anyRouted) {
     const reasons = [...new Set(evaluation.dispatches.map((dispatch) => dispatch.message))].join("; ")
-    return Either.left(new NoRouteFound({ message: `no route found for any dispatch: ${reasons}` }))
+    return Result.fail(new NoRouteFound({ message: `no route found for any dispatch: ${reasons}` }))
   }
   const parts = new Map<DispatchResult, DispatchParts>()
   const results: Array<DeliveryResult> = []
@@ -326,5 +326,5 @@ export const evaluateVariantA = (
     }
     results.push(resultOf(source, result, shared, request.purchaseDate))
   })
-  return Either.right(results)
+  return Result.succeed(results)
 }

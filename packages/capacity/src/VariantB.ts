@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { between, Int, minLength, nonNegative, positive } from "./Checks.ts"
 import { DispatchType, LocalDate, nonEmpty } from "./Network.ts"
 import { DeliveryWindowA, ProductAttribute } from "./VariantA.ts"
 
@@ -12,15 +13,15 @@ import { DeliveryWindowA, ProductAttribute } from "./VariantA.ts"
  */
 
 const Text = Schema.String
-const RequiredText = Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" }))
-const PositiveInt = Schema.Int.pipe(Schema.positive({ message: () => "must be an integer greater than 0" }))
-const NonNegative = Schema.Number.pipe(Schema.nonNegative({ message: () => "must be >= 0" }))
+const RequiredText = Schema.String.check(minLength(1, "must not be empty"))
+const PositiveInt = Int.check(positive("must be an integer greater than 0"))
+const NonNegative = Schema.Number.check(nonNegative("must be >= 0"))
 /** Absent is fine; present must be valid (no `undefined` alternative in messages). */
-const opt = <A, I, R>(schema: Schema.Schema<A, I, R>) => Schema.optionalWith(schema, { exact: true })
-const Latitude = Schema.Number.pipe(Schema.between(-90, 90, { message: () => "must be between -90 and 90" }))
-const Longitude = Schema.Number.pipe(Schema.between(-180, 180, { message: () => "must be between -180 and 180" }))
+const opt = Schema.optionalKey
+const Latitude = Schema.Number.check(between(-90, 90, "must be between -90 and 90"))
+const Longitude = Schema.Number.check(between(-180, 180, "must be between -180 and 180"))
 
-export const DispatchModeB = Schema.Literal("HOME_DELIVERY", "STORE_WITHDRAWAL", "ALL_DISPATCH_MODES")
+export const DispatchModeB = Schema.Literals(["HOME_DELIVERY", "STORE_WITHDRAWAL", "ALL_DISPATCH_MODES"])
 export type DispatchModeB = typeof DispatchModeB.Type
 
 /** The only values the service implements; anything else is a 400 naming these. */
@@ -62,10 +63,10 @@ export const ItemB = Schema.Struct({
   presentationCode: opt(Text),
   division: opt(Text),
   measurable: opt(Text),
-  routePriority: opt(Schema.Int),
+  routePriority: opt(Int),
   /** Units counted against capacity and stock; defaults to quantity rounded up. */
   units: opt(PositiveInt),
-  quantity: Schema.Number.pipe(Schema.positive({ message: () => "must be greater than 0" })),
+  quantity: Schema.Number.check(positive("must be greater than 0")),
   /** kg per unit */
   weight: opt(NonNegative),
   /** cm */
@@ -174,7 +175,7 @@ export const LogisticsCapacity = Schema.Struct({
   pickingDate: Schema.String,
   message: Schema.String,
   dispatchType: DispatchType,
-  dispatchMode: Schema.Literal("HOME_DELIVERY", "STORE_WITHDRAWAL"),
+  dispatchMode: Schema.Literals(["HOME_DELIVERY", "STORE_WITHDRAWAL"]),
   deliveryCost: Schema.Number,
   pickingDays: Schema.Array(Schema.String),
   processingDays: Schema.Int,
@@ -201,6 +202,6 @@ export type DeliveryResponseB = typeof DeliveryResponseB.Type
 export const ErrorBodyB = Schema.Struct({
   code: Schema.String,
   message: Schema.String,
-  details: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  details: Schema.Record(Schema.String, Schema.Unknown)
 })
 export type ErrorBodyB = typeof ErrorBodyB.Type

@@ -1,6 +1,6 @@
 import { makeFastDecoder } from "@retail/domain"
-import { Data, Either, Schema } from "effect"
-import { type FieldIssue, formatIssues, issuesOfParseError } from "./DecodeError.ts"
+import { Data, Result, Schema } from "effect"
+import { type FieldIssue, formatIssues, issuesOfRejected } from "./DecodeError.ts"
 import { type DeliveryRequestB, DeliveryRequestB as DeliveryRequestBSchema, type ItemB } from "./VariantB.ts"
 
 /** Variant B error codes (the `code` of the error body) and their statuses. */
@@ -20,7 +20,7 @@ export class InvalidRequestB extends Data.TaggedError("InvalidRequestB")<{
   readonly issues: ReadonlyArray<FieldIssue>
 }> {}
 
-const decodeSchema = Schema.decodeUnknownEither(DeliveryRequestBSchema, { errors: "all" })
+const decodeSchema = Schema.decodeUnknownResult(DeliveryRequestBSchema)
 /** Same accept decisions and output as `decodeSchema`, compiled from the schema; `undefined` means "ask Schema" (for the messages). */
 const decodeValidSchema = makeFastDecoder(DeliveryRequestBSchema)
 
@@ -48,16 +48,16 @@ const businessIssues = (request: DeliveryRequestB): ReadonlyArray<FieldIssue> =>
 }
 
 /** Structure first (every bad field), then the rules across fields. */
-export const decodeDeliveryRequestB = (input: unknown): Either.Either<DeliveryRequestB, InvalidRequestB> => {
+export const decodeDeliveryRequestB = (input: unknown): Result.Result<DeliveryRequestB, InvalidRequestB> => {
   const valid = decodeValidSchema(input)
-  const decoded = valid === undefined ? decodeSchema(input) : Either.right(valid)
-  if (Either.isLeft(decoded)) {
-    const issues = issuesOfParseError(decoded.left)
-    return Either.left(new InvalidRequestB({ code: "INVALID_REQUEST", message: formatIssues(issues), issues }))
+  const decoded = valid === undefined ? decodeSchema(input) : Result.succeed(valid)
+  if (Result.isFailure(decoded)) {
+    const issues = issuesOfRejected(DeliveryRequestBSchema, input, decoded.failure)
+    return Result.fail(new InvalidRequestB({ code: "INVALID_REQUEST", message: formatIssues(issues), issues }))
   }
-  const issues = businessIssues(decoded.right)
+  const issues = businessIssues(decoded.success)
   return issues.length === 0
-    ? Either.right(decoded.right)
-    : Either.left(new InvalidRequestB({ code: "BUSINESS_RULE_VIOLATION", message: formatIssues(issues), issues }))
+    ? Result.succeed(decoded.success)
+    : Result.fail(new InvalidRequestB({ code: "BUSINESS_RULE_VIOLATION", message: formatIssues(issues), issues }))
 }
 

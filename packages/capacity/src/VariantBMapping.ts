@@ -1,4 +1,4 @@
-import { Either, Option } from "effect"
+import { Option, Result } from "effect"
 import { type Day, parseDay } from "./Calendar.ts"
 import { evaluate } from "./Engine.ts"
 import {
@@ -58,7 +58,7 @@ export const evaluateVariantB = (
   request: DeliveryRequestB,
   epochMillis: number,
   options: EngineOptions = defaultEngineOptions
-): Either.Either<DeliveryResponseB, NoRouteFound> => {
+): Result.Result<DeliveryResponseB, NoRouteFound> => {
   const calculation = request.calculationOptions
   const searching = calculation?.calculate === "SEARCH_ORIGINS_BY_COORDINATES"
   const validateStock = calculation?.validateStock ?? true
@@ -188,12 +188,12 @@ export const evaluateVariantB = (
     if (mode !== "HOME_DELIVERY" && alternatives.every((alternative) => alternative.store === undefined)) {
       reasons.push(`no pickup store is reachable by ${dispatchType} routes`)
     }
-    return Either.left(new NoRouteFound({ message: `no route found for any dispatch: ${reasons.join("; ")}` }))
+    return Result.fail(new NoRouteFound({ message: `no route found for any dispatch: ${reasons.join("; ")}` }))
   }
   // Pushed, not flatMap: flatMap's array is holey, which JSON.stringify writes on its slow path.
   const logisticsCapacity: Array<LogisticsCapacity> = []
   for (const outcome of outcomes) for (const entry of outcome.entries) logisticsCapacity.push(entry)
-  return Either.right({
+  return Result.succeed({
     request,
     logisticsCapacity,
     prioritizationCriteria: searching || rankedStores ? "PROXIMITY_STORE" : "EARLIEST_DELIVERY_DATE"

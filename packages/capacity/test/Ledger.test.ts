@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { capacityLimits, type Consumption, consume, emptyLedger, evaluate, release, usedOn, usesOfDispatch } from "../src/index.ts"
 import { day, item, limaTime, request, snapshotOf } from "./fixtures.ts"
@@ -16,19 +16,19 @@ const order = (orderId: string, units: number): Consumption => ({
 
 describe("ledger", () => {
   it("consumes capacity once per order id", () => {
-    const once = Either.getOrThrow(consume(emptyLedger, limits, order("A-1", 4)))
-    const twice = Either.getOrThrow(consume(once, limits, order("A-1", 4)))
+    const once = Result.getOrThrow(consume(emptyLedger, limits, order("A-1", 4)))
+    const twice = Result.getOrThrow(consume(once, limits, order("A-1", 4)))
     expect(usedOn(twice, PICKING, "2025-03-10")).toBe(4)
     expect(usedOn(twice, R1, "2025-03-10")).toBe(4)
     expect(twice).toBe(once)
   })
 
   it("refuses an order that no longer fits, naming the resource and what is left", () => {
-    const ledger = Either.getOrThrow(consume(emptyLedger, limits, order("A-1", 7)))
+    const ledger = Result.getOrThrow(consume(emptyLedger, limits, order("A-1", 7)))
     const refused = consume(ledger, limits, order("A-2", 4))
-    expect(Either.isLeft(refused)).toBe(true)
-    if (Either.isLeft(refused)) {
-      expect(refused.left).toMatchObject({ _tag: "CapacityExceeded", resource: PICKING, used: 7, total: 10, requested: 4 })
+    expect(Result.isFailure(refused)).toBe(true)
+    if (Result.isFailure(refused)) {
+      expect(refused.failure).toMatchObject({ _tag: "CapacityExceeded", resource: PICKING, used: 7, total: 10, requested: 4 })
     }
     expect(usedOn(ledger, PICKING, "2025-03-10")).toBe(7)
   })
@@ -38,12 +38,12 @@ describe("ledger", () => {
       orderId: "X",
       uses: [{ resource: { _tag: "RouteDeparture", route: "R9" }, date: "2025-03-10", amount: 1 }]
     })
-    expect(Either.isLeft(refused) && refused.left._tag).toBe("UnknownResource")
+    expect(Result.isFailure(refused) && refused.failure._tag).toBe("UnknownResource")
   })
 
   it("releases what an order took", () => {
-    const ledger = Either.getOrThrow(consume(emptyLedger, limits, order("A-1", 3)))
-    const more = Either.getOrThrow(consume(ledger, limits, order("A-2", 5)))
+    const ledger = Result.getOrThrow(consume(emptyLedger, limits, order("A-1", 3)))
+    const more = Result.getOrThrow(consume(ledger, limits, order("A-2", 5)))
     const released = release(more, "A-1")
     expect(usedOn(released, PICKING, "2025-03-10")).toBe(5)
     expect(release(released, "A-1")).toBe(released)
@@ -51,7 +51,7 @@ describe("ledger", () => {
   })
 
   it("feeds a snapshot that evaluation reads", () => {
-    const ledger = Either.getOrThrow(consume(emptyLedger, limits, order("A-1", 10)))
+    const ledger = Result.getOrThrow(consume(emptyLedger, limits, order("A-1", 10)))
     const snapshot = snapshotOf(undefined, ledger)
     expect(snapshot.nodes.get("CD1")?.picking.NORMAL.used.get(day("2025-03-10"))).toBe(10)
     expect(snapshot.routes.get("R1")?.used.get(day("2025-03-10"))).toBe(10)
@@ -70,7 +70,7 @@ describe("consuming a planned dispatch", () => {
       ["NodeDispatch", "2025-03-10", 10],
       ["ZoneWindow", "2025-03-11", 1]
     ])
-    const ledger = Either.getOrThrow(consume(emptyLedger, capacityLimits(snapshot), { orderId: "O-1", uses }))
+    const ledger = Result.getOrThrow(consume(emptyLedger, capacityLimits(snapshot), { orderId: "O-1", uses }))
     const next = evaluate(snapshotOf(undefined, ledger), request("2025-03-10", [item()]), limaTime("2025-03-10", "09:00"))
     expect(next.dispatches[0]?.pickingDate).toBe(day("2025-03-11"))
   })

@@ -1,18 +1,18 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { decodeNetwork, demoNetwork } from "../src/index.ts"
 import { smallNetwork } from "./fixtures.ts"
 
 const issuesOf = (input: unknown) => {
   const result = decodeNetwork(input)
-  return Either.isLeft(result) ? result.left.issues : []
+  return Result.isFailure(result) ? result.failure.issues : []
 }
 
 describe("network document", () => {
   it("accepts the small test network and fills defaults", () => {
     const result = decodeNetwork(smallNetwork)
-    expect(Either.isRight(result)).toBe(true)
-    if (Either.isRight(result)) expect(result.right.nodes[1]?.timeZone).toBe("America/Lima")
+    expect(Result.isSuccess(result)).toBe(true)
+    if (Result.isSuccess(result)) expect(result.success.nodes[1]?.timeZone).toBe("America/Lima")
   })
 
   it("names the path of an unknown node or zone reference", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either, Option } from "effect"
+import { Option, Result } from "effect"
 import fc from "fast-check"
 import {
   buildSnapshotOn,
@@ -117,17 +117,17 @@ const apply = (board: UsageBoard, uses: ReadonlyArray<CapacityUse>, sign: 1 | -1
 }
 
 const answerA = (snapshot: Snapshot, body: unknown, now: number) =>
-  Either.match(decodeDeliveryRequestA(body), {
-    onLeft: (error) => `400 ${error.message}`,
-    onRight: (request) =>
-      Either.match(evaluateVariantA(snapshot, request, now), { onLeft: (error) => `404 ${error.message}`, onRight: encodeDeliveryResults })
+  Result.match(decodeDeliveryRequestA(body), {
+    onFailure: (error) => `400 ${error.message}`,
+    onSuccess: (request) =>
+      Result.match(evaluateVariantA(snapshot, request, now), { onFailure: (error) => `404 ${error.message}`, onSuccess: encodeDeliveryResults })
   })
 
 const answerB = (snapshot: Snapshot, body: unknown, now: number) =>
-  Either.match(decodeDeliveryRequestB(body), {
-    onLeft: (error) => `400 ${error.message}`,
-    onRight: (request) =>
-      Either.match(evaluateVariantB(snapshot, request, now), { onLeft: (error) => `404 ${error.message}`, onRight: encodeDeliveryResponseB })
+  Result.match(decodeDeliveryRequestB(body), {
+    onFailure: (error) => `400 ${error.message}`,
+    onSuccess: (request) =>
+      Result.match(evaluateVariantB(snapshot, request, now), { onFailure: (error) => `404 ${error.message}`, onSuccess: encodeDeliveryResponseB })
   })
 
 describe("plans reused across requests", () => {
@@ -159,10 +159,10 @@ describe("plans reused across requests", () => {
               if (last === undefined) break
               const { body, at } = last
               const request = decodeDeliveryRequestA(body)
-              if (Either.isLeft(request)) break
-              const evaluation = evaluateVariantA(snapshot, request.right, at)
-              if (Either.isLeft(evaluation)) break
-              const dispatches = [...new Set(evaluation.right.map((result) => result.dispatchCode))]
+              if (Result.isFailure(request)) break
+              const evaluation = evaluateVariantA(snapshot, request.success, at)
+              if (Result.isFailure(evaluation)) break
+              const dispatches = [...new Set(evaluation.success.map((result) => result.dispatchCode))]
               const code = dispatches[s.pick % dispatches.length]
               const before = answerA(snapshot, body, at)
               const dispatch = dispatchOf(snapshot, body, at, code)
@@ -251,7 +251,7 @@ describe("the plans kept", () => {
 /** The dispatch of a variant A request with this code (the first when undefined). */
 function dispatchOf(snapshot: Snapshot, body: unknown, now: number, code: string | undefined): DispatchResult | undefined {
   const request = decodeDeliveryRequestA(body)
-  if (Either.isLeft(request)) return undefined
-  const evaluation = evaluate(snapshot, engineRequestOfA(request.right), now)
+  if (Result.isFailure(request)) return undefined
+  const evaluation = evaluate(snapshot, engineRequestOfA(request.success), now)
   return evaluation.dispatches.find((dispatch) => code === undefined || dispatch.code === code)
 }

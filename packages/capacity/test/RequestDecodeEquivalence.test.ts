@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { makeFastDecoder } from "@retail/domain"
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import fc from "fast-check"
 import { DeliveryRequestA, DeliveryRequestB } from "../src/index.ts"
 
@@ -159,18 +159,18 @@ const requestB: fc.Arbitrary<Json> = fc.record(
   { requiredKeys: ["purchaseDate", "saleChannel", "deliveryData", "items"] }
 )
 
-const sameAnswer = <A, I>(schema: Schema.Schema<A, I>) => {
-  const reference = Schema.decodeUnknownEither(schema, { errors: "all" })
+const sameAnswer = <S extends Schema.Decoder<unknown>>(schema: S) => {
+  const reference = Schema.decodeUnknownResult(schema, { errors: "all" })
   const fast = makeFastDecoder(schema)
   return (input: unknown): boolean => {
     const expected = reference(input)
     const actual = fast(input)
-    if (Either.isLeft(expected)) {
+    if (Result.isFailure(expected)) {
       expect(actual).toBeUndefined()
       return false
     }
-    expect(actual).toStrictEqual(expected.right)
-    expect(JSON.stringify(actual)).toBe(JSON.stringify(expected.right))
+    expect(actual).toStrictEqual(expected.success)
+    expect(JSON.stringify(actual)).toBe(JSON.stringify(expected.success))
     return true
   }
 }

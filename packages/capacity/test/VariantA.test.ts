@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 import {
   buildSnapshot,
@@ -24,9 +24,9 @@ const baseItem = {
   deliveryMode: "HOME_DELIVERY"
 }
 
-const decode = (input: unknown): DeliveryRequestA => Either.getOrThrow(decodeDeliveryRequestA(input))
+const decode = (input: unknown): DeliveryRequestA => Result.getOrThrow(decodeDeliveryRequestA(input))
 const badRequest = (input: unknown): string =>
-  Either.match(decodeDeliveryRequestA(input), { onLeft: (error) => error.message, onRight: () => "decoded" })
+  Result.match(decodeDeliveryRequestA(input), { onFailure: (error) => error.message, onSuccess: () => "decoded" })
 
 describe("variant A decoding", () => {
   it("accepts the core field list and ignores client-sent internal fields", () => {
@@ -50,12 +50,12 @@ describe("variant A evaluation", () => {
 
   it("answers 404 when no dispatch has a route", () => {
     const result = evaluateVariantA(snapshotOf(), decode({ purchaseDate: "2025-03-10", items: [{ ...baseItem, destination: "150999" }] }), monday)
-    expect(Either.isLeft(result) && result.left.message)
+    expect(Result.isFailure(result) && result.failure.message)
       .toBe("no route found for any dispatch: no zone serves zone \"\" / ubigeo \"150999\"")
   })
 
   it("answers the routed items and explains the unrouted ones", () => {
-    const results = Either.getOrThrow(evaluateVariantA(
+    const results = Result.getOrThrow(evaluateVariantA(
       snapshotOf(),
       decode({ purchaseDate: "2025-03-10", items: [baseItem, { ...baseItem, dispatchType: "EXPRESS", destination: "150103" }] }),
       monday
@@ -67,7 +67,7 @@ describe("variant A evaluation", () => {
   })
 
   it("reports stock and capacity errors with available, used and total", () => {
-    const results = Either.getOrThrow(evaluateVariantA(
+    const results = Result.getOrThrow(evaluateVariantA(
       snapshotOf(),
       decode({ purchaseDate: "2025-03-10", items: [
         { ...baseItem, skuCode: "SKU-B", quantity: 4 },
@@ -105,7 +105,7 @@ describe("variant A evaluation", () => {
   })
 
   it("answers a 5-item request on the Lima demo network", () => {
-    const snapshot = buildSnapshot(Either.getOrThrow(decodeNetwork(demoNetwork)), emptyLedger)
+    const snapshot = buildSnapshot(Result.getOrThrow(decodeNetwork(demoNetwork)), emptyLedger)
     const item = (origin: string, entityType: string, skuCode: string, destination: string, extra: object = {}) =>
       ({ ...baseItem, origin, entityType, skuCode, destination, weight: 2, ...extra })
     const request = decode({
@@ -119,7 +119,7 @@ describe("variant A evaluation", () => {
       ]
     })
     // Monday 23 November 2026, 10:00 in Lima.
-    const results = Either.getOrThrow(evaluateVariantA(snapshot, request, limaTime("2026-11-23", "10:00")))
+    const results = Result.getOrThrow(evaluateVariantA(snapshot, request, limaTime("2026-11-23", "10:00")))
     expect(results.map((result) => [result.dispatchCode, result.route, result.pickingDate, result.deliveryDates[0], result.message]))
       .toEqual([
         ["CD-LURIN-LIMA-MODERNA-NH", "R-LURIN-SUR-N", "2026-11-23", "2026-11-24", "OK"],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Result } from "effect"
 import fc from "fast-check"
 import {
   type CapacityUse,
@@ -63,14 +63,14 @@ describe("variant A's answer text", () => {
     fc.assert(
       fc.property(request, fc.constantFrom(0, 1), (input, which) => {
         const decoded = decodeDeliveryRequestA(input)
-        if (Either.isLeft(decoded)) return
+        if (Result.isFailure(decoded)) return
         const snapshot = snapshots[which] ?? snapshots[0]
         if (snapshot === undefined) return
-        const results = evaluateVariantA(snapshot, decoded.right, limaTime("2027-03-01", "15:00"))
-        if (Either.isLeft(results)) return
+        const results = evaluateVariantA(snapshot, decoded.success, limaTime("2027-03-01", "15:00"))
+        if (Result.isFailure(results)) return
         compared++
-        for (const result of results.right) for (const error of result.detailedCapacityError) errorCodes.add(error.code)
-        expect(encodeDeliveryResults(results.right)).toBe(JSON.stringify(results.right))
+        for (const result of results.success) for (const error of result.detailedCapacityError) errorCodes.add(error.code)
+        expect(encodeDeliveryResults(results.success)).toBe(JSON.stringify(results.success))
       }),
       { numRuns: 400 }
     )
@@ -81,9 +81,9 @@ describe("variant A's answer text", () => {
 
   it("writes an empty list and a list of one as JSON.stringify does", () => {
     expect(encodeDeliveryResults([])).toBe("[]")
-    const results = Either.getOrThrow(evaluateVariantA(
+    const results = Result.getOrThrow(evaluateVariantA(
       snapshots[0] ?? snapshotOf(demoNetwork),
-      Either.getOrThrow(decodeDeliveryRequestA({
+      Result.getOrThrow(decodeDeliveryRequestA({
         purchaseDate: "2027-03-01",
         items: [{ origin: "CD-LURIN", entityType: "CD", skuCode: "SKU-TV-55-4K", zone: "", dispatchType: "NORMAL", quantity: 1, destination: "150122", latitude: -12.1, longitude: -77, deliveryMode: "HOME_DELIVERY" }]
       })),

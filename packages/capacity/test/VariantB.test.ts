@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 import {
   buildSnapshot,
@@ -12,7 +12,7 @@ import {
   unitWeightKg
 } from "../src/index.ts"
 
-const demo = buildSnapshot(Either.getOrThrow(decodeNetwork(demoNetwork)), emptyLedger)
+const demo = buildSnapshot(Result.getOrThrow(decodeNetwork(demoNetwork)), emptyLedger)
 /** Friday 26 February 2027, 10:00 in Lima: every date below is in the future. */
 const now = Date.parse("2027-02-26T10:00:00-05:00")
 
@@ -24,10 +24,10 @@ const base = {
 }
 const tv = { skuCode: "SKU-TV-55-4K", origin: "CD-LURIN", quantity: 1, weight: 20 }
 
-const decode = (input: unknown): DeliveryRequestB => Either.getOrThrow(decodeDeliveryRequestB(input))
+const decode = (input: unknown): DeliveryRequestB => Result.getOrThrow(decodeDeliveryRequestB(input))
 const rejection = (input: unknown) =>
-  Either.match(decodeDeliveryRequestB(input), { onLeft: (error) => [error.code, error.message], onRight: () => ["decoded"] })
-const answer = (input: unknown): DeliveryResponseB => Either.getOrThrow(evaluateVariantB(demo, decode(input), now))
+  Result.match(decodeDeliveryRequestB(input), { onFailure: (error) => [error.code, error.message], onSuccess: () => ["decoded"] })
+const answer = (input: unknown): DeliveryResponseB => Result.getOrThrow(evaluateVariantB(demo, decode(input), now))
 const summary = (response: DeliveryResponseB) =>
   response.logisticsCapacity.map((entry) => [entry.dispatchMode, entry.origin, entry.destination, entry.message])
 
@@ -230,9 +230,9 @@ describe("variant B evaluation on the demo network", () => {
 
   it("404 when no dispatch has a route", () => {
     const result = evaluateVariantB(demo, decode({ ...base, items: [{ ...tv, origin: "CD-NOWHERE" }] }), now)
-    expect(Either.isLeft(result) && result.left.message).toBe("no route found for any dispatch: origin \"CD-NOWHERE\" is not a node of the network")
+    expect(Result.isFailure(result) && result.failure.message).toBe("no route found for any dispatch: origin \"CD-NOWHERE\" is not a node of the network")
     const express = evaluateVariantB(demo, decode({ ...base, dispatchType: "EXPRESS", dispatchMode: "STORE_WITHDRAWAL", items: [tv] }), now)
-    expect(Either.isLeft(express) && express.left.message).toBe("no route found for any dispatch: no pickup store is reachable by EXPRESS routes")
+    expect(Result.isFailure(express) && express.failure.message).toBe("no route found for any dispatch: no pickup store is reachable by EXPRESS routes")
     // Searched items with nowhere to deliver are not a stock answer.
     const nowhere = evaluateVariantB(demo, decode({
       ...base,
@@ -240,7 +240,7 @@ describe("variant B evaluation on the demo network", () => {
       calculationOptions: { calculate: "SEARCH_ORIGINS_BY_COORDINATES" },
       items: [{ skuCode: "SKU-TV-55-4K", quantity: 1 }]
     }), now)
-    expect(Either.isLeft(nowhere) && nowhere.left.message)
+    expect(Result.isFailure(nowhere) && nowhere.failure.message)
       .toBe("no route found for any dispatch: no zone serves deliveryData zone \"\" / ubigeoCode \"999999\"")
   })
 })

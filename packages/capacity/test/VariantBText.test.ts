@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Result } from "effect"
 import fc from "fast-check"
 import {
   type CapacityUse,
@@ -132,13 +132,13 @@ describe("variant B's answer text", () => {
     fc.assert(
       fc.property(request, fc.constantFrom(0, 1), (input, which) => {
         const decoded = decodeDeliveryRequestB(input)
-        if (Either.isLeft(decoded)) return
+        if (Result.isFailure(decoded)) return
         const snapshot = snapshots[which] ?? snapshots[0]
         if (snapshot === undefined) return
-        const response = evaluateVariantB(snapshot, decoded.right, limaTime("2027-03-01", "15:00"))
-        if (Either.isLeft(response)) return
+        const response = evaluateVariantB(snapshot, decoded.success, limaTime("2027-03-01", "15:00"))
+        if (Result.isFailure(response)) return
         compared++
-        for (const entry of response.right.logisticsCapacity) {
+        for (const entry of response.success.logisticsCapacity) {
           seen.add(entry.dispatchMode)
           if (entry.origin === "") seen.add("unrouted")
           if (entry.deliveryTrace.length > 1) seen.add("trace of several dates")
@@ -151,8 +151,8 @@ describe("variant B's answer text", () => {
             })
           }
         }
-        if (decoded.right.calculationOptions?.rangeStart !== undefined) seen.add("date range")
-        expect(encodeDeliveryResponseB(response.right)).toBe(JSON.stringify(response.right))
+        if (decoded.success.calculationOptions?.rangeStart !== undefined) seen.add("date range")
+        expect(encodeDeliveryResponseB(response.success)).toBe(JSON.stringify(response.success))
       }),
       { numRuns: 400 }
     )

@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import { expect, it } from "vitest"
 import { buildSnapshot, decodeDeliveryRequestA, decodeNetwork, evaluateVariantA, ledgerFromUses } from "../src/index.ts"
 import { smallNetwork } from "./fixtures.ts"
@@ -9,8 +9,8 @@ it("computes the worked example of docs/capacity.md", () => {
     { resource: { _tag: "Picking", node: "CD1", pool: "ALL" }, date: "2025-03-17", amount: 9 },
     { resource: { _tag: "ZoneWindow", zone: "Z1", window: "AM" }, date: "2025-03-19", amount: 2 }
   ])
-  const snapshot = buildSnapshot(Either.getOrThrow(decodeNetwork(smallNetwork)), ledger)
-  const request = Either.getOrThrow(decodeDeliveryRequestA({
+  const snapshot = buildSnapshot(Result.getOrThrow(decodeNetwork(smallNetwork)), ledger)
+  const request = Result.getOrThrow(decodeDeliveryRequestA({
     purchaseDate: "2025-03-14",
     items: [
       {
@@ -27,7 +27,7 @@ it("computes the worked example of docs/capacity.md", () => {
   }))
   // Friday 14 March 2025, 15:30 in Lima: after CD1's 14:00 cut-off.
   const results = evaluateVariantA(snapshot, request, Date.parse("2025-03-14T15:30:00-05:00"))
-  expect(results).toEqual(Either.right(EXPECTED))
+  expect(results).toEqual(Result.succeed(EXPECTED))
 })
 
 const EXPECTED = [

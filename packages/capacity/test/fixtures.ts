@@ -1,4 +1,4 @@
-import { Either, Option } from "effect"
+import { Option, Result } from "effect"
 import {
   buildSnapshot,
   type CapacityUse,
@@ -98,8 +98,8 @@ export const smallNetwork: NetworkDocumentInput = {
 
 export const decoded = (input: unknown): NetworkDocument => {
   const result = decodeNetwork(input)
-  if (Either.isLeft(result)) throw new Error(result.left.message)
-  return result.right
+  if (Result.isFailure(result)) throw new Error(result.failure.message)
+  return result.success
 }
 
 export const snapshotOf = (input: unknown = smallNetwork, ledger: Ledger = emptyLedger): Snapshot =>

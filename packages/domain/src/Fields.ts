@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Schema, type SchemaAST } from "effect"
 
 /** Codes are identifiers; the spec does not bound them, we do, so one hostile field cannot bloat a load. */
 export const MAX_CODE_LENGTH = 100
@@ -9,68 +9,85 @@ export const MAX_TEXT_LENGTH = 1000
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
-/** Schema ids of the two filters below, by which FastDecode checks them without calling them. */
-export const NoNulSchemaId: unique symbol = Symbol.for("@retail/domain/SchemaId/NoNul")
-export const WellFormedSchemaId: unique symbol = Symbol.for("@retail/domain/SchemaId/WellFormed")
+/** Representation ids of the two filters below, by which FastDecode checks them without calling them. */
+export const NoNulCheckId = "@retail/domain/isNoNul"
+export const WellFormedCheckId = "@retail/domain/isWellFormed"
 
 const hasNoNul = (value: string): boolean => !value.includes("\u0000")
 /** ES2024's String.prototype.isWellFormed: no lone surrogate. Node.js 20 has it; the ES2023 lib we compile against does not declare it. */
 export const isWellFormed = (value: string): boolean => (value as string & { isWellFormed(): boolean }).isWellFormed()
 
+/**
+ * A check that stops the others at its failure, as a chain of Effect 3 refinements did: the first
+ * failing check of a field is the one its message reports, and the later ones do not run.
+ */
+const rule = <T>(check: SchemaAST.Filter<T>): SchemaAST.Filter<T> => check.abort()
+
 /** PostgreSQL text and jsonb cannot hold U+0000 nor half a surrogate pair, so such text is refused, not mangled. */
-const storable = <A extends string, I, R>(schema: Schema.Schema<A, I, R>) =>
-  schema.pipe(
-    Schema.filter(hasNoNul, { schemaId: NoNulSchemaId, message: () => "must not contain the NUL character (U+0000)" }),
-    Schema.filter(isWellFormed, { schemaId: WellFormedSchemaId, message: () => "must be well-formed Unicode (no lone surrogate)" })
-  )
+const noNul = rule(Schema.makeFilter(hasNoNul, {
+  message: "must not contain the NUL character (U+0000)",
+  representation: { id: NoNulCheckId, payload: null }
+}))
+const wellFormed = rule(Schema.makeFilter(isWellFormed, {
+  message: "must be well-formed Unicode (no lone surrogate)",
+  representation: { id: WellFormedCheckId, payload: null }
+}))
 
 /** Text as it can be stored and reported: NUL and lone surrogates become U+FFFD. */
 export const storableText = (value: string): string =>
   value.replace(/\u0000/g, "\uFFFD").replace(new RegExp(LONE_SURROGATE.source, "g"), "\uFFFD")
 
+/**
+ * The message of a value of the wrong type; each check carries its own, and the `title` (or
+ * `description`) Effect 3 gave it, by which IssueFormat.ts writes a type as Effect 3 did.
+ */
+const AString = Schema.String.annotate({ message: "must be a string" })
+const ANumber = Schema.Number.annotate({ message: "must be a number" })
+
+const notEmpty = () => rule(Schema.isMinLength(1, { title: "minLength(1)", message: "must not be empty" }))
+
 const text = (maxLength: number) =>
-  storable(Schema.String.annotations({ message: () => "must be a string" })).pipe(
-    Schema.maxLength(maxLength, { message: () => `must be at most ${maxLength} characters` })
+  AString.check(
+    noNul,
+    wellFormed,
+    rule(Schema.isMaxLength(maxLength, { title: `maxLength(${maxLength})`, message: `must be at most ${maxLength} characters` }))
   )
 
-export const RequiredCode = text(MAX_CODE_LENGTH).pipe(
-  Schema.minLength(1, { message: () => "must not be empty" })
-)
+export const RequiredCode = text(MAX_CODE_LENGTH).check(notEmpty())
 export const OptionalText = text(MAX_TEXT_LENGTH)
-export const RequiredText = OptionalText.pipe(Schema.minLength(1, { message: () => "must not be empty" }))
-export const Description = text(MAX_DESCRIPTION_LENGTH).pipe(
-  Schema.minLength(1, { message: () => "must not be empty" })
+export const RequiredText = OptionalText.check(notEmpty())
+export const Description = text(MAX_DESCRIPTION_LENGTH).check(notEmpty())
+
+export const Amount = ANumber.check(
+  rule(Schema.isFinite({ title: "finite", message: "must be a finite number" })),
+  rule(Schema.isGreaterThanOrEqualTo(0, { title: "nonNegative", message: "must not be negative" }))
 )
 
-export const Amount = Schema.Number.annotations({ message: () => "must be a number" }).pipe(
-  Schema.finite({ message: () => "must be a finite number" }),
-  Schema.nonNegative({ message: () => "must not be negative" })
+export const PositiveInteger = ANumber.check(
+  rule(Schema.isInt({ title: "int", message: "must be an integer" })),
+  rule(Schema.isBetween({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }, {
+    title: `between(1, ${Number.MAX_SAFE_INTEGER})`,
+    message: `must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}`
+  }))
 )
 
-export const PositiveInteger = Schema.Number.annotations({ message: () => "must be a number" }).pipe(
-  Schema.int({ message: () => "must be an integer" }),
-  Schema.between(1, Number.MAX_SAFE_INTEGER, { message: () => `must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}` })
+export const Integer = ANumber.check(
+  rule(Schema.isInt({ title: "int", message: "must be an integer" })),
+  rule(Schema.isBetween({ minimum: -2147483648, maximum: 2147483647 }, {
+    title: "between(-2147483648, 2147483647)",
+    message: "must be a 32-bit integer"
+  }))
 )
 
-export const Integer = Schema.Number.annotations({ message: () => "must be a number" }).pipe(
-  Schema.int({ message: () => "must be an integer" }),
-  Schema.between(-2147483648, 2147483647, { message: () => "must be a 32-bit integer" })
-)
-
+/** A union's message is its whole answer, whichever member failed and how (IssueFormat.ts). */
 export const oneOf = <const L extends ReadonlyArray<string>>(...values: L) =>
-  Schema.Literal(...values).annotations({
-    message: () => ({ message: `must be one of ${values.join(", ")}`, override: true })
-  })
+  Schema.Literals(values).annotate({ message: `must be one of ${values.join(", ")}` })
 
 export const nullableOneOf = <const L extends ReadonlyArray<string>>(...values: L) =>
-  Schema.NullOr(Schema.Literal(...values)).annotations({
-    message: () => ({ message: `must be one of ${values.join(", ")} or null`, override: true })
-  })
+  Schema.NullOr(Schema.Literals(values)).annotate({ message: `must be one of ${values.join(", ")} or null` })
 
-export const nullable = <A, I>(schema: Schema.Schema<A, I>, what: string) =>
-  Schema.NullOr(schema).annotations({
-    message: () => ({ message: `must be ${what} or null`, override: true })
-  })
+export const nullable = <S extends Schema.Top>(schema: S, what: string) =>
+  Schema.NullOr(schema).annotate({ message: `must be ${what} or null` })
 
 export const TrueFalse = oneOf("T", "F")
 
@@ -87,9 +104,12 @@ export const isRealDateTime = (value: string): boolean => {
 }
 
 /** `YYYY-MM-DD HH:mm:ss`, a date and time that exist on the calendar; kept as the string it arrived as. */
-export const DateTimeText = Schema.String.annotations({ message: () => "must be a string" }).pipe(
-  Schema.pattern(DATE_TIME, { message: () => "must have the shape YYYY-MM-DD HH:mm:ss" }),
-  Schema.filter(isRealDateTime, { message: () => "must be a real date and time" })
+export const DateTimeText = AString.check(
+  rule(Schema.isPattern(DATE_TIME, {
+    description: `a string matching the pattern ${DATE_TIME.source}`,
+    message: "must have the shape YYYY-MM-DD HH:mm:ss"
+  })),
+  rule(Schema.makeFilter(isRealDateTime, { message: "must be a real date and time" }))
 )
 
 /** Compares two `YYYY-MM-DD HH:mm:ss` values; lexical order is chronological for this fixed shape. */

@@ -1,11 +1,12 @@
-import { Schema, SchemaAST } from "effect"
-import { NoNulSchemaId, WellFormedSchemaId } from "./Fields.ts"
+import type { SchemaAST } from "effect"
+import { NoNulCheckId, WellFormedCheckId } from "./Fields.ts"
 
 /**
- * The refinements whose meaning is known from their schema id, with the parameters Schema's own
- * constructors record beside it (`Schema.maxLength(n)` records `jsonSchema: { maxLength: n }`, and
- * so on), so that FastDecode writes them as conditions in its generated code instead of calling
- * them. A refinement whose parameters are not where they should be is not known, and is called.
+ * The checks whose meaning is known from their representation id, with the parameters Schema's own
+ * constructors record beside it (`Schema.isMaxLength(n)` records `{ id: "effect/schema/isMaxLength",
+ * payload: { maxLength: n } }`, and so on), so that FastDecode writes them as conditions in its
+ * generated code instead of calling them. A check whose parameters are not where they should be is
+ * not known, and is called.
  */
 export type Known =
   | { readonly _tag: "MinLength"; readonly length: number }
@@ -16,47 +17,79 @@ export type Known =
   | { readonly _tag: "Int" }
   | { readonly _tag: "Finite" }
   | { readonly _tag: "AtLeast"; readonly minimum: number }
-  | { readonly _tag: "Between"; readonly minimum: number; readonly maximum: number }
+  | { readonly _tag: "Above"; readonly minimum: number }
+  | {
+    readonly _tag: "Between"
+    readonly minimum: number
+    readonly maximum: number
+    readonly exclusiveMinimum: boolean
+    readonly exclusiveMaximum: boolean
+  }
+
+const field = (record: unknown, key: string): unknown =>
+  typeof record === "object" && record !== null && key in record ? (record as Readonly<Record<string, unknown>>)[key] : undefined
 
 const numberIn = (record: unknown, key: string): number | undefined => {
-  if (typeof record !== "object" || record === null || !(key in record)) return undefined
-  const value: unknown = (record as Readonly<Record<string, unknown>>)[key]
+  const value = field(record, key)
   return typeof value === "number" ? value : undefined
 }
 
-const known = (refinement: SchemaAST.Refinement): Known | undefined => {
-  const annotations = refinement.annotations
-  const json = annotations[SchemaAST.JSONSchemaAnnotationId]
-  switch (annotations[SchemaAST.SchemaIdAnnotationId]) {
-    case Schema.MinLengthSchemaId: {
-      const length = numberIn(json, "minLength")
+const flagIn = (record: unknown, key: string): boolean | undefined => {
+  const value = field(record, key)
+  return value === undefined ? false : typeof value === "boolean" ? value : undefined
+}
+
+const patternOf = (payload: unknown): RegExp | undefined => {
+  const source = field(payload, "source")
+  const flags = field(payload, "flags")
+  if (typeof source !== "string" || typeof flags !== "string") return undefined
+  try {
+    return new RegExp(source, flags)
+  } catch {
+    return undefined
+  }
+}
+
+const known = (filter: SchemaAST.Filter<unknown>): Known | undefined => {
+  const representation = filter.annotations?.representation
+  const payload = representation?.payload
+  switch (representation?.id) {
+    case "effect/schema/isMinLength": {
+      const length = numberIn(payload, "minLength")
       return length === undefined ? undefined : { _tag: "MinLength", length }
     }
-    case Schema.MaxLengthSchemaId: {
-      const length = numberIn(json, "maxLength")
+    case "effect/schema/isMaxLength": {
+      const length = numberIn(payload, "maxLength")
       return length === undefined ? undefined : { _tag: "MaxLength", length }
     }
-    case Schema.PatternSchemaId: {
-      const held = annotations[Schema.PatternSchemaId]
-      const regex = typeof held === "object" && held !== null && "regex" in held ? held.regex : undefined
-      return regex instanceof RegExp ? { _tag: "Pattern", regex } : undefined
+    case "effect/schema/isPattern": {
+      const regex = patternOf(payload)
+      return regex === undefined ? undefined : { _tag: "Pattern", regex }
     }
-    case NoNulSchemaId:
+    case NoNulCheckId:
       return { _tag: "NoNul" }
-    case WellFormedSchemaId:
+    case WellFormedCheckId:
       return { _tag: "WellFormed" }
-    case Schema.IntSchemaId:
+    case "effect/schema/isInt":
       return { _tag: "Int" }
-    case Schema.FiniteSchemaId:
+    case "effect/schema/isFinite":
       return { _tag: "Finite" }
-    case Schema.GreaterThanOrEqualToSchemaId: {
-      const minimum = numberIn(json, "minimum")
+    case "effect/schema/isGreaterThanOrEqualTo": {
+      const minimum = numberIn(payload, "minimum")
       return minimum === undefined ? undefined : { _tag: "AtLeast", minimum }
     }
-    case Schema.BetweenSchemaId: {
-      const minimum = numberIn(json, "minimum")
-      const maximum = numberIn(json, "maximum")
-      return minimum === undefined || maximum === undefined ? undefined : { _tag: "Between", minimum, maximum }
+    case "effect/schema/isGreaterThan": {
+      const minimum = numberIn(payload, "exclusiveMinimum")
+      return minimum === undefined ? undefined : { _tag: "Above", minimum }
+    }
+    case "effect/schema/isBetween": {
+      const minimum = numberIn(payload, "minimum")
+      const maximum = numberIn(payload, "maximum")
+      const exclusiveMinimum = flagIn(payload, "exclusiveMinimum")
+      const exclusiveMaximum = flagIn(payload, "exclusiveMaximum")
+      return minimum === undefined || maximum === undefined || exclusiveMinimum === undefined || exclusiveMaximum === undefined
+        ? undefined
+        : { _tag: "Between", minimum, maximum, exclusiveMinimum, exclusiveMaximum }
     }
     default:
       return undefined
@@ -64,30 +97,37 @@ const known = (refinement: SchemaAST.Refinement): Known | undefined => {
 }
 
 const STRING_CHECKS = new Set<Known["_tag"]>(["MinLength", "MaxLength", "Pattern", "NoNul", "WellFormed"])
-const NUMBER_CHECKS = new Set<Known["_tag"]>(["Int", "Finite", "AtLeast", "Between"])
+const NUMBER_CHECKS = new Set<Known["_tag"]>(["Int", "Finite", "AtLeast", "Above", "Between"])
 
 export interface InlineChecks {
   readonly base: "string" | "number"
-  /** The known refinements, checked inline. */
+  /** The known checks, checked inline. */
   readonly checks: ReadonlyArray<Known>
-  /** The refinements that are not known, in the order Schema runs them; called one by one. */
-  readonly others: ReadonlyArray<SchemaAST.Refinement>
+  /** The checks that are not known, in the order Schema runs them; called one by one. */
+  readonly others: ReadonlyArray<SchemaAST.Filter<unknown>>
 }
 
 /**
- * The known refinements of a chain over `base` (innermost first), and the others; or undefined when
- * the base is neither a string nor a number, or when no refinement is known.
+ * The filters of a node's checks, groups opened: a value passes the checks when it passes every one
+ * of them, whichever of them stop the others at their failure.
  */
-export const inlineChecks = (base: SchemaAST.AST, refinements: ReadonlyArray<SchemaAST.Refinement>): InlineChecks | undefined => {
-  const kind = base._tag === "StringKeyword" ? "string" : base._tag === "NumberKeyword" ? "number" : undefined
+export const filtersOf = (checks: ReadonlyArray<SchemaAST.Check<unknown>>): ReadonlyArray<SchemaAST.Filter<unknown>> =>
+  checks.flatMap((check) => (check._tag === "FilterGroup" ? filtersOf(check.checks) : [check]))
+
+/**
+ * The known checks of a node of type `base`, and the others; every filter is called when the base
+ * is neither a string nor a number.
+ */
+export const inlineChecks = (base: SchemaAST.AST, filters: ReadonlyArray<SchemaAST.Filter<unknown>>): InlineChecks | undefined => {
+  const kind = base._tag === "String" ? "string" : base._tag === "Number" ? "number" : undefined
   if (kind === undefined) return undefined
   const applicable = kind === "string" ? STRING_CHECKS : NUMBER_CHECKS
   const checks: Array<Known> = []
-  const others: Array<SchemaAST.Refinement> = []
-  for (const refinement of refinements) {
-    const check = known(refinement)
+  const others: Array<SchemaAST.Filter<unknown>> = []
+  for (const filter of filters) {
+    const check = known(filter)
     if (check !== undefined && applicable.has(check._tag)) checks.push(check)
-    else others.push(refinement)
+    else others.push(filter)
   }
   return checks.length === 0 ? undefined : { base: kind, checks, others }
 }
@@ -114,7 +154,7 @@ export const failureCondition = (
       case "WellFormed":
         return `!${wellFormed}(${value})`
       case "Pattern": {
-        // As Schema.pattern does: a regex with the g flag keeps its lastIndex between calls.
+        // As Schema.isPattern does: its own copy of the regex, its lastIndex reset before each test.
         const regex = constant(check.regex)
         return `(${regex}.lastIndex = 0, !${regex}.test(${value}))`
       }
@@ -122,11 +162,13 @@ export const failureCondition = (
         return `!Number.isSafeInteger(${value})`
       case "Finite":
         return `!Number.isFinite(${value})`
-      // Written so that NaN fails the bounds, as it fails Schema's.
+      // Written so that NaN fails a lower bound, as it fails Schema's (its Order puts NaN below every number).
       case "AtLeast":
         return `!(${value} >= ${constant(check.minimum)})`
+      case "Above":
+        return `!(${value} > ${constant(check.minimum)})`
       case "Between":
-        return `!(${value} >= ${constant(check.minimum)} && ${value} <= ${constant(check.maximum)})`
+        return `!(${value} ${check.exclusiveMinimum ? ">" : ">="} ${constant(check.minimum)} && ${value} ${check.exclusiveMaximum ? "<" : "<="} ${constant(check.maximum)})`
     }
   })
   return `${base === "string" ? `typeof ${value} !== "string"` : `typeof ${value} !== "number"`} || ${conditions.join(" || ")}`

@@ -2,19 +2,23 @@ import { Schema } from "effect"
 
 export const MAX_PRODUCTS_PER_LOAD = 3000
 
-export const ProcessCode = Schema.UUID.annotations({
+const UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+
+/** Effect 3's Schema.UUID accepted any 8-4-4-4-12 hex text, as isGUID does (isUUID would also check the version bits). */
+export const ProcessCode = Schema.String.check(
+  Schema.isGUID({ message: "must be a UUID", toJsonSchema: () => ({ format: "uuid", pattern: UUID_PATTERN }) })
+).annotate({
   identifier: "ProcessCode",
-  description: "UUID v4 that identifies one load",
-  message: () => "must be a UUID"
+  description: "UUID v4 that identifies one load"
 })
 
-export const LoadStatus = Schema.Literal("RECEIVED", "PROCESSING", "COMPLETED", "COMPLETED_WITH_ERRORS", "FAILED")
+export const LoadStatus = Schema.Literals(["RECEIVED", "PROCESSING", "COMPLETED", "COMPLETED_WITH_ERRORS", "FAILED"])
 export type LoadStatus = typeof LoadStatus.Type
 
 export const isFinalStatus = (status: LoadStatus): boolean =>
   status === "COMPLETED" || status === "COMPLETED_WITH_ERRORS" || status === "FAILED"
 
-export const LoadSource = Schema.Literal("LOAD_PRODUCTS", "HANDLE_JSON", "HANDLE_JSON_INT", "HANDLE_CSV")
+export const LoadSource = Schema.Literals(["LOAD_PRODUCTS", "HANDLE_JSON", "HANDLE_JSON_INT", "HANDLE_CSV"])
 export type LoadSource = typeof LoadSource.Type
 
 export class ErrorMessage extends Schema.Class<ErrorMessage>("ErrorMessage")({
@@ -45,10 +49,10 @@ export const acceptedMessage = (processing: number, processCode: string): string
   `${processing} product${processing === 1 ? " is" : "s are"} being processed; process code ${processCode}`
 
 export class LoadTotals extends Schema.Class<LoadTotals>("LoadTotals")({
-  received: Schema.Int.annotations({ description: "products read from the request" }),
-  accepted: Schema.Int.annotations({ description: "products that passed validation and were sent to processing" }),
-  persisted: Schema.Int.annotations({ description: "accepted products written to the database" }),
-  failed: Schema.Int.annotations({ description: "products that failed validation or persistence" })
+  received: Schema.Int.annotate({ description: "products read from the request" }),
+  accepted: Schema.Int.annotate({ description: "products that passed validation and were sent to processing" }),
+  persisted: Schema.Int.annotate({ description: "accepted products written to the database" }),
+  failed: Schema.Int.annotate({ description: "products that failed validation or persistence" })
 }) {}
 
 export class LoadView extends Schema.Class<LoadView>("LoadView")({
@@ -66,7 +70,7 @@ export class LoadView extends Schema.Class<LoadView>("LoadView")({
 export class LoadErrorsPage extends Schema.Class<LoadErrorsPage>("LoadErrorsPage")({
   processCode: ProcessCode,
   errors: Schema.Array(LoadError),
-  nextCursor: Schema.NullOr(Schema.String).annotations({
+  nextCursor: Schema.NullOr(Schema.String).annotate({
     description: "pass as `cursor` to read the next page; null on the last page"
   })
 }) {}

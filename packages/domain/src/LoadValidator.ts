@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import type { Product } from "./Product.ts"
 import { makeProductCodeIndex, type ProductCodeIndex } from "./ProductCodeIndex.ts"
 import { type ProductFailure, validateProduct } from "./ProductValidation.ts"
@@ -9,7 +9,7 @@ import { type ProductFailure, validateProduct } from "./ProductValidation.ts"
  * with the company the load is for.
  */
 export interface LoadValidator {
-  readonly validate: (raw: unknown, index: number) => Either.Either<Product, ProductFailure>
+  readonly validate: (raw: unknown, index: number) => Result.Result<Product, ProductFailure>
 }
 
 /**
@@ -17,11 +17,11 @@ export interface LoadValidator {
  * against the load's company. Stateless, so products can be checked apart (in worker threads) and
  * the duplicates judged afterwards, in order, by `makeFirstOccurrences`.
  */
-export const validateForCompany = (raw: unknown, company: string): Either.Either<Product, ProductFailure> =>
-  Either.flatMap(validateProduct(raw), (product) =>
+export const validateForCompany = (raw: unknown, company: string): Result.Result<Product, ProductFailure> =>
+  Result.flatMap(validateProduct(raw), (product) =>
     product.companyCode != null && product.companyCode !== company
-      ? Either.left({ sku: product.skuCode, error: `companyCode: is ${product.companyCode} but this load is for company ${company}` })
-      : Either.right(product))
+      ? Result.fail({ sku: product.skuCode, error: `companyCode: is ${product.companyCode} but this load is for company ${company}` })
+      : Result.succeed(product))
 
 /** What the duplicate rule needs of an index of codes: in memory by default, spilled to disk by file loads. */
 export type FirstOccurrenceIndex = Pick<ProductCodeIndex, "firstOrAdd">
@@ -43,9 +43,9 @@ export const makeLoadValidator = (company: string, codes?: FirstOccurrenceIndex)
   const firstOccurrence = makeFirstOccurrences(codes)
   return {
     validate: (raw, index) =>
-      Either.flatMap(validateForCompany(raw, company), (product) => {
+      Result.flatMap(validateForCompany(raw, company), (product) => {
         const duplicate = firstOccurrence(product.productCode, product.skuCode, index)
-        return duplicate === undefined ? Either.right(product) : Either.left(duplicate)
+        return duplicate === undefined ? Result.succeed(product) : Result.fail(duplicate)
       })
   }
 }

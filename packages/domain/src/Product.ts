@@ -27,10 +27,10 @@ export type Barcode = typeof Barcode.Type
 export const Hierarchy = Schema.Struct({
   hierarchyCode: RequiredCode,
   hierarchyLevel: Integer,
-  hierarchyParent: Schema.optionalWith(OptionalText, { exact: true }),
-  hierarchyName: Schema.optionalWith(OptionalText, { exact: true }),
-  hierarchyDescription: Schema.optionalWith(OptionalText, { exact: true }),
-  hierarchyBreadcrumb: Schema.optionalWith(nullable(OptionalText, "a string"), { exact: true })
+  hierarchyParent: Schema.optionalKey(OptionalText),
+  hierarchyName: Schema.optionalKey(OptionalText),
+  hierarchyDescription: Schema.optionalKey(OptionalText),
+  hierarchyBreadcrumb: Schema.optionalKey(nullable(OptionalText, "a string"))
 })
 export type Hierarchy = typeof Hierarchy.Type
 
@@ -40,12 +40,11 @@ export const Attribute = Schema.Struct({
   attributeCode: RequiredCode,
   attributeDescription: RequiredText,
   productCode: RequiredCode,
-  attributeDescriptionDetail: Schema.optionalWith(OptionalText, { exact: true })
+  attributeDescriptionDetail: Schema.optionalKey(OptionalText)
 })
 export type Attribute = typeof Attribute.Type
 
-const list = <A, I>(item: Schema.Schema<A, I>) =>
-  Schema.Array(item).annotations({ message: () => "must be an array" })
+const list = <S extends Schema.Top>(item: S) => Schema.Array(item).annotate({ message: "must be an array" })
 
 /** One product as the spec's Product table defines it; the decoded value is exactly what was sent. */
 export const Product = Schema.Struct({
@@ -59,22 +58,22 @@ export const Product = Schema.Struct({
   height: Amount,
   weight: Amount,
   productType: RequiredCode,
-  dispatchType: Schema.optionalWith(nullableOneOf(...DispatchTypes), { exact: true }),
+  dispatchType: Schema.optionalKey(nullableOneOf(...DispatchTypes)),
   unitMeasurement: oneOf(...UnitMeasurements),
   unitedNationsCode: RequiredCode,
   hierarchyCode: RequiredCode,
-  companyCode: Schema.optionalWith(nullable(RequiredCode, "a non-empty string"), { exact: true }),
+  companyCode: Schema.optionalKey(nullable(RequiredCode, "a non-empty string")),
   taxSale: TrueFalse,
-  taxSelective: Schema.optionalWith(nullable(Amount, "a non-negative number"), { exact: true }),
-  salesTax: Schema.optionalWith(nullable(Amount, "a non-negative number"), { exact: true }),
+  taxSelective: Schema.optionalKey(nullable(Amount, "a non-negative number")),
+  salesTax: Schema.optionalKey(nullable(Amount, "a non-negative number")),
   productPmmStatus: RequiredCode,
   dateUpdate: DateTimeText,
   isEcommerce: TrueFalse,
   measurable: TrueFalse,
-  skuCodePlatform: Schema.optionalWith(nullable(RequiredCode, "a non-empty string"), { exact: true }),
+  skuCodePlatform: Schema.optionalKey(nullable(RequiredCode, "a non-empty string")),
   conversionFactor: PositiveInteger,
   barcodes: list(Barcode),
-  hierarchies: list(Hierarchy).pipe(Schema.minItems(1, { message: () => "must contain at least one item" })),
+  hierarchies: list(Hierarchy).check(Schema.isMinLength(1, { title: "minItems(1)", message: "must contain at least one item" })),
   lstAttributes: list(Attribute)
 })
 export type Product = typeof Product.Type

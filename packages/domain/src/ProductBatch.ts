@@ -10,6 +10,6 @@ export class ProductBatch extends Schema.Class<ProductBatch>("ProductBatch")({
   products: Schema.Array(Product)
 }) {}
 
-export const ProductBatchJson = Schema.parseJson(ProductBatch)
+export const ProductBatchJson = Schema.fromJsonString(ProductBatch)
 export const encodeProductBatch = Schema.encodeSync(ProductBatchJson)
-export const decodeProductBatch = Schema.decodeUnknownEither(ProductBatchJson)
+export const decodeProductBatch = Schema.decodeUnknownResult(ProductBatchJson)

@@ -1,4 +1,4 @@
-import { Either, Schema } from "effect"
+import { Result, SchemaParser } from "effect"
 import { makeFastDecoder } from "./FastDecode.ts"
 import { storableText } from "./Fields.ts"
 import { type FieldProblem, fieldProblems, formatProblems } from "./IssueFormat.ts"
@@ -10,7 +10,8 @@ export interface ProductFailure {
   readonly error: string
 }
 
-const decodeProduct = Schema.decodeUnknownEither(Product, { errors: "all", onExcessProperty: "ignore" })
+/** Every field's problem, unknown keys dropped; the inputs are kept in the issues for the messages that show them. */
+const decodeProduct = SchemaParser.decodeUnknownResult(Product, { errors: "all", onExcessProperty: "ignore", reportInput: true })
 /** Same accept decisions and output as `decodeProduct`, several times faster; `undefined` means "ask Schema". */
 const decodeValidProduct = makeFastDecoder(Product)
 
@@ -39,25 +40,25 @@ const failure = (raw: unknown, problems: ReadonlyArray<FieldProblem>): ProductFa
   return { sku, error: sku === "" && !error.includes("skuCode") ? `skuCode: is required; ${error}` : error }
 }
 
-const checked = (raw: unknown, product: Product): Either.Either<Product, ProductFailure> => {
+const checked = (raw: unknown, product: Product): Result.Result<Product, ProductFailure> => {
   const problems = childCodeProblems(product)
-  return problems.length === 0 ? Either.right(product) : Either.left(failure(raw, problems))
+  return problems.length === 0 ? Result.succeed(product) : Result.fail(failure(raw, problems))
 }
 
 /**
  * Checks one product against every rule of the spec's Product, Barcode, Hierarchy and Attribute tables,
  * with Schema alone. The reference `validateProduct` must agree with (its property test compares them).
  */
-export const validateProductWithSchema = (raw: unknown): Either.Either<Product, ProductFailure> => {
-  if (!isRecord(raw)) return Either.left(failure(raw, [{ path: "", reason: "product must be a JSON object" }]))
-  return Either.match(decodeProduct(raw), {
-    onLeft: (error) => Either.left(failure(raw, fieldProblems(error))),
-    onRight: (product) => checked(raw, product)
+export const validateProductWithSchema = (raw: unknown): Result.Result<Product, ProductFailure> => {
+  if (!isRecord(raw)) return Result.fail(failure(raw, [{ path: "", reason: "product must be a JSON object" }]))
+  return Result.match(decodeProduct(raw), {
+    onFailure: (issue) => Result.fail(failure(raw, fieldProblems(issue))),
+    onSuccess: (product) => checked(raw, product)
   })
 }
 
 /** Checks one product like `validateProductWithSchema`; valid products skip Schema's parser and its messages. */
-export const validateProduct = (raw: unknown): Either.Either<Product, ProductFailure> => {
+export const validateProduct = (raw: unknown): Result.Result<Product, ProductFailure> => {
   const product = decodeValidProduct(raw)
   return product === undefined ? validateProductWithSchema(raw) : checked(raw, product)
 }

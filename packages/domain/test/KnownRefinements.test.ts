@@ -1,24 +1,26 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import fc from "fast-check"
 import { makeFastDecoder, OptionalText } from "@retail/domain"
 
 /**
- * FastDecode checks the refinements it knows by their schema id inline, from the parameters Schema's
+ * FastDecode checks the checks it knows by their representation id inline, from the parameters Schema's
  * constructors record (KnownRefinements.ts). Each must accept exactly what the filter it stands for
- * accepts, at its boundaries and on values of the wrong kind, alone and chained with filters it does
+ * accepts, at its boundaries and on values of the wrong kind, alone and beside filters it does
  * not know.
  */
 const Checked = Schema.Struct({
-  code: Schema.String.pipe(Schema.minLength(2), Schema.maxLength(4), Schema.pattern(/^a/g)),
+  code: Schema.String.check(Schema.isMinLength(2), Schema.isMaxLength(4), Schema.isPattern(/^a/g)),
   text: OptionalText,
-  count: Schema.Number.pipe(Schema.int(), Schema.between(1, 5)),
-  amount: Schema.Number.pipe(Schema.finite(), Schema.nonNegative()),
-  floor: Schema.Number.pipe(Schema.greaterThanOrEqualTo(-2)),
-  odd: Schema.Number.pipe(Schema.int(), Schema.filter((n) => n % 2 === 1), Schema.lessThan(10))
+  count: Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 5 })),
+  amount: Schema.Number.check(Schema.isFinite(), Schema.isGreaterThanOrEqualTo(0)),
+  floor: Schema.Number.check(Schema.isGreaterThanOrEqualTo(-2)),
+  odd: Schema.Number.check(Schema.isInt(), Schema.makeFilter((n: number) => n % 2 === 1), Schema.isLessThan(10)),
+  above: Schema.Number.check(Schema.isGreaterThan(0)),
+  within: Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 1, exclusiveMinimum: true, exclusiveMaximum: true }))
 })
 
-const decodeWithSchema = Schema.decodeUnknownEither(Checked, { errors: "all", onExcessProperty: "ignore" })
+const decodeWithSchema = Schema.decodeUnknownResult(Checked, { errors: "all", onExcessProperty: "ignore" })
 const fastDecode = makeFastDecoder(Checked)
 
 const text = fc.oneof(
@@ -37,13 +39,23 @@ describe("refinements checked inline by FastDecode", () => {
     let accepted = 0
     fc.assert(
       fc.property(
-        fc.record({ code: fc.oneof(text, anything), text: text, count: number, amount: number, floor: number, odd: number }),
+        fc.record({
+          code: fc.oneof(text, anything),
+          text: text,
+          count: number,
+          amount: number,
+          floor: number,
+          odd: number,
+          // Mostly valid, so that the fields above still decide most answers.
+          above: fc.oneof({ weight: 1, arbitrary: number }, { weight: 9, arbitrary: fc.double({ min: Number.MIN_VALUE, max: 10, noNaN: true }) }),
+          within: fc.oneof({ weight: 1, arbitrary: number }, { weight: 9, arbitrary: fc.double({ min: 0, max: 1, noNaN: true }) })
+        }),
         (input) => {
           const reference = decodeWithSchema(input)
           const fast = fastDecode(input)
-          if (Either.isRight(reference)) {
+          if (Result.isSuccess(reference)) {
             accepted++
-            expect(fast).toStrictEqual(reference.right)
+            expect(fast).toStrictEqual(reference.success)
           } else expect(fast).toBeUndefined()
         }
       ),
@@ -53,7 +65,7 @@ describe("refinements checked inline by FastDecode", () => {
   })
 
   it("check each boundary on its own", () => {
-    const valid = { code: "abc", text: "", count: 3, amount: 0, floor: -2, odd: 9 }
+    const valid = { code: "abc", text: "", count: 3, amount: 0, floor: -2, odd: 9, above: 0.5, within: 0.5 }
     expect(fastDecode(valid)).toStrictEqual(valid)
     const broken: ReadonlyArray<Partial<Record<keyof typeof valid, unknown>>> = [
       { code: "a" },
@@ -71,11 +83,16 @@ describe("refinements checked inline by FastDecode", () => {
       { floor: -2.01 },
       { floor: NaN },
       { odd: 8 },
-      { odd: 11 }
+      { odd: 11 },
+      { above: 0 },
+      { above: NaN },
+      { within: 0 },
+      { within: 1 },
+      { within: NaN }
     ]
     for (const change of broken) {
       const input = { ...valid, ...change }
-      expect(Either.isLeft(decodeWithSchema(input))).toBe(true)
+      expect(Result.isFailure(decodeWithSchema(input))).toBe(true)
       expect(fastDecode(input)).toBeUndefined()
     }
   })

@@ -1,4 +1,4 @@
-import { Chunk, Effect, Stream } from "effect"
+import { Effect, Stream } from "effect"
 import type { CsvHeaderError, CsvSyntaxError } from "./CsvErrors.ts"
 import type { CsvLayout } from "./CsvLayout.ts"
 import { type CsvReadOptions, CsvReader, type CsvRow } from "./CsvReader.ts"
@@ -13,16 +13,17 @@ interface Pushable<A, Err> {
 const drive = <A, Err, E, R>(make: () => Pushable<A, Err>, bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<A, E | Err, R> =>
   Stream.suspend(() => {
     const parser = make()
-    const body = Stream.mapChunksEffect(bytes, (chunks) => {
+    // mapAccumArrayEffect, not mapArrayEffect: a chunk of bytes may complete no row at all.
+    const body = Stream.mapAccumArrayEffect(bytes, () => parser, (state, chunks) => {
       const out: Array<A> = []
       const emit = (a: A): void => {
         out.push(a)
       }
       for (const chunk of chunks) {
-        const error = parser.push(chunk, emit)
+        const error = state.push(chunk, emit)
         if (error !== undefined) return Effect.fail(error)
       }
-      return Effect.succeed(Chunk.unsafeFromArray(out))
+      return Effect.succeed([state, out] as const)
     })
     const ending = Stream.suspend(() => {
       const out: Array<A> = []

@@ -1,4 +1,4 @@
-import { Chunk, Effect, Stream } from "effect"
+import { Effect, Stream } from "effect"
 import { type JsonScanOptions, JsonProductScanner, type ScannedProduct } from "./JsonProductScanner.ts"
 import type { JsonSyntaxError } from "./JsonSyntaxError.ts"
 
@@ -12,16 +12,17 @@ export const scanJsonProducts =
   <E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<ScannedProduct, E | JsonSyntaxError, R> =>
     Stream.suspend(() => {
       const scanner = new JsonProductScanner(options)
-      const products = Stream.mapChunksEffect(bytes, (chunks) => {
+      // mapAccumArrayEffect, not mapArrayEffect: a chunk of bytes may complete no product at all.
+      const products = Stream.mapAccumArrayEffect(bytes, () => scanner, (state, chunks) => {
         const out: Array<ScannedProduct> = []
         const emit = (product: ScannedProduct): void => {
           out.push(product)
         }
         for (const chunk of chunks) {
-          const error = scanner.push(chunk, emit)
+          const error = state.push(chunk, emit)
           if (error !== undefined) return Effect.fail(error)
         }
-        return Effect.succeed(Chunk.unsafeFromArray(out))
+        return Effect.succeed([state, out] as const)
       })
       const ending = Stream.suspend(() => {
         const error = scanner.end()

@@ -5,7 +5,7 @@ import { Schema } from "effect"
  * the file; `line` and `column` are 1-based, the column counted in bytes from the start of the line.
  */
 export class JsonSyntaxError extends Schema.TaggedError<JsonSyntaxError>()("JsonSyntaxError", {
-  kind: Schema.Literal("syntax", "truncated", "encoding", "empty", "structure", "too-large"),
+  kind: Schema.Literals(["syntax", "truncated", "encoding", "empty", "structure", "too-large"]),
   reason: Schema.String,
   offset: Schema.Number,
   line: Schema.Number,

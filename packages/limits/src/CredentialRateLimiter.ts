@@ -1,4 +1,4 @@
-import { Clock, Data, Effect } from "effect"
+import { Clock, Context, Data, Effect, Layer } from "effect"
 import { LimitsConfig, type RateRule } from "./LimitsConfig.ts"
 import { makeTokenBuckets } from "./TokenBuckets.ts"
 
@@ -16,8 +16,8 @@ const bucketsFor = (rule: RateRule) => (rule.perSecond === 0 ? undefined : makeT
  * A token bucket per verified credential, in this process's memory. Only verified credentials
  * reach it, so its keys are bounded by the companies, subjects and API keys that exist.
  */
-export class CredentialRateLimiter extends Effect.Service<CredentialRateLimiter>()("@retail/limits/CredentialRateLimiter", {
-  effect: Effect.gen(function*() {
+export class CredentialRateLimiter extends Context.Service<CredentialRateLimiter>()("@retail/limits/CredentialRateLimiter", {
+  make: Effect.gen(function*() {
     const settings = yield* LimitsConfig
     const buckets = { token: bucketsFor(settings.token), apiKey: bucketsFor(settings.apiKey) }
 
@@ -36,4 +36,6 @@ export class CredentialRateLimiter extends Effect.Service<CredentialRateLimiter>
 
     return { take, takeAt } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(CredentialRateLimiter, CredentialRateLimiter.make)
+}

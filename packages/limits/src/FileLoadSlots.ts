@@ -1,4 +1,4 @@
-import { Data, Effect, Layer, type Scope } from "effect"
+import { Context, Data, Effect, Layer, type Scope } from "effect"
 import { LimitsConfig } from "./LimitsConfig.ts"
 
 /** The company already has as many file loads in flight as it may. */
@@ -46,14 +46,16 @@ const makeSlots = (rule: SlotRule) => {
  * FILE_LOADS_PER_COMPANY (public listener); `internal` is a separate one applying
  * INTERNAL_FILE_LOADS_PER_COMPANY, so that unauthenticated internal loads cannot take a company's public slots.
  */
-export class FileLoadSlots extends Effect.Service<FileLoadSlots>()("@retail/limits/FileLoadSlots", {
-  effect: Effect.map(LimitsConfig, (settings) =>
+export class FileLoadSlots extends Context.Service<FileLoadSlots>()("@retail/limits/FileLoadSlots", {
+  make: Effect.map(LimitsConfig, (settings) =>
     makeSlots({ limit: settings.fileLoadsPerCompany, setting: "FILE_LOADS_PER_COMPANY", retryAfterSeconds: settings.fileLoadRetryAfterSeconds }))
 }) {
+  static readonly layer = Layer.effect(FileLoadSlots, FileLoadSlots.make)
+
   static readonly internal = Layer.effect(
     FileLoadSlots,
     Effect.map(LimitsConfig, (settings) =>
-      FileLoadSlots.make(makeSlots({
+      FileLoadSlots.of(makeSlots({
         limit: settings.internalFileLoadsPerCompany,
         setting: "INTERNAL_FILE_LOADS_PER_COMPANY",
         retryAfterSeconds: settings.fileLoadRetryAfterSeconds

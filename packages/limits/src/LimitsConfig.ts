@@ -1,4 +1,4 @@
-import { Config, Context, Effect, Layer } from "effect"
+import { Config, Context, Effect, Layer, Schema } from "effect"
 
 /** A token bucket: `perSecond` tokens refill each second up to `burst`; `perSecond` 0 turns the limit off. */
 export interface RateRule {
@@ -20,24 +20,22 @@ export interface LimitsSettings {
   readonly fileLoadRetryAfterSeconds: number
 }
 
-export class LimitsConfig extends Context.Tag("@retail/limits/LimitsConfig")<LimitsConfig, LimitsSettings>() {
+export class LimitsConfig extends Context.Service<LimitsConfig, LimitsSettings>()("@retail/limits/LimitsConfig") {
   static readonly layer = Layer.effect(
     LimitsConfig,
     Effect.gen(function*() {
       const atLeast = (min: number) => (name: string, fallback: number) =>
-        Config.integer(name).pipe(
-          Config.withDefault(fallback),
-          Config.validate({ message: `${name} must be an integer of at least ${min}`, validation: (n) => n >= min })
+        Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(min, { message: `${name} must be an integer of at least ${min}` })), name).pipe(
+          Config.withDefault(fallback)
         )
       const rule = (prefix: string, perSecond: number, burst: number) =>
         Config.all({
-          perSecond: Config.number(`${prefix}_RATE_LIMIT_PER_SECOND`).pipe(
-            Config.withDefault(perSecond),
-            Config.validate({
-              message: `${prefix}_RATE_LIMIT_PER_SECOND must be a number of at least 0 (0: no limit)`,
-              validation: (n) => Number.isFinite(n) && n >= 0
-            })
-          ),
+          perSecond: Config.schema(
+            Schema.Number.check(Schema.makeFilter((n: number) => Number.isFinite(n) && n >= 0, {
+              message: `${prefix}_RATE_LIMIT_PER_SECOND must be a number of at least 0 (0: no limit)`
+            })),
+            `${prefix}_RATE_LIMIT_PER_SECOND`
+          ).pipe(Config.withDefault(perSecond)),
           burst: atLeast(1)(`${prefix}_RATE_LIMIT_BURST`, burst)
         })
       return {

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import { CredentialRateLimiter, LimitsConfig, makeTokenBuckets } from "../src/index.ts"
 
 const limiter = (perSecond: number, burst: number) =>
-  CredentialRateLimiter.Default.pipe(Layer.provide(LimitsConfig.test({ token: { perSecond, burst }, apiKey: { perSecond: 0, burst: 1 } })))
+  CredentialRateLimiter.layer.pipe(Layer.provide(LimitsConfig.test({ token: { perSecond, burst }, apiKey: { perSecond: 0, burst: 1 } })))
 
 describe("TokenBuckets", () => {
   it("refills continuously up to the burst and says how long until the next token", () => {

@@ -9,7 +9,7 @@ describe("FileLoadSlots", () => {
       const gate = yield* Deferred.make<void>()
       const started = [yield* Deferred.make<void>(), yield* Deferred.make<void>()] as const
       const running = yield* Effect.forEach(started, (s) =>
-        Effect.fork(slots.withSlot("ACME")(Effect.zipRight(Deferred.succeed(s, undefined), Deferred.await(gate)))))
+        Effect.forkChild(slots.withSlot("ACME")(Effect.andThen(Deferred.succeed(s, undefined), Deferred.await(gate)))))
       yield* Effect.forEach(started, Deferred.await)
       const refused = yield* Effect.flip(slots.withSlot("ACME")(Effect.void))
       expect(refused).toMatchObject({ _tag: "TooManyFileLoads", company: "ACME", limit: 2, retryAfterSeconds: 5 })
@@ -18,5 +18,5 @@ describe("FileLoadSlots", () => {
       yield* Fiber.joinAll(running)
       yield* Effect.flip(slots.withSlot("ACME")(Effect.fail("boom")))
       yield* slots.withSlot("ACME")(Effect.void)
-    }).pipe(Effect.provide(FileLoadSlots.Default.pipe(Layer.provide(LimitsConfig.test({ fileLoadsPerCompany: 2 }))))))
+    }).pipe(Effect.provide(FileLoadSlots.layer.pipe(Layer.provide(LimitsConfig.test({ fileLoadsPerCompany: 2 }))))))
 })

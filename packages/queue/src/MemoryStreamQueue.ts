@@ -3,7 +3,8 @@
  * for Redis when none is configured. All state lives in one Ref of persistent
  * collections, so every operation is a single atomic transition.
  */
-import { Clock, Effect, Either, HashMap, HashSet, Layer, Option, RedBlackTree, Ref } from "effect"
+import { Clock, Effect, HashMap, HashSet, Layer, Option, Ref, Result } from "effect"
+import * as OrderedMap from "./internal/OrderedMap.ts"
 import * as validate from "./internal/validate.ts"
 import * as Wakeups from "./internal/Wakeups.ts"
 import * as StreamId from "./internal/StreamId.ts"
@@ -18,34 +19,34 @@ interface Pending {
   readonly deliveredAt: number
 }
 
+// Every key of these maps is an id.
+const Ids = OrderedMap.make(StreamId.order)
+type ById<V> = OrderedMap.OrderedMap<StreamId.StreamId, V>
+
 interface Group {
   readonly lastDelivered: StreamId.StreamId
-  readonly pending: RedBlackTree.RedBlackTree<StreamId.StreamId, Pending>
+  readonly pending: ById<Pending>
 }
 
 interface Stream {
-  readonly entries: RedBlackTree.RedBlackTree<StreamId.StreamId, Fields>
+  readonly entries: ById<Fields>
   readonly lastId: StreamId.StreamId
   readonly groups: HashMap.HashMap<string, Group>
 }
 
 type State = HashMap.HashMap<string, Stream>
 
-type Step<A> = Either.Either<readonly [A, State], QueueError>
+type Step<A> = Result.Result<readonly [A, State], QueueError>
 
 const emptyStream: Stream = {
-  entries: RedBlackTree.empty(StreamId.order),
+  entries: Ids.empty(),
   lastId: StreamId.zero,
   groups: HashMap.empty()
 }
 
-const emptyPending = RedBlackTree.empty<StreamId.StreamId, Pending>(StreamId.order)
+const emptyPending: ById<Pending> = Ids.empty()
 
 const streamOf = (state: State, stream: string): Stream => Option.getOrElse(HashMap.get(state, stream), () => emptyStream)
-
-// Keys are unique ids, but the tree is a multimap: replacing takes a removal first.
-const put = <V>(tree: RedBlackTree.RedBlackTree<StreamId.StreamId, V>, id: StreamId.StreamId, value: V) =>
-  RedBlackTree.insert(RedBlackTree.removeFirst(tree, id), id, value)
 
 const take = <A>(iterable: Iterable<A>, count: number): Array<A> => {
   const out: Array<A> = []
@@ -64,43 +65,43 @@ const append = (stream: Stream, fields: ReadonlyArray<Fields>, now: number, maxL
   for (const f of fields) {
     lastId = StreamId.next(lastId, now)
     ids.push(lastId)
-    entries = RedBlackTree.insert(entries, lastId, f)
+    entries = Ids.set(entries, lastId, f)
   }
   if (maxLen !== undefined) {
-    while (RedBlackTree.size(entries) > maxLen) {
-      const first = RedBlackTree.first(entries)
-      if (Option.isNone(first)) break
-      entries = RedBlackTree.removeFirst(entries, first.value[0])
+    while (Ids.size(entries) > maxLen) {
+      const first = Ids.first(entries)
+      if (first === undefined) break
+      entries = Ids.remove(entries, first[0])
     }
   }
   return { ids, stream: { ...stream, entries, lastId } satisfies Stream }
 }
 
-const parseId = (operation: string, id: string): Either.Either<StreamId.StreamId, QueueError> =>
-  Either.fromOption(
+const parseId = (operation: string, id: string): Result.Result<StreamId.StreamId, QueueError> =>
+  Result.fromOption(
     StreamId.parse(id),
     () => new QueueError({ operation, message: `Invalid stream ID specified: ${id}` })
   )
 
-const parseIds = (operation: string, ids: ReadonlyArray<string>) => Either.all(ids.map((id) => parseId(operation, id)))
+const parseIds = (operation: string, ids: ReadonlyArray<string>) => Result.all(ids.map((id) => parseId(operation, id)))
 
-const groupOf = (operation: string, state: State, stream: string, group: string): Either.Either<readonly [Stream, Group], QueueError> => {
+const groupOf = (operation: string, state: State, stream: string, group: string): Result.Result<readonly [Stream, Group], QueueError> => {
   const s = HashMap.get(state, stream)
   const g = Option.flatMap(s, (s) => HashMap.get(s.groups, group))
   return Option.isSome(s) && Option.isSome(g)
-    ? Either.right([s.value, g.value] as const)
-    : Either.left(new QueueError({ operation, message: `NOGROUP No such key '${stream}' or consumer group '${group}'` }))
+    ? Result.succeed([s.value, g.value] as const)
+    : Result.fail(new QueueError({ operation, message: `NOGROUP No such key '${stream}' or consumer group '${group}'` }))
 }
 
 const ackIn = (group: Group, ids: ReadonlyArray<StreamId.StreamId>): Group => {
   let pending = group.pending
-  for (const id of ids) pending = RedBlackTree.removeFirst(pending, id)
+  for (const id of ids) pending = Ids.remove(pending, id)
   return { ...group, pending }
 }
 
 const withoutEntries = (stream: Stream, ids: ReadonlyArray<StreamId.StreamId>): Stream => {
   let entries = stream.entries
-  for (const id of ids) entries = RedBlackTree.removeFirst(entries, id)
+  for (const id of ids) entries = Ids.remove(entries, id)
   return { ...stream, entries }
 }
 
@@ -131,12 +132,12 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
   const transition = <A>(f: (state: State, now: number) => Step<A>): Effect.Effect<A, QueueError> =>
     Clock.currentTimeMillis.pipe(
       Effect.flatMap((now) =>
-        Ref.modify(state, (current): readonly [Either.Either<A, QueueError>, State] => {
+        Ref.modify(state, (current): readonly [Result.Result<A, QueueError>, State] => {
           const step = f(current, now)
-          return Either.isRight(step) ? [Either.right(step.right[0]), step.right[1]] : [Either.left(step.left), current]
+          return Result.isSuccess(step) ? [Result.succeed(step.success[0]), step.success[1]] : [Result.fail(step.failure), current]
         })
       ),
-      Effect.flatMap((result) => result)
+      Effect.flatMap(Effect.fromResult)
     )
 
   // Appends are all in this process: a reader waits for the next one, never polls.
@@ -149,7 +150,7 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
       if (payloads.length === 0) return []
       const ids = yield* transition((current, now): Step<ReadonlyArray<string>> => {
         const appended = append(streamOf(current, stream), payloads.map((payload) => ({ payload: asText(payload) })), now, maxLen)
-        return Either.right([appended.ids.map(StreamId.format), HashMap.set(current, stream, appended.stream)] as const)
+        return Result.succeed([appended.ids.map(StreamId.format), HashMap.set(current, stream, appended.stream)] as const)
       })
       yield* track(options?.track)
       yield* notify(stream)
@@ -160,32 +161,32 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
     transition((current) => {
       const s = streamOf(current, stream)
       return HashMap.has(s.groups, group)
-        ? Either.right([false, current] as const)
-        : Either.right([true, withGroup(current, stream, s, group, { lastDelivered: StreamId.zero, pending: emptyPending })] as const)
+        ? Result.succeed([false, current] as const)
+        : Result.succeed([true, withGroup(current, stream, s, group, { lastDelivered: StreamId.zero, pending: emptyPending })] as const)
     })
 
   const readNew = (stream: string, group: string, consumer: string, count: number) =>
     transition((current, now): Step<ReadonlyArray<Delivery>> =>
-      Either.map(groupOf("read", current, stream, group), ([s, g]) => {
-        const fresh = take(RedBlackTree.greaterThan(s.entries, g.lastDelivered), count)
+      Result.map(groupOf("read", current, stream, group), ([s, g]) => {
+        const fresh = take(Ids.greaterThan(s.entries, g.lastDelivered), count)
         const last = fresh[fresh.length - 1]
         if (last === undefined) return [[], current] as const
         let pending = g.pending
-        for (const [id] of fresh) pending = RedBlackTree.insert(pending, id, { consumer, deliveries: 1, deliveredAt: now })
+        for (const [id] of fresh) pending = Ids.set(pending, id, { consumer, deliveries: 1, deliveredAt: now })
         const deliveries = fresh.map(([id, fields]) => ({ id: StreamId.format(id), payload: payloadOf(fields), deliveries: 1 }))
         return [deliveries, withGroup(current, stream, s, group, { lastDelivered: last[0], pending })] as const
       })
     )
 
   const read: StreamQueueShape["read"] = (stream, group, consumer, options) =>
-    Effect.zipRight(
+    Effect.andThen(
       validate.readOptions("read", options),
       awaitNonEmpty(stream, options.blockMs, readNew(stream, group, consumer, options.count))
     )
 
   const ack: StreamQueueShape["ack"] = (stream, group, ids, options) =>
     transition((current) =>
-      Either.map(parseIds("ack", ids), (parsed) => {
+      Result.map(parseIds("ack", ids), (parsed) => {
         const s = HashMap.get(current, stream)
         const g = Option.flatMap(s, (s) => HashMap.get(s.groups, group))
         // Like XACK: acking in a missing stream or group is a no-op.
@@ -193,30 +194,30 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
         const entries = options?.deleteEntries === true ? withoutEntries(s.value, parsed) : s.value
         return [undefined, withGroup(current, stream, entries, group, ackIn(g.value, parsed))] as const
       })
-    ).pipe(Effect.zipLeft(untrack(options?.untrack)))
+    ).pipe(Effect.tap(() => untrack(options?.untrack)))
 
   const claimStale: StreamQueueShape["claimStale"] = (stream, group, consumer, options) =>
-    Effect.zipRight(
-      Effect.zipRight(
+    Effect.andThen(
+      Effect.andThen(
         validate.nonNegativeInt("claimStale", "minIdleMs", options.minIdleMs),
         validate.positiveInt("claimStale", "count", options.count)
       ),
       transition((current, now): Step<ReadonlyArray<Delivery>> =>
-        Either.map(groupOf("claimStale", current, stream, group), ([s, g]) => {
+        Result.map(groupOf("claimStale", current, stream, group), ([s, g]) => {
           const claimed: Array<Delivery> = []
           let pending = g.pending
-          for (const [id, entry] of g.pending) {
+          for (const [id, entry] of Ids.entries(g.pending)) {
             if (claimed.length >= options.count) break
             if (now - entry.deliveredAt < options.minIdleMs) continue
-            const fields = RedBlackTree.findFirst(s.entries, id)
-            if (Option.isNone(fields)) {
+            const fields = Ids.get(s.entries, id)
+            if (fields === undefined) {
               // Trimmed away while pending: XAUTOCLAIM drops it from the PEL too.
-              pending = RedBlackTree.removeFirst(pending, id)
+              pending = Ids.remove(pending, id)
               continue
             }
             const deliveries = entry.deliveries + 1
-            pending = put(pending, id, { consumer, deliveries, deliveredAt: now })
-            claimed.push({ id: StreamId.format(id), payload: payloadOf(fields.value), deliveries })
+            pending = Ids.set(pending, id, { consumer, deliveries, deliveredAt: now })
+            claimed.push({ id: StreamId.format(id), payload: payloadOf(fields), deliveries })
           }
           return [claimed, withGroup(current, stream, s, group, { ...g, pending })] as const
         })
@@ -225,18 +226,17 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
 
   const uncountDelivery: StreamQueueShape["uncountDelivery"] = (stream, group, consumer, delivery) =>
     transition((current, now): Step<void> =>
-      Either.flatMap(parseId("uncountDelivery", delivery.id), (id) =>
-        Either.map(groupOf("uncountDelivery", current, stream, group), ([s, g]) => {
-          const entry = RedBlackTree.findFirst(g.pending, id)
-          if (Option.isNone(entry)) return [undefined, current] as const
-          const pending = put(g.pending, id, { consumer, deliveries: Math.max(0, delivery.deliveries - 1), deliveredAt: now })
+      Result.flatMap(parseId("uncountDelivery", delivery.id), (id) =>
+        Result.map(groupOf("uncountDelivery", current, stream, group), ([s, g]) => {
+          if (Ids.get(g.pending, id) === undefined) return [undefined, current] as const
+          const pending = Ids.set(g.pending, id, { consumer, deliveries: Math.max(0, delivery.deliveries - 1), deliveredAt: now })
           return [undefined, withGroup(current, stream, s, group, { ...g, pending })] as const
         }))
     )
 
   const deadLetter: StreamQueueShape["deadLetter"] = (stream, group, delivery, reason, options) =>
     transition((current, now) =>
-      Either.map(parseId("deadLetter", delivery.id), (id) => {
+      Result.map(parseId("deadLetter", delivery.id), (id) => {
         const dead = deadStream(stream)
         const fields: Fields = {
           payload: delivery.payload,
@@ -254,11 +254,11 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
         }
         return [undefined, next] as const
       })
-    ).pipe(Effect.zipLeft(untrack(options?.untrack)), Effect.zipLeft(notify(deadStream(stream))))
+    ).pipe(Effect.tap(() => untrack(options?.untrack)), Effect.tap(() => notify(deadStream(stream))))
 
   const entriesAfter = (stream: string, after: StreamId.StreamId, count: number) =>
     Effect.map(Ref.get(state), (current): ReadonlyArray<StreamEntry> =>
-      take(RedBlackTree.greaterThan(streamOf(current, stream).entries, after), count).map(([id, fields]) => ({
+      take(Ids.greaterThan(streamOf(current, stream).entries, after), count).map(([id, fields]) => ({
         id: StreamId.format(id),
         payload: payloadOf(fields)
       })))
@@ -268,15 +268,15 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
       yield* validate.readOptions("readAfter", options)
       const after = afterId === "$"
         ? streamOf(yield* Ref.get(state), stream).lastId
-        : yield* parseId("readAfter", afterId)
+        : yield* Effect.fromResult(parseId("readAfter", afterId))
       return yield* awaitNonEmpty(stream, options.blockMs, entriesAfter(stream, after, options.count))
     })
 
   const readDead: StreamQueueShape["readDead"] = (stream, options) =>
-    Effect.zipRight(
+    Effect.andThen(
       validate.positiveInt("readDead", "count", options.count),
       Effect.map(Ref.get(state), (current): ReadonlyArray<DeadLetter> =>
-        take(streamOf(current, deadStream(stream)).entries, options.count).map(([id, fields]) => ({
+        take(Ids.entries(streamOf(current, deadStream(stream)).entries), options.count).map(([id, fields]) => ({
           id: StreamId.format(id),
           payload: payloadOf(fields),
           reason: fields["reason"] ?? "",
@@ -299,7 +299,7 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
     lastId: (stream) => Effect.map(Ref.get(state), (current) => StreamId.format(streamOf(current, stream).lastId)),
     readDead,
     tracked: (set) => Effect.map(Ref.get(sets), (bySet) => Option.match(HashMap.get(bySet, set), { onNone: () => [], onSome: (members) => Array.from(members) })),
-    length: (stream) => Effect.map(Ref.get(state), (current) => RedBlackTree.size(streamOf(current, stream).entries)),
+    length: (stream) => Effect.map(Ref.get(state), (current) => Ids.size(streamOf(current, stream).entries)),
     durability: Effect.succeed({
       durable: false,
       description: "in-process queue: entries live in this process's memory; SIGTERM drains them before exiting, a crash loses those not yet persisted (their loads end FAILED)"

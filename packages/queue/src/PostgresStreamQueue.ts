@@ -9,8 +9,8 @@
  * the group's row, so each new entry goes to exactly one consumer, whichever process it is in.
  * Blocking reads poll, and wake at once on an append made by this process.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Schema } from "effect"
+import { Array as Arr, Effect, Layer, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { bounded, DeadRow, decodeRows, DeliveryRow, EntryRow, exactSeq, idOf, parseId, SeqRow } from "./internal/pgQuery.ts"
 import { ensureSchema } from "./internal/pgSchema.ts"
 import * as validate from "./internal/validate.ts"
@@ -45,6 +45,8 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
     const run = (operation: string) => bounded(operation, timeoutMs)
     yield* ensureSchema(sql).pipe(run("create queue tables"))
 
+    const payloadValue = (payload: Payload) => typeof payload === "string" ? sql`${payload}` : sql`convert_from(${payload}, 'UTF8')`
+
     const groupExists = (operation: string, stream: string, group: string) =>
       sql`SELECT 1 FROM retail_queue_groups WHERE stream = ${stream} AND group_name = ${group}`.pipe(
         Effect.flatMap((rows) => rows.length === 0 ? Effect.fail(noGroup(operation, stream, group)) : Effect.void)
@@ -63,11 +65,11 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
         )
       )
 
-    const track = (tracking: Tracking | undefined) =>
-      tracking === undefined || tracking.members.length === 0
-        ? Effect.void
-        : sql`INSERT INTO retail_queue_tracked ${sql.insert(tracking.members.map((member) => ({ set_name: tracking.set, member })))}
-              ON CONFLICT DO NOTHING`.pipe(Effect.asVoid)
+    const track = (tracking: Tracking | undefined) => {
+      if (tracking === undefined || !Arr.isReadonlyArrayNonEmpty(tracking.members)) return Effect.void
+      const rows = Arr.map(tracking.members, (member) => ({ set_name: tracking.set, member }))
+      return sql`INSERT INTO retail_queue_tracked ${sql.insert(rows)} ON CONFLICT DO NOTHING`.pipe(Effect.asVoid)
+    }
 
     const untrack = (tracking: Tracking | undefined) =>
       tracking === undefined || tracking.members.length === 0
@@ -95,13 +97,14 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
         const seqs = yield* sql.withTransaction(
           Effect.gen(function*() {
             const first = yield* reserveIds("publish", stream, payloads.length)
-            // Bytes go to the server as they are (binary parameters), never turned into a string here.
-            const rows = payloads.map((payload: Payload, i) => ({ stream, seq: first + i, payload }))
-            yield* sql`INSERT INTO retail_queue_entries ${sql.insert(rows)}`
+            // Bytes go to the server as they are (a binary bytea parameter the server reads as UTF-8
+            // text), never turned into a string here.
+            const rows = payloads.map((payload: Payload, i) => sql`(${stream}, ${first + i}, ${payloadValue(payload)})`)
+            yield* sql`INSERT INTO retail_queue_entries (stream, seq, payload) VALUES ${sql.csv(rows)}`
             yield* track(publishOptions?.track)
             const last = first + payloads.length - 1
             if (maxLen !== undefined) yield* trim(stream, last, maxLen)
-            return rows.map((row) => String(row.seq))
+            return payloads.map((_, i) => String(first + i))
           })
         ).pipe(run("publish"))
         yield* wakeups.notify(stream)
@@ -161,7 +164,7 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
       )
 
     const read: StreamQueueShape["read"] = (stream, group, consumer, readOptions) =>
-      Effect.zipRight(
+      Effect.andThen(
         validate.readOptions("read", readOptions),
         wakeups.awaitNonEmpty(stream, readOptions.blockMs, readNew(stream, group, consumer, readOptions.count))
       )
@@ -224,7 +227,7 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
       Effect.gen(function*() {
         const seq = exactSeq(yield* parseId("uncountDelivery", delivery.id))
         yield* sql.withTransaction(
-          Effect.zipRight(
+          Effect.andThen(
             groupExists("uncountDelivery", stream, group),
             sql`
               UPDATE retail_queue_pending
@@ -284,7 +287,7 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
       })
 
     const readDead: StreamQueueShape["readDead"] = (stream, readOptions) =>
-      Effect.zipRight(
+      Effect.andThen(
         validate.positiveInt("readDead", "count", readOptions.count),
         sql`
           SELECT seq::text AS seq, payload, reason, deliveries, source_id FROM retail_queue_entries e

@@ -7,7 +7,7 @@
  * throughput; each operation is bounded by an Effect timeout instead, and
  * commands fail at once instead of queueing while Redis is unreachable.
  */
-import { Effect, Either, Layer, Option, Runtime } from "effect"
+import { Effect, FiberSet, Layer, Option, Result } from "effect"
 import type { Scope } from "effect"
 import { createClient } from "redis"
 import * as BlockingConnections from "./internal/BlockingConnections.ts"
@@ -37,16 +37,16 @@ const attempt = <A>(operation: string, timeoutMs: number, f: () => Promise<A>): 
     try: f,
     catch: (cause) => new QueueError({ operation, message: messageOf(cause) })
   }).pipe(
-    Effect.timeoutFail({
+    Effect.timeoutOrElse({
       duration: timeoutMs,
-      onTimeout: () => new QueueError({ operation, message: `no reply from Redis within ${timeoutMs} ms` })
+      orElse: () => Effect.fail(new QueueError({ operation, message: `no reply from Redis within ${timeoutMs} ms` }))
     })
   )
 
-const decode = <A>(operation: string, decoded: Either.Either<A, string>): Effect.Effect<A, QueueError> =>
-  Either.match(decoded, {
-    onLeft: (message) => Effect.fail(new QueueError({ operation, message: `unexpected reply: ${message}` })),
-    onRight: Effect.succeed
+const decode = <A>(operation: string, decoded: Result.Result<A, string>): Effect.Effect<A, QueueError> =>
+  Result.match(decoded, {
+    onFailure: (message) => Effect.fail(new QueueError({ operation, message: `unexpected reply: ${message}` })),
+    onSuccess: Effect.succeed
   })
 
 /** Bytes go out as they are (a Buffer view, no copy): a large payload is never turned into a string. */
@@ -82,8 +82,8 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
     const publishTimeoutMs = options.publishTimeoutMs ?? 5000
     const commandTimeoutMs = options.commandTimeoutMs ?? 5000
     const reconnectMaxDelayMs = options.reconnectMaxDelayMs ?? 2000
-    const runtime = yield* Effect.runtime<never>()
-    const log = Runtime.runFork(runtime)
+    // The connection's event handlers log from outside any fiber: in fibers of the queue's scope.
+    const log = yield* FiberSet.makeRuntime<never, void, never>()
 
     const create = (reconnect: boolean): Client =>
       createClient({
@@ -116,12 +116,12 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
     const connecting = shared.connect()
     connecting.catch(() => undefined)
     yield* attempt("connect", commandTimeoutMs, () => connecting).pipe(
-      Effect.catchAll((error) => Effect.logWarning(`Redis not reachable yet, will keep trying: ${error.message}`))
+      Effect.catch((error) => Effect.logWarning(`Redis not reachable yet, will keep trying: ${error.message}`))
     )
     yield* Effect.addFinalizer(() =>
       attempt("close", commandTimeoutMs, () => shared.close()).pipe(
         Effect.ignore,
-        Effect.zipRight(Effect.sync(() => shared.destroy()))
+        Effect.andThen(Effect.sync(() => shared.destroy()))
       )
     )
 
@@ -140,13 +140,13 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
       )
 
     const command = <A>(operation: string, f: (client: Client) => Promise<A>, timeoutMs = commandTimeoutMs) =>
-      Effect.zipRight(ready(operation), attempt(operation, timeoutMs, () => f(shared)))
+      Effect.andThen(ready(operation), attempt(operation, timeoutMs, () => f(shared)))
 
     // BLOCK 0 would wait forever: without a wait the shared connection serves the read.
     const blockingCommand = <A>(operation: string, blockMs: number, f: (client: Client) => Promise<A>) =>
       blockMs <= 0
         ? command(operation, f)
-        : Effect.zipRight(
+        : Effect.andThen(
           ready(operation),
           blocking.use(operation, (client) => attempt(operation, blockMs + commandTimeoutMs, () => f(client)))
         )
@@ -185,7 +185,7 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
 
     const read: StreamQueueShape["read"] = (stream, group, consumer, readOptions) =>
       validate.readOptions("read", readOptions).pipe(
-        Effect.zipRight(
+        Effect.andThen(
           blockingCommand("read", readOptions.blockMs, (client) =>
             client.xReadGroup(group, consumer, { key: stream, id: ">" }, {
               COUNT: readOptions.count,
@@ -256,7 +256,7 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
 
     const readAfter: StreamQueueShape["readAfter"] = (stream, afterId, readOptions) =>
       validate.readOptions("readAfter", readOptions).pipe(
-        Effect.zipRight(
+        Effect.andThen(
           blockingCommand("readAfter", readOptions.blockMs, (client) =>
             client.xRead({ key: stream, id: afterId }, {
               COUNT: readOptions.count,
@@ -276,7 +276,7 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
 
     const readDead: StreamQueueShape["readDead"] = (stream, readOptions) =>
       validate.positiveInt("readDead", "count", readOptions.count).pipe(
-        Effect.zipRight(command("readDead", (client) => client.xRange(deadStream(stream), "-", "+", { COUNT: readOptions.count }))),
+        Effect.andThen(command("readDead", (client) => client.xRange(deadStream(stream), "-", "+", { COUNT: readOptions.count }))),
         Effect.flatMap((reply) => decode("readDead", replies.entries(reply))),
         Effect.map((entries) =>
           entries.map((entry): DeadLetter => ({
@@ -323,4 +323,4 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
   })
 
 /** Builds even while Redis is down (operations fail with QueueError until it is back); fails only on a malformed URL. */
-export const layer = (options: Options): Layer.Layer<StreamQueue, QueueError> => Layer.scoped(StreamQueue, make(options))
+export const layer = (options: Options): Layer.Layer<StreamQueue, QueueError> => Layer.effect(StreamQueue, make(options))

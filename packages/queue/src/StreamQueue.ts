@@ -152,6 +152,6 @@ export interface StreamQueueShape {
   readonly ping: Effect.Effect<void, QueueError>
 }
 
-export class StreamQueue extends Context.Tag("@retail/queue/StreamQueue")<StreamQueue, StreamQueueShape>() {}
+export class StreamQueue extends Context.Service<StreamQueue, StreamQueueShape>()("@retail/queue/StreamQueue") {}
 
 export const deadStream = (stream: string): string => `${stream}:dead`

@@ -36,7 +36,7 @@ export const streamQueueContract = (options: ContractOptions): void => {
   // also do, but it rewires the shared `it` for every test registered after it in the file.)
   const runtime = ManagedRuntime.make(options.layer)
   const test = <E>(name: string, body: () => Effect.Effect<void, E, StreamQueue | Scope.Scope>) =>
-    it.scopedLive(name, () => Effect.flatMap(runtime.runtimeEffect, (rt) => Effect.provide(body(), rt)))
+    it.live(name, () => Effect.flatMap(runtime.contextEffect, (context) => Effect.provide(body(), context)))
 
   describe(`StreamQueue contract: ${options.name}`, () => {
     afterAll(() => runtime.dispose())
@@ -307,7 +307,7 @@ export const streamQueueContract = (options: ContractOptions): void => {
         const queue = yield* StreamQueue
         const stream = yield* freshStream
         yield* queue.ensureGroup(stream, "g")
-        const reader = yield* Effect.fork(elapsed(queue.read(stream, "g", "c1", { count: 10, blockMs: 10_000 })))
+        const reader = yield* Effect.forkChild(elapsed(queue.read(stream, "g", "c1", { count: 10, blockMs: 10_000 })))
         yield* Effect.sleep("200 millis")
         yield* queue.publish(stream, ["late"])
         const [read, ms] = yield* Fiber.join(reader)
@@ -335,10 +335,11 @@ export const streamQueueContract = (options: ContractOptions): void => {
         yield* queue.ensureGroup(stream, "g")
         const readers = yield* Effect.forEach(
           ["c1", "c2", "c3"],
-          (consumer) => Effect.fork(queue.read(stream, "g", consumer, { count: 1, blockMs: 3_000 })),
+          // In the test's scope: a child of forEach's concurrent worker fiber would end with it.
+          (consumer) => Effect.forkScoped(queue.read(stream, "g", consumer, { count: 1, blockMs: 3_000 })),
           { concurrency: "unbounded" }
         )
-        const follower = yield* Effect.fork(queue.readAfter(stream, "$", { count: 10, blockMs: 3_000 }))
+        const follower = yield* Effect.forkChild(queue.readAfter(stream, "$", { count: 10, blockMs: 3_000 }))
         yield* Effect.sleep("100 millis")
         const [, pingMs] = yield* elapsed(queue.ping)
         const [ids, publishMs] = yield* elapsed(queue.publish(stream, ["one", "two", "three"]))
@@ -409,7 +410,7 @@ export const streamQueueContract = (options: ContractOptions): void => {
         const queue = yield* StreamQueue
         const stream = yield* freshStream
         const [first] = yield* queue.publish(stream, ["seen"])
-        const follower = yield* Effect.fork(elapsed(queue.readAfter(stream, first ?? "0", { count: 10, blockMs: 10_000 })))
+        const follower = yield* Effect.forkChild(elapsed(queue.readAfter(stream, first ?? "0", { count: 10, blockMs: 10_000 })))
         yield* Effect.sleep("200 millis")
         const ids = yield* queue.publish(stream, ["new"])
         const [entries, ms] = yield* Fiber.join(follower)
@@ -462,7 +463,7 @@ export const streamQueueContract = (options: ContractOptions): void => {
               yield* queue.ack(stream, "g", batch.map((d) => d.id))
             }
           })
-        const workers = yield* Effect.forEach(Arr.makeBy(6, (i) => `w${i}`), (c) => Effect.fork(worker(c)))
+        const workers = yield* Effect.forEach(Arr.makeBy(6, (i) => `w${i}`), (c) => Effect.forkChild(worker(c)))
         const published = yield* Effect.forEach(Arr.makeBy(30, (b) => payloads(`b${b}`, total / 30)), (batch) =>
           queue.publish(stream, batch), { concurrency: 5 })
         yield* Effect.forEach(workers, Fiber.join).pipe(Effect.timeout("20 seconds"))

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, TestClock } from "effect"
+import { Effect, Fiber } from "effect"
+import { TestClock } from "effect/testing"
 import { MemoryStreamQueue, StreamQueue } from "../src/index.ts"
 import { streamQueueContract } from "./contract.ts"
 
@@ -23,9 +24,9 @@ describe("MemoryStreamQueue on the test clock", () => {
     Effect.gen(function*() {
       const queue = yield* StreamQueue
       yield* queue.ensureGroup("s", "g")
-      const reader = yield* Effect.fork(queue.read("s", "g", "c1", { count: 1, blockMs: 1_000 }))
+      const reader = yield* Effect.forkChild(queue.read("s", "g", "c1", { count: 1, blockMs: 1_000 }))
       yield* TestClock.adjust("999 millis")
-      expect(reader.unsafePoll()).toBeNull()
+      expect(reader.pollUnsafe()).toBeUndefined()
       yield* TestClock.adjust("1 millis")
       expect(yield* Fiber.join(reader)).toEqual([])
     }).pipe(Effect.provide(MemoryStreamQueue.layer)))

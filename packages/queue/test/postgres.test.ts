@@ -2,11 +2,11 @@
  * The contract on a real PostgreSQL server: DATABASE_URL's when set, else the store's embedded
  * server on a temporary folder (PGlite in memory is one session, so it would not show concurrency).
  */
-import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Database } from "@retail/store"
 import { Array as Arr, Chunk, Context, Effect, Fiber, Layer, ManagedRuntime, Option, Redacted, Ref } from "effect"
+import { SqlClient } from "effect/sql"
 import { chmodSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -31,14 +31,18 @@ afterAll(async () => {
 /** A queue on a pool of its own: as another process on the same database would have. */
 const queueLayer = (poolSize: number) =>
   PostgresStreamQueue.layer({ location: "test server" }).pipe(
-    Layer.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: poolSize })),
-    Layer.mapError((error) => error instanceof QueueError ? error : new QueueError({ operation: "connect", message: error.message }))
+    Layer.provide(PgClient.layerFrom(
+      Effect.mapError(
+        PgClient.make({ url: Redacted.make(url), maxConnections: poolSize }),
+        (error) => new QueueError({ operation: "connect", message: error.message })
+      )
+    ))
   )
 
 streamQueueContract({ name: "postgres", layer: queueLayer(8) })
 
 describe("PostgresStreamQueue across processes", () => {
-  it.scopedLive("consumers on two pools of the same database take each entry exactly once", () =>
+  it.live("consumers on two pools of the same database take each entry exactly once", () =>
     Effect.gen(function*() {
       const a = Context.get(yield* Layer.build(queueLayer(4)), StreamQueue)
       const b = Context.get(yield* Layer.build(queueLayer(4)), StreamQueue)
@@ -55,7 +59,7 @@ describe("PostgresStreamQueue across processes", () => {
             yield* queue.ack(stream, "g", batch.map((d) => d.id), { deleteEntries: true })
           }
         })
-      const workers = yield* Effect.forEach(Arr.makeBy(6, (i) => worker(i % 2 === 0 ? a : b, `w${i}`)), Effect.fork)
+      const workers = yield* Effect.forEach(Arr.makeBy(6, (i) => worker(i % 2 === 0 ? a : b, `w${i}`)), (work) => Effect.forkChild(work))
       // Published from both sides: readers of the other process only find them by polling.
       const published = yield* Effect.forEach(Arr.makeBy(40, (i) => Arr.makeBy(total / 40, (j) => `p${i}-${j}`)), (batch, i) =>
         (i % 2 === 0 ? a : b).publish(stream, batch), { concurrency: 4 })
@@ -66,7 +70,7 @@ describe("PostgresStreamQueue across processes", () => {
       expect(yield* a.length(stream)).toBe(0)
     }), 60_000)
 
-  it.scopedLive("durability names the database and is durable", () =>
+  it.live("durability names the database and is durable", () =>
     Effect.gen(function*() {
       const queue = Context.get(yield* Layer.build(queueLayer(1)), StreamQueue)
       const durability = yield* queue.durability
@@ -75,7 +79,7 @@ describe("PostgresStreamQueue across processes", () => {
       expect(durability.description).toContain(`database "${new URL(url).pathname.slice(1)}"`)
     }))
 
-  it.scopedLive("payloads are stored uncompressed", () =>
+  it.live("payloads are stored uncompressed", () =>
     Effect.gen(function*() {
       yield* Layer.build(queueLayer(1))
       const sql = yield* SqlClient.SqlClient

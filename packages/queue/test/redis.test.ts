@@ -27,7 +27,7 @@ describe.runIf(url !== undefined)("RedisStreamQueue", () => {
     cleanup: deleteKeys
   })
 
-  it.scopedLive("deadLetter acks nothing when the dead letter cannot be written", () =>
+  it.live("deadLetter acks nothing when the dead letter cannot be written", () =>
     Effect.gen(function*() {
       const stream = `test:queue:${crypto.randomUUID()}`
       yield* Effect.addFinalizer(() => deleteKeys([stream, `${stream}:dead`]))
@@ -48,7 +48,7 @@ describe.runIf(url !== undefined)("RedisStreamQueue", () => {
       expect(still.map((d) => d.id)).toEqual([delivery.id])
     }))
 
-  it.scopedLive("a malformed URL fails the layer with QueueError", () =>
+  it.live("a malformed URL fails the layer with QueueError", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(RedisStreamQueue.make({ url: "not a url" }))
       expect(error).toBeInstanceOf(QueueError)
@@ -63,9 +63,9 @@ describe.runIf(hasRedisServer)("RedisStreamQueue while its server comes and goes
   )
   const stop = Effect.promise(() => run("redis-cli", ["-p", String(port), "shutdown", "nosave"]).catch(() => undefined))
   const eventually = <A, E>(self: Effect.Effect<A, E>) =>
-    Effect.retry(self, Schedule.intersect(Schedule.spaced("100 millis"), Schedule.recurs(100)))
+    Effect.retry(self, Schedule.max([Schedule.spaced("100 millis"), Schedule.recurs(100)]))
 
-  it.scopedLive("starts without Redis, fails fast while it is down, and recovers without a restart", () =>
+  it.live("starts without Redis, fails fast while it is down, and recovers without a restart", () =>
     Effect.gen(function*() {
       yield* Effect.addFinalizer(() => stop)
       // Built in the test's scope, so it lives as long as the test.
@@ -100,7 +100,7 @@ describe.runIf(hasRedisServer)("RedisStreamQueue while its server comes and goes
       // A blocking read on a fresh connection still wakes on publish.
       const [late] = yield* Effect.all([
         queue.read("s", "g", "c", { count: 10, blockMs: 5_000 }),
-        Effect.zipRight(Effect.sleep("100 millis"), queue.publish("s", ["late"]))
+        Effect.andThen(Effect.sleep("100 millis"), queue.publish("s", ["late"]))
       ], { concurrency: "unbounded" })
       expect(late.map((d) => d.payload)).toEqual(["late"])
     }), 60_000)

@@ -11,7 +11,7 @@ import { Database, LoadRepository, ProductRepository } from "../src/index.ts"
 const BATCH = 500
 const batches = Number(process.argv[2] ?? 20)
 const concurrency = Number(process.argv[3] ?? 1)
-const url = Option.fromNullable(process.env["DATABASE_URL"]).pipe(Option.filter((u) => u !== ""))
+const url = Option.fromNullishOr(process.env["DATABASE_URL"]).pipe(Option.filter((u) => u !== ""))
 const decode = Schema.decodeUnknownSync(Schema.Array(Product))
 
 const run = Effect.gen(function* () {
@@ -40,7 +40,7 @@ const run = Effect.gen(function* () {
   yield* round("rewrite")
 })
 
-const layer = Layer.mergeAll(ProductRepository.Default, LoadRepository.Default).pipe(
+const layer = Layer.mergeAll(ProductRepository.layer, LoadRepository.layer).pipe(
   Layer.provideMerge(Database.layer({ url, dataDir: Database.IN_MEMORY, poolSize: Math.max(4, concurrency) }))
 )
 console.log(`${Option.isSome(url) ? "PostgreSQL" : "PGlite (memory)"}, concurrency ${concurrency}`)

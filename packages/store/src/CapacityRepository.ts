@@ -1,6 +1,6 @@
-import { SqlClient } from "@effect/sql"
 import { type CapacityUse, resourceKey } from "@retail/capacity"
-import { Effect, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { columnsOf, LedgerRow, UsageRow, type UsageState, statesOfRows } from "./CapacityRows.ts"
 import { storeOperation, toStoreError } from "./StoreError.ts"
 
@@ -36,9 +36,9 @@ export interface StoredNetwork {
 }
 
 const NetworkRow = Schema.Struct({ version: Schema.NumberFromString, document: Schema.Unknown })
-const decodeNetworkRows = Schema.decodeUnknown(Schema.Array(NetworkRow))
-const decodeUsageRows = Schema.decodeUnknown(Schema.Array(UsageRow))
-const decodeLedgerRows = Schema.decodeUnknown(Schema.Array(LedgerRow))
+const decodeNetworkRows = Schema.decodeUnknownEffect(Schema.Array(NetworkRow))
+const decodeUsageRows = Schema.decodeUnknownEffect(Schema.Array(UsageRow))
+const decodeLedgerRows = Schema.decodeUnknownEffect(Schema.Array(LedgerRow))
 const OutcomeColumns = {
   kind: Schema.NullOr(Schema.String),
   code: Schema.NullOr(Schema.String),
@@ -48,16 +48,16 @@ const OutcomeColumns = {
   revision: Schema.NullOr(Schema.Number)
 }
 /** What capacity_consume answers (CapacitySchema.ts): one ALREADY_APPLIED, CONFLICT or EXHAUSTED row, or the APPLIED usage rows. */
-const decodeConsumeRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({
-  outcome: Schema.Literal("APPLIED", "ALREADY_APPLIED", "CONFLICT", "EXHAUSTED"),
+const decodeConsumeRows = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({
+  outcome: Schema.Literals(["APPLIED", "ALREADY_APPLIED", "CONFLICT", "EXHAUSTED"]),
   ...OutcomeColumns,
   amount: Schema.NullOr(Schema.Number),
   total: Schema.NullOr(Schema.Number),
   stored: Schema.Unknown
 })))
 /** What capacity_release answers: one UNKNOWN row, or the RELEASED usage rows. */
-const decodeReleaseRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({
-  outcome: Schema.Literal("RELEASED", "UNKNOWN"),
+const decodeReleaseRows = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({
+  outcome: Schema.Literals(["RELEASED", "UNKNOWN"]),
   ...OutcomeColumns
 })))
 
@@ -83,15 +83,15 @@ const merge = (uses: ReadonlyArray<LimitedUse>): ReadonlyArray<LimitedUse> => {
   return [...byKey.values()]
 }
 
-export class CapacityRepository extends Effect.Service<CapacityRepository>()("@retail/store/CapacityRepository", {
-  effect: Effect.gen(function*() {
+export class CapacityRepository extends Context.Service<CapacityRepository>()("@retail/store/CapacityRepository", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
     const usageColumns = sql`kind, code, slot, to_char(day, 'YYYY-MM-DD') AS day, used, revision`
 
     const loadNetwork = sql`SELECT version::text AS version, document FROM capacity_network WHERE id = 1`.pipe(
         Effect.flatMap(decodeNetworkRows),
-        Effect.map((rows): Option.Option<StoredNetwork> => Option.fromNullable(rows[0])),
+        Effect.map((rows): Option.Option<StoredNetwork> => Option.fromNullishOr(rows[0])),
         storeOperation("loadNetwork")
       )
 
@@ -196,4 +196,6 @@ export class CapacityRepository extends Effect.Service<CapacityRepository>()("@r
 
     return { loadNetwork, initNetwork, saveNetwork, loadUsage, loadUsageOf, consume, release, nodeLedger } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,6 +1,6 @@
-import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Layer, Option, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
 import { IN_MEMORY, startEmbedded } from "./Embedded.ts"
 import { startEmbeddedPostgres } from "./EmbeddedPostgres.ts"
 import { migrate } from "./Migrations.ts"
@@ -20,9 +20,17 @@ export interface DatabaseOptions {
   readonly poolSize: number
 }
 
-const client = (url: string, poolSize: number) =>
-  PgClient.layer({ url: Redacted.make(url), maxConnections: poolSize }).pipe(
-    Layer.mapError(toStoreError("connect"))
+/**
+ * The pool opens its connections lazily: one query at start makes an unreachable server a
+ * "connect" failure of the layer, not of whatever runs first. `prepare` names statements so each
+ * connection parses them once (see PGLITE_PREPARE).
+ */
+const client = (url: string, poolSize: number, prepare = true) =>
+  PgClient.layerFrom(
+    PgClient.make({ url: Redacted.make(url), maxConnections: poolSize, prepare }).pipe(
+      Effect.tap((sql) => sql`SELECT 1`),
+      Effect.mapError(toStoreError("connect"))
+    )
   )
 
 /**
@@ -33,13 +41,21 @@ const client = (url: string, poolSize: number) =>
  */
 const EMBEDDED_POOL_SIZE = 1
 
+/**
+ * Named prepared statements outlive the socket connection that prepared them in PGlite's single
+ * session, and the pool replaces its connection after an idle minute or an interrupted query:
+ * every new connection would prepare its statements again under new names, and the old ones
+ * would pile up in PGlite's memory. Unnamed statements (what the pg driver used) leave nothing behind.
+ */
+const PGLITE_PREPARE = false
+
 const connection = (options: DatabaseOptions) =>
   Option.match(options.url, {
     onSome: (url) => client(url, options.poolSize),
     onNone: () =>
-      Layer.unwrapScoped(
+      Layer.unwrap(
         options.dataDir === IN_MEMORY
-          ? Effect.map(startEmbedded(IN_MEMORY, EMBEDDED_POOL_SIZE), (server) => client(server.url, EMBEDDED_POOL_SIZE))
+          ? Effect.map(startEmbedded(IN_MEMORY, EMBEDDED_POOL_SIZE), (server) => client(server.url, EMBEDDED_POOL_SIZE, PGLITE_PREPARE))
           : Effect.map(startEmbeddedPostgres(options.dataDir), (server) => client(server.url, options.poolSize))
       )
   })
@@ -53,9 +69,9 @@ export const ready: Effect.Effect<void, StoreError, SqlClient.SqlClient> = Effec
   sql`SELECT 1`.pipe(
     storeOperation("ready"),
     Effect.asVoid,
-    Effect.timeoutFail({
+    Effect.timeoutOrElse({
       duration: Duration.seconds(2),
-      onTimeout: () => new StoreError({ operation: "ready", message: "database did not answer within 2 seconds" })
+      orElse: () => Effect.fail(new StoreError({ operation: "ready", message: "database did not answer within 2 seconds" }))
     })
   )
 )

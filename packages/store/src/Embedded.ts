@@ -45,7 +45,7 @@ const serve = (db: PGlite, maxConnections: number) =>
 
 /**
  * PGlite (its data under `dataDir`, or in memory) behind a Postgres wire-protocol socket on a free
- * local port, so the embedded database is reached by the same `pg` driver as a real server.
+ * local port, so the embedded database is reached by the same PgClient as a real server.
  */
 export const startEmbedded = (dataDir: string, poolSize: number) =>
   Effect.gen(function* () {

@@ -1,11 +1,11 @@
-import type { SqlClient } from "@effect/sql"
 import { LoadStatusChanged } from "@retail/domain"
 import { Effect, Option, Schema } from "effect"
+import type { SqlClient } from "effect/sql"
 import { ChangedLoadRow, loadColumns, toStatusChanged } from "./LoadRow.ts"
 
-const decodeChanged = Schema.decodeUnknown(Schema.Array(ChangedLoadRow))
+const decodeChanged = Schema.decodeUnknownEffect(Schema.Array(ChangedLoadRow))
 
-const firstChanged = (rows: ReadonlyArray<unknown>) => Effect.map(decodeChanged(rows), (decoded) => Option.fromNullable(decoded[0]))
+const firstChanged = (rows: ReadonlyArray<unknown>) => Effect.map(decodeChanged(rows), (decoded) => Option.fromNullishOr(decoded[0]))
 
 export interface CountsDelta {
   readonly received?: number
@@ -73,7 +73,7 @@ export const fail = (sql: SqlClient.SqlClient, processCode: string, reason: stri
     RETURNING ${sql.literal(loadColumns("l"))}, old.status AS "previousStatus"
   `.pipe(Effect.flatMap(firstChanged))
 
-const encodeEvent = Schema.encode(Schema.parseJson(LoadStatusChanged))
+const encodeEvent = Schema.encodeEffect(Schema.fromJsonString(LoadStatusChanged))
 
 /** Writes a LoadStatusChanged into the outbox, in the caller's transaction, when the status changed. */
 export const recordChange = (sql: SqlClient.SqlClient, row: Option.Option<ChangedLoadRow>) =>

@@ -1,6 +1,6 @@
-import { SqlClient } from "@effect/sql"
 import { LoadStatus } from "@retail/domain"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { storeOperation, type StoreError } from "./StoreError.ts"
 
 /** A load not yet final, with what the reconciler needs to tell whether it can still finish. */
@@ -17,8 +17,8 @@ export const UnfinishedLoad = Schema.Struct({
 })
 export type UnfinishedLoad = typeof UnfinishedLoad.Type
 
-const decodeUnfinished = Schema.decodeUnknown(Schema.Array(UnfinishedLoad))
-const decodeBatchNos = Schema.decodeUnknown(Schema.Array(Schema.Struct({ batchNo: Schema.Number })))
+const decodeUnfinished = Schema.decodeUnknownEffect(Schema.Array(UnfinishedLoad))
+const decodeBatchNos = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ batchNo: Schema.Number })))
 
 /** How long an instance row outlives its last heartbeat before it is removed (its loads were long reconciled). */
 const FORGET_INSTANCES_AFTER = "1 day"
@@ -27,8 +27,8 @@ const FORGET_INSTANCES_AFTER = "1 day"
  * Server instances and their heartbeats, and the loads they answer for: what lets any process
  * find the loads of a process that is gone.
  */
-export class LoadOwnership extends Effect.Service<LoadOwnership>()("@retail/store/LoadOwnership", {
-  effect: Effect.gen(function* () {
+export class LoadOwnership extends Context.Service<LoadOwnership>()("@retail/store/LoadOwnership", {
+  make: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
     const register = (id: string, name: string): Effect.Effect<void, StoreError> =>
@@ -68,4 +68,6 @@ export class LoadOwnership extends Effect.Service<LoadOwnership>()("@retail/stor
 
     return { register, heartbeat, deregister, unfinished, recordedBatches } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 
 /**
  * Who answers for a load until it is fully published, and how many batches it was published as.

@@ -1,6 +1,6 @@
-import { SqlClient } from "@effect/sql"
 import { isFinalStatus, LoadError, LoadErrorsPage, type LoadSource, type LoadStatus, type LoadView } from "@retail/domain"
-import { Effect, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { adjustCounts, type CountsDelta, fail, recordChange, startProcessing } from "./LoadAccounting.ts"
 import { type ErrorEntry, insertErrors } from "./LoadErrors.ts"
 import { ChangedLoadRow, LoadRow, loadColumns, toLoadView } from "./LoadRow.ts"
@@ -42,15 +42,15 @@ const initialStatus = (load: NewLoad): LoadStatus => {
 }
 
 const CURSOR = /^\d{1,18}$/
-const decodeLoadRows = Schema.decodeUnknown(Schema.Array(LoadRow))
-const decodeChangedRows = Schema.decodeUnknown(Schema.Array(ChangedLoadRow))
-const decodeErrorRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String, sku: Schema.String, error: Schema.String })))
+const decodeLoadRows = Schema.decodeUnknownEffect(Schema.Array(LoadRow))
+const decodeChangedRows = Schema.decodeUnknownEffect(Schema.Array(ChangedLoadRow))
+const decodeErrorRows = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ id: Schema.String, sku: Schema.String, error: Schema.String })))
 
 const unknownLoad = (operation: string, processCode: string) =>
   new StoreError({ operation, message: `load ${processCode} does not exist` })
 
-export class LoadRepository extends Effect.Service<LoadRepository>()("@retail/store/LoadRepository", {
-  effect: Effect.gen(function* () {
+export class LoadRepository extends Context.Service<LoadRepository>()("@retail/store/LoadRepository", {
+  make: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
     /** Counter changes that must find the load; the outbox learns of any status change. */
@@ -74,7 +74,7 @@ export class LoadRepository extends Effect.Service<LoadRepository>()("@retail/st
               RETURNING ${sql.literal(loadColumns("loads"))}, NULL::text AS "previousStatus"
             `.pipe(Effect.flatMap(decodeChangedRows))
             yield* insertErrors(sql, load.processCode, load.errors)
-            yield* recordChange(sql, Option.fromNullable(rows[0]))
+            yield* recordChange(sql, Option.fromNullishOr(rows[0]))
             return rows
           })
         )
@@ -144,7 +144,7 @@ export class LoadRepository extends Effect.Service<LoadRepository>()("@retail/st
     const find = (processCode: string): Effect.Effect<Option.Option<LoadView>, StoreError> =>
       sql`SELECT ${sql.literal(loadColumns("loads"))} FROM loads WHERE process_code = ${processCode}`.pipe(
         Effect.flatMap(decodeLoadRows),
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toLoadView)),
+        Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toLoadView)),
         storeOperation("findLoad")
       )
 
@@ -172,4 +172,6 @@ export class LoadRepository extends Effect.Service<LoadRepository>()("@retail/st
 
     return { create, markProcessing, markFailed, recordDeadBatch, addErrors, addCounts, finishReceiving, find, errors } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

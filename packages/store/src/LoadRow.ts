@@ -43,7 +43,7 @@ export const LoadRow = Schema.Struct({
 export type LoadRow = typeof LoadRow.Type
 
 /** A load as an update left it, with the status it had before (null when the update created it). */
-export const ChangedLoadRow = Schema.extend(LoadRow, Schema.Struct({ previousStatus: Schema.NullOr(LoadStatus) }))
+export const ChangedLoadRow = Schema.Struct({ ...LoadRow.fields, previousStatus: Schema.NullOr(LoadStatus) })
 export type ChangedLoadRow = typeof ChangedLoadRow.Type
 
 const totalsOf = (row: LoadRow) =>

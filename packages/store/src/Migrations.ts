@@ -1,5 +1,5 @@
-import { Migrator, SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { Migrator, SqlClient } from "effect/sql"
 import { migration0002, migration0003, migration0004, migration0005 } from "./CapacitySchema.ts"
 import { migration0006 } from "./LoadOwnershipSchema.ts"
 import { migration0001 } from "./Schema.ts"

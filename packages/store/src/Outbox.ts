@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { sqlDefectsAsFailures, storeOperation, type StoreError, toStoreError } from "./StoreError.ts"
 
 /** One LoadStatusChanged waiting in the outbox; `payload` is its JSON text. */
@@ -9,7 +9,7 @@ export interface OutboxEvent {
   readonly payload: string
 }
 
-const decodeEvents = Schema.decodeUnknown(
+const decodeEvents = Schema.decodeUnknownEffect(
   Schema.Array(Schema.Struct({ id: Schema.String, processCode: Schema.String, payload: Schema.String }))
 )
 
@@ -18,8 +18,8 @@ class PublishFailed<E> {
   constructor(readonly error: E) {}
 }
 
-export class Outbox extends Effect.Service<Outbox>()("@retail/store/Outbox", {
-  effect: Effect.gen(function* () {
+export class Outbox extends Context.Service<Outbox>()("@retail/store/Outbox", {
+  make: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
     const unpublished = (limit: number, lock: boolean) =>
@@ -68,4 +68,6 @@ export class Outbox extends Effect.Service<Outbox>()("@retail/store/Outbox", {
 
     return { claimUnpublished, markPublished, publishPending } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,6 +1,6 @@
-import type { SqlClient } from "@effect/sql"
 import type { Attribute, Barcode, Hierarchy } from "@retail/domain"
 import { Effect, Schema } from "effect"
+import type { SqlClient } from "effect/sql"
 
 /** A product's child rows read back from their relational columns, in position order. */
 export interface ProductChildren {
@@ -30,9 +30,9 @@ const AttributeRow = Schema.Struct({
   attributeDescriptionDetail: MaybeText
 })
 
-const decodeBarcodes = Schema.decodeUnknown(Schema.Array(BarcodeRow))
-const decodeHierarchies = Schema.decodeUnknown(Schema.Array(HierarchyRow))
-const decodeAttributes = Schema.decodeUnknown(Schema.Array(AttributeRow))
+const decodeBarcodes = Schema.decodeUnknownEffect(Schema.Array(BarcodeRow))
+const decodeHierarchies = Schema.decodeUnknownEffect(Schema.Array(HierarchyRow))
+const decodeAttributes = Schema.decodeUnknownEffect(Schema.Array(AttributeRow))
 
 /** A column cannot tell an absent optional field from null: absent wins, except for the nullable breadcrumb. */
 const present = <K extends string>(key: K, value: string | null): { readonly [P in K]?: string } =>
@@ -89,8 +89,8 @@ export interface RowCounts {
   readonly attributes: number
 }
 
-const decodeCounts = Schema.decodeUnknown(
-  Schema.Tuple(Schema.Struct({ products: Schema.Number, barcodes: Schema.Number, hierarchies: Schema.Number, attributes: Schema.Number }))
+const decodeCounts = Schema.decodeUnknownEffect(
+  Schema.Tuple([Schema.Struct({ products: Schema.Number, barcodes: Schema.Number, hierarchies: Schema.Number, attributes: Schema.Number })])
 )
 
 /** How many product and child rows a company has. */

@@ -1,6 +1,6 @@
-import { SqlClient } from "@effect/sql"
 import { Product, type ProductBatch } from "@retail/domain"
-import { Effect, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { adjustCounts, recordChange } from "./LoadAccounting.ts"
 import { countRows, findChildren, type ProductChildren, type RowCounts } from "./ProductChildren.ts"
 import { latestPerCode, upsertProducts } from "./ProductUpsert.ts"
@@ -10,11 +10,11 @@ export type PersistOutcome =
   | { readonly _tag: "Skipped"; readonly reason: "LoadFailed" | "AlreadyRecorded" }
   | { readonly _tag: "Persisted"; readonly written: number; readonly skippedAsOlder: number }
 
-const decodeStatus = Schema.decodeUnknown(Schema.Array(Schema.Struct({ status: Schema.String })))
-const decodeDocuments = Schema.decodeUnknown(Schema.Array(Schema.Struct({ document: Product })))
+const decodeStatus = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ status: Schema.String })))
+const decodeDocuments = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ document: Product })))
 
-export class ProductRepository extends Effect.Service<ProductRepository>()("@retail/store/ProductRepository", {
-  effect: Effect.gen(function* () {
+export class ProductRepository extends Context.Service<ProductRepository>()("@retail/store/ProductRepository", {
+  make: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
     const unknownLoad = (processCode: string) =>
@@ -53,7 +53,7 @@ export class ProductRepository extends Effect.Service<ProductRepository>()("@ret
     const findProduct = (company: string, productCode: string): Effect.Effect<Option.Option<Product>, StoreError> =>
       sql`SELECT document FROM products WHERE company = ${company} AND product_code = ${productCode}`.pipe(
         Effect.flatMap(decodeDocuments),
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.document)),
+        Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => row.document)),
         storeOperation("findProduct")
       )
 
@@ -65,4 +65,6 @@ export class ProductRepository extends Effect.Service<ProductRepository>()("@ret
 
     return { persistBatch, findProduct, findChildren: children, countRows: counts } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

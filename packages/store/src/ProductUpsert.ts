@@ -1,6 +1,6 @@
-import type { SqlClient } from "@effect/sql"
 import { compareDateTimeText, type Product } from "@retail/domain"
 import { Effect, Schema } from "effect"
+import type { SqlClient } from "effect/sql"
 
 /** One product per code, the latest dateUpdate winning (the later one on a tie), sorted by code so concurrent batches lock rows in the same order. */
 export const latestPerCode = (products: ReadonlyArray<Product>): ReadonlyArray<Product> => {
@@ -12,7 +12,7 @@ export const latestPerCode = (products: ReadonlyArray<Product>): ReadonlyArray<P
   return Array.from(byCode.values()).sort((a, b) => (a.productCode < b.productCode ? -1 : a.productCode > b.productCode ? 1 : 0))
 }
 
-const decodeWritten = Schema.decodeUnknown(Schema.Tuple(Schema.Struct({ written: Schema.Number })))
+const decodeWritten = Schema.decodeUnknownEffect(Schema.Tuple([Schema.Struct({ written: Schema.Number })]))
 
 /**
  * Upserts products and their children in ONE statement from ONE jsonb parameter. A stored product

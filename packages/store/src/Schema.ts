@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 
 /** Tables of the product upload store, one statement each so every dialect quirk stays visible. */
 export const createTables: ReadonlyArray<string> = [

@@ -3,11 +3,11 @@
  * PostgreSQL database is shared with other test files, so every test uses its own company and
  * process codes and never drops anything.
  */
-import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { type LoadStatus, LoadStatusChanged, Product, ProductBatch } from "@retail/domain"
 import { sampleProduct, type SampleProductOptions } from "@retail/testkit"
 import { Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import {
   Database,
   type DatabaseOptions,
@@ -22,7 +22,7 @@ import {
 } from "../src/index.ts"
 
 const decodeProduct = Schema.decodeUnknownSync(Product)
-const parseEvent = Schema.decodeUnknownSync(Schema.parseJson(LoadStatusChanged))
+const parseEvent = Schema.decodeUnknownSync(Schema.fromJsonString(LoadStatusChanged))
 
 const fresh = () => {
   const tag = crypto.randomUUID().slice(0, 8)
@@ -57,7 +57,7 @@ const EventRow = Schema.Struct({
 const eventsOf = (processCode: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`SELECT payload FROM load_events WHERE process_code = ${processCode} ORDER BY id`.pipe(
-      Effect.flatMap(Schema.decodeUnknown(Schema.Array(EventRow))),
+      Effect.flatMap(Schema.decodeUnknownEffect(Schema.Array(EventRow))),
       Effect.map((rows) => rows.map(({ payload }) => [payload.previousStatus, payload.status] as const))
     )
   )
@@ -69,7 +69,7 @@ const statusOf = (processCode: string): Effect.Effect<LoadStatus, unknown, LoadR
   Effect.map(loadOf(processCode), (load) => load.status)
 
 export const storeContract = (name: string, options: DatabaseOptions): void => {
-  const TestLayer = Layer.mergeAll(ProductRepository.Default, LoadRepository.Default, Outbox.Default, LoadOwnership.Default).pipe(
+  const TestLayer = Layer.mergeAll(ProductRepository.layer, LoadRepository.layer, Outbox.layer, LoadOwnership.layer).pipe(
     Layer.provideMerge(Database.layer(options))
   )
 

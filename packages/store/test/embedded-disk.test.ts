@@ -1,6 +1,6 @@
-import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
 import { execFileSync } from "node:child_process"
 import { existsSync } from "node:fs"
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
@@ -27,7 +27,7 @@ describe("embedded PostgreSQL server on disk", () => {
       const options = { url: Option.none(), dataDir, poolSize: 2 }
       const processCode = crypto.randomUUID()
       const open = <A, E>(body: Effect.Effect<A, E, LoadRepository | SqlClient.SqlClient>) =>
-        Effect.scoped(Effect.provide(body, LoadRepository.Default.pipe(Layer.provideMerge(Database.layer(options)))))
+        Effect.scoped(Effect.provide(body, LoadRepository.layer.pipe(Layer.provideMerge(Database.layer(options)))))
       yield* open(
         Effect.flatMap(LoadRepository, (loads) =>
           loads.create({ processCode, company: "DISK", source: "LOAD_PRODUCTS", received: 1, accepted: 1, failed: 0, errors: [] })

@@ -1,7 +1,7 @@
-import { HttpApiError } from "@effect/platform"
 import { CapacityApiKey, tooManyRequests } from "@retail/api"
 import { CredentialRateLimiter } from "@retail/limits"
 import { Effect, Layer, Redacted } from "effect"
+import { HttpApiError } from "effect/http-api"
 import { CapacityConfig } from "./CapacityConfig.ts"
 
 export const ApiKeyAuthentication = Layer.effect(
@@ -9,15 +9,16 @@ export const ApiKeyAuthentication = Layer.effect(
   Effect.gen(function*() {
     const config = yield* CapacityConfig
     const limiter = yield* CredentialRateLimiter
-    return {
-      apiKey: (key: Redacted.Redacted<string>) =>
-        config.apiKeys.has(Redacted.value(key))
-          ? limiter.take("apiKey", Redacted.value(key)).pipe(
+    return CapacityApiKey.of({
+      apiKey: (httpEffect, { credential }) =>
+        config.apiKeys.has(Redacted.value(credential))
+          ? limiter.take("apiKey", Redacted.value(credential)).pipe(
             Effect.catchTag("RateLimited", (limited) =>
               tooManyRequests(limited.retryAfterSeconds, `Too many requests for this API key; retry after ${limited.retryAfterSeconds} s`)
-            )
+            ),
+            Effect.andThen(httpEffect)
           )
           : Effect.fail(new HttpApiError.Unauthorized())
-    }
+    })
   })
 )

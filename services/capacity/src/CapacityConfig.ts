@@ -1,4 +1,4 @@
-import { Config, Context, Effect, Layer, Option } from "effect"
+import { Config, Context, Effect, Layer, Option, Schema } from "effect"
 
 export interface CapacitySettings {
   readonly apiKeys: ReadonlySet<string>
@@ -15,22 +15,22 @@ export interface CapacitySettings {
 }
 
 /** Everything the capacity service reads from the environment, in one place (documented in README.md). */
-export class CapacityConfig extends Context.Tag("@retail/capacity/CapacityConfig")<CapacityConfig, CapacitySettings>() {
+export class CapacityConfig extends Context.Service<CapacityConfig, CapacitySettings>()("@retail/capacity/CapacityConfig") {
   static readonly layer = Layer.effect(
     CapacityConfig,
     Effect.gen(function*() {
+      // A value that is set but out of range fails with the message; an unset one takes the default.
+      const integer = (name: string, fallback: number, message: string, valid: (n: number) => boolean) =>
+        Config.schema(Schema.Int.check(Schema.makeFilter(valid, { message })), name).pipe(Config.withDefault(fallback))
       const positive = (name: string, fallback: number) =>
-        Config.integer(name).pipe(
-          Config.withDefault(fallback),
-          Config.validate({ message: `${name} must be a positive integer`, validation: (n) => n > 0 })
-        )
-      const listed = (yield* Config.string("CAPACITY_API_KEYS").pipe(Config.withDefault("")))
+        integer(name, fallback, `${name} must be a positive integer`, (n) => n > 0)
+      const listed = (yield* Config.String("CAPACITY_API_KEYS").pipe(Config.withDefault("")))
         .split(",").map((key) => key.trim()).filter((key) => key !== "")
-      const production = (yield* Config.string("NODE_ENV").pipe(Config.withDefault(""))) === "production"
+      const production = (yield* Config.String("NODE_ENV").pipe(Config.withDefault(""))) === "production"
       let apiKeys = listed
       if (apiKeys.length === 0) {
         if (production) {
-          return yield* Effect.dieMessage("CAPACITY_API_KEYS must be set when NODE_ENV=production")
+          return yield* Effect.die(new Error("CAPACITY_API_KEYS must be set when NODE_ENV=production"))
         }
         const generated = `dev-${crypto.randomUUID()}`
         yield* Effect.logWarning(`CAPACITY_API_KEYS is not set; capacity API key for this run: ${generated}`)
@@ -41,14 +41,16 @@ export class CapacityConfig extends Context.Tag("@retail/capacity/CapacityConfig
         horizonDays: yield* positive("CAPACITY_HORIZON_DAYS", 30),
         deliveryDatesCount: yield* positive("DELIVERY_DATES_COUNT", 5),
         eventsStream: Option.as(
-          yield* Config.option(Config.string("REDIS_URL")),
-          yield* Config.string("CAPACITY_EVENTS_STREAM").pipe(Config.withDefault("capacity:events"))
+          yield* Config.option(Config.String("REDIS_URL")),
+          yield* Config.String("CAPACITY_EVENTS_STREAM").pipe(Config.withDefault("capacity:events"))
         ),
         maxBodyBytes: yield* positive("CAPACITY_MAX_BODY_BYTES", 1024 * 1024),
         requestMaxValues: yield* positive("REQUEST_MAX_VALUES", 1_000_000),
-        reconcileIntervalMs: yield* Config.integer("CAPACITY_RECONCILE_INTERVAL_MS").pipe(
-          Config.withDefault(30_000),
-          Config.validate({ message: "CAPACITY_RECONCILE_INTERVAL_MS must be 0 or a positive integer", validation: (n) => n >= 0 })
+        reconcileIntervalMs: yield* integer(
+          "CAPACITY_RECONCILE_INTERVAL_MS",
+          30_000,
+          "CAPACITY_RECONCILE_INTERVAL_MS must be 0 or a positive integer",
+          (n) => n >= 0
         )
       }
     })

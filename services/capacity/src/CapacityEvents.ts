@@ -1,7 +1,8 @@
 import { StreamQueue } from "@retail/queue"
 import { columnsOf, resourceOf, type UsageState } from "@retail/store"
-import { Context, Effect, Either, Layer, Option, Schedule, Schema, type Scope } from "effect"
+import { Context, Effect, Layer, Option, Result, Schema, type Scope } from "effect"
 import { CapacityConfig } from "./CapacityConfig.ts"
+import { restarts } from "./Restarts.ts"
 
 const UsageEntry = Schema.Struct({
   kind: Schema.String,
@@ -16,19 +17,19 @@ const UsageEntry = Schema.Struct({
 const origin = { origin: Schema.optional(Schema.String) }
 
 /** What goes on the stream: absolute usage after a commit (applied by revision), or a new network version. */
-export const CapacityEvent = Schema.Union(
+export const CapacityEvent = Schema.Union([
   Schema.TaggedStruct("UsageChanged", {
     ...origin,
-    reason: Schema.Literal("CONSUMED", "RELEASED"),
+    reason: Schema.Literals(["CONSUMED", "RELEASED"]),
     orderId: Schema.String,
     usage: Schema.Array(UsageEntry)
   }),
   Schema.TaggedStruct("NetworkReplaced", { ...origin, version: Schema.Number })
-)
+])
 export type CapacityEvent = typeof CapacityEvent.Type
 
-const encode = Schema.encodeSync(Schema.parseJson(CapacityEvent))
-const decode = Schema.decodeUnknownEither(Schema.parseJson(CapacityEvent))
+const encode = Schema.encodeSync(Schema.fromJsonString(CapacityEvent))
+const decode = Schema.decodeUnknownResult(Schema.fromJsonString(CapacityEvent))
 
 export const usageEvent = (reason: "CONSUMED" | "RELEASED", orderId: string, usage: ReadonlyArray<UsageState>): CapacityEvent => ({
   _tag: "UsageChanged",
@@ -63,10 +64,7 @@ export interface CapacityEventsShape {
 
 const STREAM_MAX_LEN = 100_000
 const READ = { count: 256, blockMs: 2_000 }
-const restarts = Schedule.exponential("50 millis").pipe(
-  Schedule.union(Schedule.spaced("2 seconds")),
-  Schedule.resetAfter("1 minute")
-)
+const followRestarts = restarts("50 millis")
 
 const none: CapacityEventsShape = {
   position: Effect.succeed("0-0"),
@@ -83,13 +81,13 @@ const onStream = (queue: typeof StreamQueue.Service, stream: string, origin: str
   const ownMark = `"origin":${JSON.stringify(origin)}`
   return {
     position: queue.lastId(stream).pipe(
-      Effect.catchAll((error) =>
+      Effect.catch((error) =>
         Effect.as(Effect.logWarning(`capacity events: no position on ${stream} (${error.message}); following new events only`), "$")
       )
     ),
     publish: (event) =>
       queue.publish(stream, [encode({ ...event, origin })], { maxLen: STREAM_MAX_LEN }).pipe(
-        Effect.catchAll((error) =>
+        Effect.catch((error) =>
           Effect.logError(`capacity events: ${event._tag} not published on ${stream}; other processes learn it at their next resync`, error)
         ),
         Effect.asVoid
@@ -100,10 +98,10 @@ const onStream = (queue: typeof StreamQueue.Service, stream: string, origin: str
       // Suspended: each read starts after the last entry applied, not where following began.
       const step = Effect.flatMap(Effect.suspend(() => queue.readAfter(stream, position, READ)), (entries) =>
         Effect.forEach(entries, (entry) =>
-          (entry.payload.includes(ownMark) ? Effect.void : Either.match(decode(entry.payload), {
-            onLeft: (error) => Effect.logWarning(`capacity events: skipping undecodable entry ${entry.id}: ${error.message}`),
-            onRight: follower.apply
-          })).pipe(Effect.tap(() => {
+          (entry.payload.includes(ownMark) ? Effect.void : Result.match(decode(entry.payload), {
+            onFailure: (error) => Effect.logWarning(`capacity events: skipping undecodable entry ${entry.id}: ${error.message}`),
+            onSuccess: follower.apply
+          })).pipe(Effect.map(() => {
             position = entry.id
           })), { discard: true }))
       const cycle = Effect.gen(function*() {
@@ -116,11 +114,11 @@ const onStream = (queue: typeof StreamQueue.Service, stream: string, origin: str
         return yield* Effect.forever(step)
       })
       return cycle.pipe(
-        Effect.catchAllCause((cause) => {
+        Effect.catchCause((cause) => {
           lost = true
           return Effect.logError(`capacity events: following ${stream} failed; will resync and follow again`, cause)
         }),
-        Effect.repeat(restarts),
+        Effect.repeat(followRestarts),
         Effect.forkScoped,
         Effect.asVoid
       )
@@ -129,11 +127,11 @@ const onStream = (queue: typeof StreamQueue.Service, stream: string, origin: str
 }
 
 /** The Redis Stream of capacity events between server processes; nothing when REDIS_URL is unset. */
-export class CapacityEvents extends Context.Tag("@retail/capacity/CapacityEvents")<CapacityEvents, CapacityEventsShape>() {
+export class CapacityEvents extends Context.Service<CapacityEvents, CapacityEventsShape>()("@retail/capacity/CapacityEvents") {
   static readonly None = Layer.succeed(CapacityEvents, none)
 
   /** Needs StreamQueue when REDIS_URL is set. */
-  static readonly layer = Layer.unwrapEffect(
+  static readonly layer = Layer.unwrap(
     Effect.map(CapacityConfig, (config) =>
       Option.match(config.eventsStream, {
         onNone: () => CapacityEvents.None,

@@ -16,7 +16,7 @@ import {
   usesOfOrder
 } from "@retail/capacity"
 import { CapacityRepository, type LimitedUse, StoreError, type UsageState } from "@retail/store"
-import { Clock, Deferred, Effect, Either, Option } from "effect"
+import { Clock, Context, Deferred, Effect, Layer, Option, Result, Semaphore } from "effect"
 import { ActorFaults } from "./actors/ActorFaults.ts"
 import { actorKey, actorsOf, ownerOf } from "./actors/Owners.ts"
 import { startActor, type UsageActor } from "./actors/UsageActor.ts"
@@ -45,8 +45,8 @@ const corrupt = (error: NetworkInvalid) =>
  * then to the actors owning the changed resources, then onto the stream of capacity events for
  * the other processes. Only a network replacement builds a new snapshot.
  */
-export class CapacityNetwork extends Effect.Service<CapacityNetwork>()("@retail/capacity/CapacityNetwork", {
-  scoped: Effect.gen(function*() {
+export class CapacityNetwork extends Context.Service<CapacityNetwork>()("@retail/capacity/CapacityNetwork", {
+  make: Effect.gen(function*() {
     const repository = yield* CapacityRepository
     const events = yield* CapacityEvents
     const scope = yield* Effect.scope
@@ -57,13 +57,15 @@ export class CapacityNetwork extends Effect.Service<CapacityNetwork>()("@retail/
 
     const board = new UsageBoard()
     const actors = new Map<string, UsageActor>()
-    const writes = yield* Effect.makeSemaphore(1)
+    const writes = yield* Semaphore.make(1)
 
     // Every message is already in its mailbox: awaiting them one after another costs no extra fibers.
     const waitFor = (dones: ReadonlyArray<Deferred.Deferred<void>>) =>
       Effect.forEach(dones, Deferred.await, { discard: true }).pipe(
-        Effect.timeoutFail({ duration: APPLY_WAIT, onTimeout: () => "timeout" as const }),
-        Effect.catchAll(() => Effect.logWarning(`capacity actors did not confirm a change within ${APPLY_WAIT}`))
+        Effect.timeoutOrElse({
+          duration: APPLY_WAIT,
+          orElse: () => Effect.logWarning(`capacity actors did not confirm a change within ${APPLY_WAIT}`)
+        })
       )
 
     /** The actors of a network: new ones start (loading from Postgres), kept ones reload, dropped ones stop. */
@@ -99,7 +101,7 @@ export class CapacityNetwork extends Effect.Service<CapacityNetwork>()("@retail/
         onNone: () => Effect.fail(new StoreError({ operation: "loadNetwork", message: "no network stored" })),
         onSome: Effect.succeed
       }))
-      const document = yield* Either.match(decodeNetwork(stored.document), { onLeft: (e) => Effect.fail(corrupt(e)), onRight: Effect.succeed })
+      const document = yield* Result.match(decodeNetwork(stored.document), { onFailure: (e) => Effect.fail(corrupt(e)), onSuccess: Effect.succeed })
       return { version: stored.version, document }
     })
 
@@ -140,7 +142,7 @@ export class CapacityNetwork extends Effect.Service<CapacityNetwork>()("@retail/
       event._tag === "UsageChanged"
         ? deliver(statesOfEvent(event), false)
         : followNetwork(event.version).pipe(
-          Effect.catchAll((error) => Effect.logError(`capacity: network version ${event.version} could not be loaded`, error))
+          Effect.catch((error) => Effect.logError(`capacity: network version ${event.version} could not be loaded`, error))
         )
 
     const resync = Effect.gen(function*() {
@@ -167,7 +169,7 @@ export class CapacityNetwork extends Effect.Service<CapacityNetwork>()("@retail/
 
     /** Validated with decodeNetwork; stored, then evaluated from once every actor is configured. */
     const replace = (input: unknown) =>
-      Effect.flatMap(decodeNetwork(input), (next) =>
+      Effect.flatMap(Effect.fromResult(decodeNetwork(input)), (next) =>
         writes.withPermits(1)(Effect.gen(function*() {
           const version = yield* repository.saveNetwork(input)
           state = yield* adopt(version, next)
@@ -199,7 +201,7 @@ export class CapacityNetwork extends Effect.Service<CapacityNetwork>()("@retail/
      */
     const consume = (order: DispatchOrder) => {
       const content = orderContentOf(order)
-      return Effect.flatMap(usesOfOrder(peek(), order), (uses) => consumeUses(order.orderId, uses, content)).pipe(
+      return Effect.flatMap(Effect.fromResult(usesOfOrder(peek(), order)), (uses) => consumeUses(order.orderId, uses, content)).pipe(
         Effect.catchTag("OrderIdTaken", (taken) =>
           Effect.fail(new OrderConflict({ orderId: taken.orderId, differences: differencesFromStored(taken.applied, content) })))
       )
@@ -209,7 +211,7 @@ export class CapacityNetwork extends Effect.Service<CapacityNetwork>()("@retail/
       Effect.tap(repository.release(orderId), Option.match({
         onNone: () => Effect.void,
         onSome: (usage: ReadonlyArray<UsageState>) =>
-          Effect.zipRight(deliver(usage, true), events.publish(usageEvent("RELEASED", orderId, usage)))
+          Effect.andThen(deliver(usage, true), events.publish(usageEvent("RELEASED", orderId, usage)))
       }))
 
     return {
@@ -225,4 +227,7 @@ export class CapacityNetwork extends Effect.Service<CapacityNetwork>()("@retail/
       actorKeys: Effect.sync(() => [...actors.keys()])
     } as const
   })
-}) {}
+}) {
+  /** Needs CapacityRepository and CapacityEvents; the actors live as long as the layer. */
+  static readonly layer = Layer.effect(this, this.make)
+}

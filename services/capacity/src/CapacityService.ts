@@ -13,7 +13,7 @@ import { UsageReconciler } from "./UsageReconciler.ts"
 
 // Layers are shared by reference within one build: one config (one generated key), one network.
 const network = UsageReconciler.pipe(
-  Layer.provideMerge(CapacityNetwork.Default),
+  Layer.provideMerge(CapacityNetwork.layer),
   Layer.provide(CapacityEvents.layer),
   Layer.provideMerge(CapacityConfig.layer)
 )
@@ -27,7 +27,7 @@ export const authentication = Layer.merge(ApiKeyAuthentication, JsonValueLimitLi
 )
 
 /** The node:http fast lane of POST /v1/delivery/capacity; needs CapacityRepository and StreamQueue. */
-export const fastLane = CapacityFastLane.Default.pipe(
+export const fastLane = CapacityFastLane.layer.pipe(
   Layer.provide(network),
-  Layer.provide(FastLaneLimit.Default.pipe(Layer.provide(RateLimiterLive)))
+  Layer.provide(FastLaneLimit.layer.pipe(Layer.provide(RateLimiterLive)))
 )

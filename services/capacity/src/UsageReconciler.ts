@@ -8,18 +8,18 @@ import { CapacityNetwork } from "./CapacityNetwork.ts"
  * re-read usage from Postgres. Never selling what is gone does not depend on it (the conditional
  * UPDATE does that); answers offering dates that are already full do.
  */
-export const UsageReconciler = Layer.scopedDiscard(
+export const UsageReconciler = Layer.effectDiscard(
   Effect.gen(function*() {
     const { reconcileIntervalMs } = yield* CapacityConfig
     if (reconcileIntervalMs === 0) return
     const network = yield* CapacityNetwork
     const pass = network.reconcile.pipe(
-      Effect.catchAllCause((cause) =>
-        Cause.isInterruptedOnly(cause) ? Effect.interrupt : Effect.logError("capacity: reconciling usage with Postgres failed; next pass retries", cause)
+      Effect.catchCause((cause) =>
+        Cause.hasInterruptsOnly(cause) ? Effect.interrupt : Effect.logError("capacity: reconciling usage with Postgres failed; next pass retries", cause)
       )
     )
     yield* Effect.sleep(Duration.millis(reconcileIntervalMs)).pipe(
-      Effect.zipRight(pass),
+      Effect.andThen(pass),
       Effect.forever,
       Effect.forkScoped
     )

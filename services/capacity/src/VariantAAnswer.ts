@@ -1,5 +1,5 @@
 import { decodeDeliveryRequestA, encodeDeliveryResults, evaluateVariantA, type Snapshot } from "@retail/capacity"
-import { Either } from "effect"
+import { Result } from "effect"
 import type { CapacitySettings } from "./CapacityConfig.ts"
 
 /** A finished HTTP answer: status, media type and body (plain strings for errors, as the spec asks). */
@@ -43,10 +43,10 @@ export const badJson = (error: unknown): Answer =>
 /** Variant A on a parsed body: one decode, the engine, one encoding (shared parts written once). */
 export const answerVariantAInput = (settings: CapacitySettings, snapshot: Snapshot, input: unknown, nowMillis: number): Answer => {
   const decoded = decodeDeliveryRequestA(input)
-  if (Either.isLeft(decoded)) return plain(400, `Bad request: ${decoded.left.message}`)
-  const results = evaluateVariantA(snapshot, decoded.right, nowMillis, settings)
-  if (Either.isLeft(results)) return plain(404, `Not found: ${results.left.message}`)
-  return { status: 200, contentType: "application/json", body: encodeDeliveryResults(results.right) }
+  if (Result.isFailure(decoded)) return plain(400, `Bad request: ${decoded.failure.message}`)
+  const results = evaluateVariantA(snapshot, decoded.success, nowMillis, settings)
+  if (Result.isFailure(results)) return plain(404, `Not found: ${results.failure.message}`)
+  return { status: 200, contentType: "application/json", body: encodeDeliveryResults(results.success) }
 }
 
 /** POST /v1/delivery/capacity, variant A, after the key check: one JSON.parse, one decode, the engine, one encoding. */

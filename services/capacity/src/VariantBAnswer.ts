@@ -7,7 +7,7 @@ import {
   evaluateVariantB,
   type Snapshot
 } from "@retail/capacity"
-import { Either } from "effect"
+import { Result } from "effect"
 import type { CapacitySettings } from "./CapacityConfig.ts"
 import type { Answer } from "./VariantAAnswer.ts"
 
@@ -24,13 +24,13 @@ const INTERNAL_B_MESSAGE = "the delivery date could not be computed"
 export const answerVariantBInput = (settings: CapacitySettings, snapshot: Snapshot, input: unknown, nowMillis: number): Answer => {
   try {
     const decoded = decodeDeliveryRequestB(input)
-    if (Either.isLeft(decoded)) {
-      const { code, issues, message } = decoded.left
+    if (Result.isFailure(decoded)) {
+      const { code, issues, message } = decoded.failure
       return errorB(code, message, { fields: issues.map((issue) => ({ field: issue.path, message: issue.message })) })
     }
-    const response = evaluateVariantB(snapshot, decoded.right, nowMillis, settings)
-    if (Either.isLeft(response)) return errorB("NO_ROUTE_FOUND", response.left.message)
-    return { status: 200, contentType: "application/json", body: encodeDeliveryResponseB(response.right) }
+    const response = evaluateVariantB(snapshot, decoded.success, nowMillis, settings)
+    if (Result.isFailure(response)) return errorB("NO_ROUTE_FOUND", response.failure.message)
+    return { status: 200, contentType: "application/json", body: encodeDeliveryResponseB(response.success) }
   } catch {
     return errorB("INTERNAL_ERROR", INTERNAL_B_MESSAGE)
   }

@@ -13,27 +13,26 @@ const Faults = Layer.succeed(ActorFaults, {
       const left = armed.get(`${actor}|${step}`) ?? 0
       if (left === 0) return Effect.void
       armed.set(`${actor}|${step}`, left - 1)
-      return Effect.dieMessage(`injected fault in ${actor} (${step})`)
+      return Effect.die(new Error(`injected fault in ${actor} (${step})`))
     })
 })
 
 const logs: Array<string> = []
-const CapturedLogs = Logger.replace(
-  Logger.defaultLogger,
+const CapturedLogs = Logger.layer([
   Logger.make(({ message }) => {
     logs.push(Array.isArray(message) ? message.map(String).join(" ") : String(message))
   })
-)
+])
 
-const Store = CapacityRepository.Default.pipe(
+const Store = CapacityRepository.layer.pipe(
   Layer.provideMerge(Database.layer({
-    url: Option.fromNullable(process.env["DATABASE_URL"]),
+    url: Option.fromNullishOr(process.env["DATABASE_URL"]),
     dataDir: Database.IN_MEMORY,
     poolSize: 5
   }))
 )
 
-const Network = CapacityNetwork.Default.pipe(
+const Network = CapacityNetwork.layer.pipe(
   Layer.provide(CapacityEvents.None),
   Layer.provideMerge(Store),
   Layer.provide(Faults),

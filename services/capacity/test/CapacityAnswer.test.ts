@@ -1,11 +1,11 @@
 import { buildSnapshot, decodeNetwork, demoNetwork, emptyLedger, type Snapshot } from "@retail/capacity"
-import { Either, Option } from "effect"
+import { Option, Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { answerCapacity, variantOf } from "../src/CapacityAnswer.ts"
 import type { CapacitySettings } from "../src/CapacityConfig.ts"
 
 const settings: CapacitySettings = { apiKeys: new Set(["k"]), horizonDays: 30, deliveryDatesCount: 5, eventsStream: Option.none(), maxBodyBytes: 1024 * 1024, requestMaxValues: 1_000_000, reconcileIntervalMs: 0 }
-const demo = buildSnapshot(Either.getOrThrow(decodeNetwork(demoNetwork)), emptyLedger)
+const demo = buildSnapshot(Result.getOrThrow(decodeNetwork(demoNetwork)), emptyLedger)
 const now = Date.parse("2027-02-26T10:00:00-05:00")
 
 const variantB = {

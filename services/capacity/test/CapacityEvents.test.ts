@@ -10,7 +10,7 @@ const RecordingQueue = Layer.effect(
   Effect.map(MemoryStreamQueue.make, (queue) => ({
     ...queue,
     readAfter: (stream: string, afterId: string, options: { readonly count: number; readonly blockMs: number }) =>
-      Effect.zipRight(Effect.sync(() => readPositions.push(afterId)), queue.readAfter(stream, afterId, options))
+      Effect.andThen(Effect.sync(() => readPositions.push(afterId)), queue.readAfter(stream, afterId, options))
   }))
 )
 
@@ -26,10 +26,10 @@ const Config = Layer.succeed(CapacityConfig, {
 
 const Events = CapacityEvents.layer.pipe(Layer.provide(Config), Layer.provideMerge(RecordingQueue))
 
-/** The events of another process on the same stream. */
+/** The events of another process on the same stream (fresh: layers are memoized across builds in Effect 4). */
 const otherProcess = Effect.flatMap(StreamQueue, (queue) =>
   Effect.map(
-    Layer.build(CapacityEvents.layer.pipe(Layer.provide(Config), Layer.provide(Layer.succeed(StreamQueue, queue)))),
+    Layer.build(Layer.fresh(CapacityEvents.layer.pipe(Layer.provide(Config), Layer.provide(Layer.succeed(StreamQueue, queue))))),
     (context) => Context.get(context, CapacityEvents)
   ))
 
@@ -53,7 +53,7 @@ const following = Effect.gen(function*() {
 })
 
 describe("capacity events", () => {
-  it.scopedLive("each event is applied once, in order, every read starting after the last event applied", () =>
+  it.live("each event is applied once, in order, every read starting after the last event applied", () =>
     Effect.gen(function*() {
       const { applied, other } = yield* following
 
@@ -70,7 +70,7 @@ describe("capacity events", () => {
       expect(readPositions.at(-1)).toBe(lastId)
     }).pipe(Effect.provide(Events)))
 
-  it.scopedLive("a process passes over its own events, which it applied before publishing them", () =>
+  it.live("a process passes over its own events, which it applied before publishing them", () =>
     Effect.gen(function*() {
       const { applied, events, other } = yield* following
 

@@ -1,4 +1,4 @@
-import { Authentication, tooManyRequests } from "@retail/api"
+import { Authentication, CurrentPrincipal, tooManyRequests } from "@retail/api"
 import { CredentialRateLimiter, RateLimiterLive } from "@retail/limits"
 import { TokenVerifier } from "@retail/service-upload"
 import { Effect, Layer, Redacted } from "effect"
@@ -9,14 +9,18 @@ export const AuthenticationLive = Layer.effect(
   Effect.gen(function*() {
     const verifier = yield* TokenVerifier
     const limiter = yield* CredentialRateLimiter
-    return {
-      bearer: (token) =>
-        Effect.tap(verifier.verify(Redacted.value(token)), (principal) =>
-          limiter.take("token", principal.company === null ? `sub:${principal.subject}` : `company:${principal.company}`).pipe(
-            Effect.catchTag("RateLimited", (limited) =>
-              tooManyRequests(limited.retryAfterSeconds, `Too many requests for this company; retry after ${limited.retryAfterSeconds} s`)
+    return Authentication.of({
+      bearer: (httpEffect, { credential }) =>
+        verifier.verify(Redacted.value(credential)).pipe(
+          Effect.tap((principal) =>
+            limiter.take("token", principal.company === null ? `sub:${principal.subject}` : `company:${principal.company}`).pipe(
+              Effect.catchTag("RateLimited", (limited) =>
+                tooManyRequests(limited.retryAfterSeconds, `Too many requests for this company; retry after ${limited.retryAfterSeconds} s`)
+              )
             )
-          ))
-    }
+          ),
+          Effect.flatMap((principal) => Effect.provideService(httpEffect, CurrentPrincipal, principal))
+        )
+    })
   })
-).pipe(Layer.provide([TokenVerifier.Default, RateLimiterLive]))
+).pipe(Layer.provide([TokenVerifier.layer, RateLimiterLive]))

@@ -1,6 +1,5 @@
-import { HttpApiBuilder, type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { RequestTimeout } from "@retail/api"
 import { Effect } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { IncomingMessage } from "node:http"
 import { type BodyRule, type BodySample, type BodyVerdict, makeBodyProgress } from "./BodyProgress.ts"
 import { ServerConfig } from "./ServerConfig.ts"
@@ -18,13 +17,15 @@ const sampleOf = (request: IncomingMessage, now: number, loopLagged: boolean): B
   }
 }
 
+/** RequestTimeout's error body, `{"_tag":"RequestTimeout","message":...}` as the API encodes its errors. */
 const answer = (verdict: Exclude<BodyVerdict, "receiving">, rule: BodyRule) =>
-  HttpServerResponse.unsafeJson(
-    new RequestTimeout({
+  HttpServerResponse.jsonUnsafe(
+    {
+      _tag: "RequestTimeout",
       message: verdict === "idle"
         ? `The request body stopped arriving: nothing for ${rule.idleTimeoutMs} ms (UPLOAD_IDLE_TIMEOUT_MS). Nothing was published.`
         : `The request body arrived slower than ${rule.minBytesPerSecond} bytes/s over ${rule.idleTimeoutMs} ms (UPLOAD_MIN_BYTES_PER_SECOND). Nothing was published.`
-    }),
+    },
     { status: 408 }
   )
 
@@ -35,7 +36,7 @@ const answer = (verdict: Exclude<BodyVerdict, "receiving">, rule: BodyRule) =>
  * it to flowing mode under the handler's reader).
  */
 const stall = (request: IncomingMessage, rule: BodyRule) =>
-  Effect.async<HttpServerResponse.HttpServerResponse>((resume) => {
+  Effect.callback<HttpServerResponse.HttpServerResponse>((resume) => {
     const periodMs = Math.max(20, Math.min(1000, rule.idleTimeoutMs / 10))
     let lookedAt = Date.now()
     const judge = makeBodyProgress(rule, sampleOf(request, lookedAt, false))
@@ -59,7 +60,10 @@ const stall = (request: IncomingMessage, rule: BodyRule) =>
  * still progressing. Armed only for requests with a body still to be received: the others (and the
  * capacity fast lane, which never reaches the Effect stack) pay a header check.
  */
-export const watchBody = (rule: BodyRule) => <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
+export const watchBody = (rule: BodyRule) =>
+<E, R>(
+  app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
   rule.idleTimeoutMs === 0 ? app : Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const source = request.source
     if (!(source instanceof IncomingMessage) || source.complete || !hasBody(source)) return app
@@ -69,10 +73,11 @@ export const watchBody = (rule: BodyRule) => <E, R>(app: HttpApp.Default<E, R>):
   })
 
 /**
- * watchBody as an HttpApi middleware (UPLOAD_IDLE_TIMEOUT_MS, UPLOAD_MIN_BYTES_PER_SECOND). At this
- * level the response is still a value: a listener-level middleware wraps an app that has already
+ * watchBody as a global router middleware (UPLOAD_IDLE_TIMEOUT_MS, UPLOAD_MIN_BYTES_PER_SECOND). At
+ * this level the response is still a value: a listener-level middleware wraps an app that has already
  * written its answer, and an interrupted handler there writes a 503 of its own.
  */
-export const BodyWatchdog = HttpApiBuilder.middleware(
-  Effect.map(ServerConfig, (config) => watchBody({ idleTimeoutMs: config.uploadIdleTimeoutMs, minBytesPerSecond: config.uploadMinBytesPerSecond }))
+export const BodyWatchdog = HttpRouter.middleware(
+  Effect.map(ServerConfig, (config) => watchBody({ idleTimeoutMs: config.uploadIdleTimeoutMs, minBytesPerSecond: config.uploadMinBytesPerSecond })),
+  { global: true }
 )

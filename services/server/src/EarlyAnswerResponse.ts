@@ -34,7 +34,10 @@ export class EarlyAnswerResponse<Request extends IncomingMessage = IncomingMessa
     headers?: OutgoingHttpHeaders | Array<OutgoingHttpHeader>
   ): this {
     if (!this.headersSent) this.beforeHeaders()
-    return typeof message === "string" ? super.writeHead(statusCode, message, headers) : super.writeHead(statusCode, message)
+    // Effect's node adapter calls writeHead(status, statusText, headers) with an undefined statusText.
+    return typeof message === "string" || message === undefined
+      ? super.writeHead(statusCode, message, headers)
+      : super.writeHead(statusCode, message)
   }
 
   private beforeHeaders() {

@@ -1,13 +1,13 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Api, NotReady, Readiness } from "@retail/api"
 import { StreamQueue } from "@retail/queue"
 import { LoadReconciler } from "@retail/service-upload"
 import { Database } from "@retail/store"
-import { SqlClient } from "@effect/sql"
-import { Effect, Either, Option } from "effect"
+import { Effect, Option, Result } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { SqlClient } from "effect/sql"
 import { ServerConfig } from "./ServerConfig.ts"
 
-const state = <A, E>(result: Either.Either<A, E>) => (Either.isRight(result) ? "up" as const : "down" as const)
+const state = <A, E>(result: Result.Result<A, E>) => (Result.isSuccess(result) ? "up" as const : "down" as const)
 
 export const HealthHttp = HttpApiBuilder.group(Api, "health", (handlers) =>
   Effect.gen(function*() {
@@ -25,14 +25,14 @@ export const HealthHttp = HttpApiBuilder.group(Api, "health", (handlers) =>
       .handle("ready", () =>
         Effect.gen(function*() {
           const [database, queueState, durability] = yield* Effect.all(
-            [Effect.either(databaseReady), Effect.either(queue.ping), Effect.either(queue.durability)],
+            [Effect.result(databaseReady), Effect.result(queue.ping), Effect.result(queue.durability)],
             { concurrency: 3 }
           )
           const fields = {
             checks: { database: state(database), queue: state(queueState) },
             durability: {
               database: databaseDurability,
-              queue: Either.match(durability, { onLeft: (error) => `unknown: ${error.message}`, onRight: (d) => d.description })
+              queue: Result.match(durability, { onFailure: (error) => `unknown: ${error.message}`, onSuccess: (d) => d.description })
             },
             queueLosses: yield* reconciler.losses
           }

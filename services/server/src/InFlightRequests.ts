@@ -1,13 +1,16 @@
-import type { HttpApp } from "@effect/platform"
-import { Deferred, Effect } from "effect"
+import { Context, Deferred, Effect, Layer } from "effect"
 
 /**
  * Counts the HTTP requests being handled, so that shutdown can wait for their fibers to end
  * (including what they do when interrupted) before the database and the queue are closed.
  * A plain counter: it is touched twice by every request, and only shutdown waits on it.
  */
-export class InFlightRequests extends Effect.Service<InFlightRequests>()("@retail/server/InFlightRequests", {
-  effect: Effect.gen(function*() {
+export class InFlightRequests extends Context.Service<InFlightRequests, {
+  readonly track: <A, E, R>(handle: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /** Completes once no request is being handled. */
+  readonly drained: Effect.Effect<void>
+}>()("@retail/server/InFlightRequests") {
+  static readonly layer = Layer.sync(InFlightRequests, () => {
     let count = 0
     /** Completed when the count next reaches zero; made by the first `drained` that has to wait. */
     let idle: Deferred.Deferred<void> | undefined
@@ -18,10 +21,9 @@ export class InFlightRequests extends Effect.Service<InFlightRequests>()("@retai
       idle = undefined
       return Deferred.succeed(waiting, undefined)
     })
-    return {
+    return InFlightRequests.of({
       track: <A, E, R>(handle: Effect.Effect<A, E, R>) =>
         Effect.acquireUseRelease(Effect.sync(() => count++), () => handle, () => done),
-      /** Completes once no request is being handled. */
       drained: Effect.suspend(() => {
         if (count === 0) return Effect.void
         if (idle !== undefined) return Deferred.await(idle)
@@ -31,10 +33,10 @@ export class InFlightRequests extends Effect.Service<InFlightRequests>()("@retai
           return count === 0 ? Effect.void : Deferred.await(waiting)
         })
       })
-    } as const
+    })
   })
-}) {}
+}
 
-/** HttpApiBuilder.serve middleware counting the requests of a listener in InFlightRequests. */
-export const trackInFlight = <E, R>(app: HttpApp.Default<E, R>) =>
+/** HttpRouter.serve middleware counting the requests of a listener in InFlightRequests. */
+export const trackInFlight = <A, E, R>(app: Effect.Effect<A, E, R>) =>
   Effect.flatMap(InFlightRequests, (inFlight) => inFlight.track(app))

@@ -15,7 +15,7 @@ import { ServerConfig } from "./ServerConfig.ts"
  * process as the owner of the loads it receives.
  * Released after the listeners, so after requests drained.
  */
-export const Infrastructure = Layer.unwrapEffect(
+export const Infrastructure = Layer.unwrap(
   Effect.gen(function*() {
     const config = yield* ServerConfig
     const database = Database.layer({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize })
@@ -27,11 +27,11 @@ export const Infrastructure = Layer.unwrapEffect(
       : MemoryStreamQueue.layer
     yield* Effect.logInfo(`database: ${databaseLocation(config)}; queue: ${describeQueue(kind, config)}`)
     const repositories = Layer.mergeAll(
-      ProductRepository.Default,
-      LoadRepository.Default,
-      Outbox.Default,
-      CapacityRepository.Default,
-      LoadOwnership.Default
+      ProductRepository.layer,
+      LoadRepository.layer,
+      Outbox.layer,
+      CapacityRepository.layer,
+      LoadOwnership.layer
     )
     return Layer.mergeAll(
       Layer.provideMerge(repositories, database),

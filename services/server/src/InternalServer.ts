@@ -1,27 +1,34 @@
-import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { InternalApi } from "@retail/api"
 import { InternalFileLoadSlotsLive } from "@retail/limits"
 import { UploadService } from "@retail/service-upload"
-import { Context, Effect, Layer } from "effect"
+import { Context, Duration, Effect, Layer } from "effect"
+import { HttpRouter, HttpServer } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { NetAddress } from "effect/net"
 import { BodyWatchdog } from "./BodyWatchdog.ts"
 import { createGracefulServer } from "./FastLaneServer.ts"
 import { trackInFlight } from "./InFlightRequests.ts"
+import { NoRequestSpans } from "./NoRequestSpans.ts"
 import { ServerConfig } from "./ServerConfig.ts"
 
 /** Where the internal listener is bound (INTERNAL_HOST:INTERNAL_PORT; a port of 0 is resolved here). */
-export class InternalAddress extends Context.Tag("@retail/server/InternalAddress")<InternalAddress, HttpServer.Address>() {}
+export class InternalAddress extends Context.Service<InternalAddress, NetAddress.SocketAddress>()("@retail/server/InternalAddress") {}
 
-const InternalListener = Layer.unwrapEffect(
+const InternalListener = Layer.unwrap(
   Effect.map(ServerConfig, ({ internalHost, internalPort, shutdownGraceMs }) =>
-    NodeHttpServer.layer(createGracefulServer(shutdownGraceMs), { port: internalPort, host: internalHost }))
+    NodeHttpServer.layer(createGracefulServer(shutdownGraceMs), {
+      port: internalPort,
+      host: internalHost,
+      gracefulShutdownTimeout: Duration.millis(shutdownGraceMs)
+    }))
 )
 
 /**
  * Internal loads take slots of their own (INTERNAL_FILE_LOADS_PER_COMPANY): anyone on the host can
  * call this listener without a token, and must not be able to hold a company's public slots.
  */
-const InternalApiLive = HttpApiBuilder.api(InternalApi).pipe(
+const InternalApiLive = HttpApiBuilder.layer(InternalApi).pipe(
   Layer.provide(UploadService.internalHttp),
   Layer.provide(InternalFileLoadSlotsLive)
 )
@@ -30,7 +37,7 @@ const address = Layer.effect(
   InternalAddress,
   Effect.gen(function*() {
     const { address } = yield* HttpServer.HttpServer
-    const where = address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}` : address.path
+    const where = address._tag === "UnixPathAddress" ? address.path : NetAddress.formatUrlUnsafe(address, "http")
     yield* Effect.logInfo(`Internal endpoints (no authentication: /v1/handle-json-int) on ${where}`)
     return address
   })
@@ -38,15 +45,14 @@ const address = Layer.effect(
 
 /**
  * The endpoints without authentication (POST /v1/handle-json-int) on their own listener, which
- * the public port never routes to. `Layer.fresh` gives it its own HttpApi router: shared with the
- * public API's, its routes would be served on the public port too. Infrastructure comes from outside.
+ * the public port never routes to: HttpRouter.serve gives it a router of its own, so its routes
+ * are not served on the public port. Infrastructure comes from outside.
  */
-export const InternalServerLive = Layer.fresh(
-  HttpApiBuilder.serve(trackInFlight).pipe(
-    HttpMiddleware.withTracerDisabledWhen(() => true),
-    Layer.provide(InternalApiLive),
-    Layer.provide(BodyWatchdog),
-    Layer.merge(address),
-    Layer.provide(InternalListener)
-  )
+export const InternalServerLive = HttpRouter.serve(
+  Layer.merge(InternalApiLive, BodyWatchdog),
+  { disableLogger: true, disableListenLog: true, middleware: trackInFlight }
+).pipe(
+  Layer.provide(NoRequestSpans),
+  Layer.merge(address),
+  Layer.provide(InternalListener)
 )

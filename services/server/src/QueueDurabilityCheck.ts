@@ -1,5 +1,5 @@
 import { StreamQueue, type QueueDurability } from "@retail/queue"
-import { Data, Effect, Layer, Option, Schedule } from "effect"
+import { Data, Effect, Layer, Option, Result, Schedule } from "effect"
 import { ServerConfig } from "./ServerConfig.ts"
 
 export class UnsafeConfiguration extends Data.TaggedError("UnsafeConfiguration")<{ readonly message: string }> {}
@@ -12,7 +12,7 @@ const report = (durability: QueueDurability) =>
  * that loses accepted products on a restart (the in-process one, or Redis without its append-only
  * file) unless ALLOW_VOLATILE_QUEUE=true. Redis not reachable yet is checked again until it is.
  */
-export const QueueDurabilityCheck = Layer.scopedDiscard(
+export const QueueDurabilityCheck = Layer.effectDiscard(
   Effect.gen(function*() {
     const config = yield* ServerConfig
     const queue = yield* StreamQueue
@@ -24,12 +24,12 @@ export const QueueDurabilityCheck = Layer.scopedDiscard(
             "or set ALLOW_VOLATILE_QUEUE=true to accept the loss"
         }))
         : Effect.void
-    const checked = yield* Effect.either(queue.durability)
-    if (checked._tag === "Right") {
-      yield* report(checked.right)
-      return yield* refuse(checked.right)
+    const checked = yield* Effect.result(queue.durability)
+    if (Result.isSuccess(checked)) {
+      yield* report(checked.success)
+      return yield* refuse(checked.success)
     }
-    yield* Effect.logWarning(`queue durability not checked yet (${checked.left.message}); checking again until the queue answers`)
+    yield* Effect.logWarning(`queue durability not checked yet (${checked.failure.message}); checking again until the queue answers`)
     yield* queue.durability.pipe(
       Effect.retry(Schedule.spaced("10 seconds")),
       Effect.flatMap(report),

@@ -1,28 +1,25 @@
-import {
-  HttpApiBuilder,
-  HttpIncomingMessage,
-  HttpMiddleware,
-  HttpServer,
-  HttpServerRequest,
-  HttpServerResponse
-} from "@effect/platform"
-// Imported on its own: through the package index the bundle keeps Scalar's embedded 3 MB script.
-import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Api, PayloadTooLarge } from "@retail/api"
 import { CapacityFastLane, CapacityService } from "@retail/service-capacity"
 import { UploadService } from "@retail/service-upload"
-import { Duration, Effect, Layer, Option } from "effect"
+import { ByteSize, Duration, Effect, Layer, Schema } from "effect"
+import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+// Imported on its own: through the package index the bundle keeps Scalar's embedded 3 MB script.
+import * as HttpApiScalar from "effect/http-api/HttpApiScalar"
 import { AuthenticationLive } from "./Authentication.ts"
-import { BodyWatchdog } from "./BodyWatchdog.ts"
+import { watchBody } from "./BodyWatchdog.ts"
+import { DecodeErrorBodies } from "./DecodeErrorBody.ts"
 import { createFastLaneServer } from "./FastLaneServer.ts"
 import { HealthHttp } from "./HealthHttp.ts"
 import { InFlightRequests, trackInFlight } from "./InFlightRequests.ts"
 import { Infrastructure } from "./Infrastructure.ts"
 import { InternalServerLive } from "./InternalServer.ts"
+import { NoRequestSpans } from "./NoRequestSpans.ts"
 import { ServerConfig } from "./ServerConfig.ts"
 
-const ApiLive = HttpApiBuilder.api(Api).pipe(
+/** The public API's routes, the OpenAPI document generated from its contract, and its handlers. */
+const ApiLive = HttpApiBuilder.layer(Api, { openapiPath: "/v1/openapi.json" }).pipe(
   Layer.provide([UploadService.http, CapacityService.http, HealthHttp]),
   Layer.provide([AuthenticationLive, CapacityService.authentication])
 )
@@ -32,22 +29,42 @@ const OWN_BODY_LIMIT = /^\/v1\/(load-products|handle-[a-z-]+)\/?(\?|$)/
 
 /**
  * REQUEST_MAX_BYTES for every other body: a declared Content-Length beyond it is 413 before
- * reading (past the limit mid-read, node's reader drops the connection instead of answering).
+ * reading (past the limit mid-read, the body's reader fails instead of answering).
  */
-const BodyLimit = HttpApiBuilder.middleware(
-  Effect.map(ServerConfig, ({ requestMaxBytes }) => (app) =>
+const bodyLimit = (requestMaxBytes: number) => {
+  const maxBodySize = ByteSize.bytes(requestMaxBytes)
+  return <E, R>(
+    app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      if (!OWN_BODY_LIMIT.test(request.url) && Number(request.headers["content-length"] ?? "0") > requestMaxBytes) {
-        return Effect.succeed(HttpServerResponse.unsafeJson(
-          new PayloadTooLarge({ message: `The request body is larger than the limit of ${requestMaxBytes} bytes (REQUEST_MAX_BYTES)` }),
+      if (OWN_BODY_LIMIT.test(request.url)) return app
+      if (Number(request.headers["content-length"] ?? "0") > requestMaxBytes) {
+        return Effect.succeed(HttpServerResponse.jsonUnsafe(
+          Schema.encodeSync(PayloadTooLarge)(
+            new PayloadTooLarge({ message: `The request body is larger than the limit of ${requestMaxBytes} bytes (REQUEST_MAX_BYTES)` })
+          ),
           { status: 413 }
         ))
       }
-      return OWN_BODY_LIMIT.test(request.url) ? app : HttpIncomingMessage.withMaxBodySize(app, Option.some(requestMaxBytes))
-    }))
+      return Effect.provideService(app, HttpIncomingMessage.MaxBodySize, maxBodySize)
+    })
+}
+
+/**
+ * What every public request passes through before its route, while its response is still a value:
+ * the body limit (REQUEST_MAX_BYTES), then the body watchdog (UPLOAD_IDLE_TIMEOUT_MS,
+ * UPLOAD_MIN_BYTES_PER_SECOND).
+ */
+const RequestGuards = HttpRouter.middleware(
+  Effect.map(ServerConfig, (config) => {
+    const limit = bodyLimit(config.requestMaxBytes)
+    const watch = watchBody({ idleTimeoutMs: config.uploadIdleTimeoutMs, minBytesPerSecond: config.uploadMinBytesPerSecond })
+    return <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) => limit(watch(app))
+  }),
+  { global: true }
 )
 
-const Background = Layer.unwrapEffect(
+const Background = Layer.unwrap(
   Effect.map(ServerConfig, ({ runWorkers }) => (runWorkers ? UploadService.background : Layer.empty))
 )
 
@@ -59,22 +76,22 @@ const Background = Layer.unwrapEffect(
 export const Lifecycle = Layer.merge(UploadService.reconciler, Background)
 
 /** Every public endpoint and the background work, on whatever HttpServer and infrastructure it is given. */
-const PublicAppLive = HttpApiBuilder.serve(trackInFlight).pipe(
-  // No span per request: this server answers thousands of requests a second.
-  HttpMiddleware.withTracerDisabledWhen(() => true),
-  Layer.provide(HttpApiScalar.layerCdn({ path: "/v1/docs", version: "1.39.3" })),
-  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v1/openapi.json" })),
-  Layer.provide(ApiLive),
-  Layer.provide(BodyLimit),
-  Layer.provide(BodyWatchdog)
-)
+const PublicAppLive = HttpRouter.serve(
+  Layer.mergeAll(
+    ApiLive,
+    HttpApiScalar.layerCdn(Api, { path: "/v1/docs", version: "1.39.3" }),
+    RequestGuards,
+    DecodeErrorBodies
+  ),
+  { disableLogger: true, disableListenLog: true, middleware: trackInFlight }
+).pipe(Layer.provide(NoRequestSpans))
 
 /** The public API on the HttpServer it is given, and the internal API on its own listener. */
 export const AppLive = Layer.merge(PublicAppLive, InternalServerLive)
 
 /** Closed after the HTTP servers: waits (bounded) until the handlers still running, cut off or not, have ended. */
 const AwaitHandlers = (shutdownGraceMs: number) =>
-  Layer.scopedDiscard(Effect.flatMap(InFlightRequests, (inFlight) =>
+  Layer.effectDiscard(Effect.flatMap(InFlightRequests, (inFlight) =>
     Effect.addFinalizer(() =>
       inFlight.drained.pipe(Effect.timeout(Duration.millis(shutdownGraceMs + 10_000)), Effect.ignore)
     )))
@@ -83,15 +100,17 @@ const AwaitHandlers = (shutdownGraceMs: number) =>
  * node:http on HOST:PORT; POST /v1/delivery/capacity takes the fast lane before the Effect stack.
  * On shutdown requests in flight get SHUTDOWN_GRACE_MS to finish, then their connections are cut.
  */
-export const Listener = Layer.unwrapEffect(
+export const Listener = Layer.unwrap(
   Effect.gen(function*() {
     const { host, port, shutdownGraceMs } = yield* ServerConfig
     const lane = yield* CapacityFastLane
-    return NodeHttpServer.layer(createFastLaneServer(lane.take, shutdownGraceMs), { port, host }).pipe(
-      Layer.provideMerge(AwaitHandlers(shutdownGraceMs))
-    )
+    return NodeHttpServer.layer(createFastLaneServer(lane.take, shutdownGraceMs), {
+      port,
+      host,
+      gracefulShutdownTimeout: Duration.millis(shutdownGraceMs)
+    }).pipe(Layer.provideMerge(AwaitHandlers(shutdownGraceMs)))
   })
-).pipe(Layer.provide(CapacityService.fastLane), Layer.provideMerge(InFlightRequests.Default))
+).pipe(Layer.provide(CapacityService.fastLane), Layer.provideMerge(InFlightRequests.layer))
 
 /** What `npm start` runs: HTTP on HOST:PORT over the infrastructure chosen by configuration. */
 export const ServerLive = AppLive.pipe(

@@ -1,41 +1,40 @@
-import { Config } from "effect"
+import { Config, Schema } from "effect"
+
+/** An integer setting that must pass `valid`; `message` says what it must be. */
+const checkedInt = (name: string, message: string, valid: (n: number) => boolean) =>
+  Config.schema(Schema.Int.check(Schema.makeFilter(valid, { message })), name)
 
 /** Process-level settings (documented in README.md). */
 export const ServerConfig = Config.all({
-  port: Config.integer("PORT").pipe(
-    Config.validate({ message: "PORT must be 0-65535 (0: any free port)", validation: (p) => p >= 0 && p <= 65535 }),
+  port: checkedInt("PORT", "PORT must be 0-65535 (0: any free port)", (p) => p >= 0 && p <= 65535).pipe(
     Config.withDefault(8080)
   ),
-  host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
-  internalPort: Config.integer("INTERNAL_PORT").pipe(
-    Config.validate({ message: "INTERNAL_PORT must be 0-65535 (0: any free port)", validation: (p) => p >= 0 && p <= 65535 }),
+  host: Config.String("HOST").pipe(Config.withDefault("0.0.0.0")),
+  internalPort: checkedInt("INTERNAL_PORT", "INTERNAL_PORT must be 0-65535 (0: any free port)", (p) => p >= 0 && p <= 65535).pipe(
     Config.withDefault(8081)
   ),
-  internalHost: Config.string("INTERNAL_HOST").pipe(Config.withDefault("127.0.0.1")),
-  databaseUrl: Config.option(Config.string("DATABASE_URL")),
-  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./.data/postgres")),
-  databasePoolSize: Config.integer("DATABASE_POOL_SIZE").pipe(Config.withDefault(10)),
-  redisUrl: Config.option(Config.string("REDIS_URL")),
+  internalHost: Config.String("INTERNAL_HOST").pipe(Config.withDefault("127.0.0.1")),
+  databaseUrl: Config.option(Config.String("DATABASE_URL")),
+  dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./.data/postgres")),
+  databasePoolSize: Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(10)),
+  redisUrl: Config.option(Config.String("REDIS_URL")),
   /** Unset: chosen from the other settings (see QueueChoice.ts). */
-  queue: Config.option(Config.literal("memory", "postgres", "redis")("QUEUE")),
-  redisPublishTimeoutMs: Config.integer("REDIS_PUBLISH_TIMEOUT_MS").pipe(Config.withDefault(5000)),
-  runWorkers: Config.boolean("RUN_WORKERS").pipe(Config.withDefault(true)),
-  production: Config.string("NODE_ENV").pipe(Config.map((env) => env === "production"), Config.withDefault(false)),
-  allowVolatileQueue: Config.boolean("ALLOW_VOLATILE_QUEUE").pipe(Config.withDefault(false)),
-  shutdownGraceMs: Config.integer("SHUTDOWN_GRACE_MS").pipe(
-    Config.validate({ message: "SHUTDOWN_GRACE_MS must be 0 or more", validation: (ms) => ms >= 0 }),
+  queue: Config.option(Config.Literals(["memory", "postgres", "redis"], "QUEUE")),
+  redisPublishTimeoutMs: Config.Int("REDIS_PUBLISH_TIMEOUT_MS").pipe(Config.withDefault(5000)),
+  runWorkers: Config.Boolean("RUN_WORKERS").pipe(Config.withDefault(true)),
+  production: Config.String("NODE_ENV").pipe(Config.map((env) => env === "production"), Config.withDefault(false)),
+  allowVolatileQueue: Config.Boolean("ALLOW_VOLATILE_QUEUE").pipe(Config.withDefault(false)),
+  shutdownGraceMs: checkedInt("SHUTDOWN_GRACE_MS", "SHUTDOWN_GRACE_MS must be 0 or more", (ms) => ms >= 0).pipe(
     Config.withDefault(20_000)
   ),
-  uploadIdleTimeoutMs: Config.integer("UPLOAD_IDLE_TIMEOUT_MS").pipe(
-    Config.validate({ message: "UPLOAD_IDLE_TIMEOUT_MS must be 0 or more (0: no watchdog)", validation: (ms) => ms >= 0 }),
-    Config.withDefault(30_000)
-  ),
-  uploadMinBytesPerSecond: Config.integer("UPLOAD_MIN_BYTES_PER_SECOND").pipe(
-    Config.validate({ message: "UPLOAD_MIN_BYTES_PER_SECOND must be 0 or more (0: no minimum)", validation: (n) => n >= 0 }),
-    Config.withDefault(1024)
-  ),
-  requestMaxBytes: Config.integer("REQUEST_MAX_BYTES").pipe(
-    Config.validate({ message: "REQUEST_MAX_BYTES must be a positive integer", validation: (n) => n > 0 }),
+  uploadIdleTimeoutMs: checkedInt("UPLOAD_IDLE_TIMEOUT_MS", "UPLOAD_IDLE_TIMEOUT_MS must be 0 or more (0: no watchdog)", (ms) => ms >= 0)
+    .pipe(Config.withDefault(30_000)),
+  uploadMinBytesPerSecond: checkedInt(
+    "UPLOAD_MIN_BYTES_PER_SECOND",
+    "UPLOAD_MIN_BYTES_PER_SECOND must be 0 or more (0: no minimum)",
+    (n) => n >= 0
+  ).pipe(Config.withDefault(1024)),
+  requestMaxBytes: checkedInt("REQUEST_MAX_BYTES", "REQUEST_MAX_BYTES must be a positive integer", (n) => n > 0).pipe(
     Config.withDefault(16 * 1024 * 1024)
   )
 })

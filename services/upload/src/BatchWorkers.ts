@@ -1,14 +1,14 @@
 import { decodeProductBatch, type ProductBatch } from "@retail/domain"
 import { type Delivery, StreamQueue } from "@retail/queue"
 import { Database, LoadRepository, ProductRepository, StoreError } from "@retail/store"
-import { Cause, Duration, Effect, Either, Layer, Schedule } from "effect"
+import { Cause, Effect, Fiber, Layer, Result, Schedule } from "effect"
 import { trackBatches } from "./LoadTracking.ts"
 import { UploadConfig } from "./UploadConfig.ts"
 
 const restartAfterFailure = <A, E, R>(name: string, loop: Effect.Effect<A, E, R>) =>
   loop.pipe(
-    Effect.catchAllCause((cause) =>
-      Cause.isInterruptedOnly(cause) ? Effect.interrupt : Effect.logError(`${name} failed; restarting`, cause)
+    Effect.catchCause((cause) =>
+      Cause.hasInterruptsOnly(cause) ? Effect.interrupt : Effect.logError(`${name} failed; restarting`, cause)
     ),
     Effect.repeat(Schedule.spaced("1 second"))
   )
@@ -28,7 +28,7 @@ const workDone = (stream: string, batch: ProductBatch | null) =>
  * and nothing is dead-lettered, and a delivery that met the outage is given back uncounted: the
  * consumer waits for the database.
  */
-export const BatchWorkers = Layer.scopedDiscard(
+export const BatchWorkers = Layer.effectDiscard(
   Effect.gen(function*() {
     const queue = yield* StreamQueue
     const products = yield* ProductRepository
@@ -39,7 +39,7 @@ export const BatchWorkers = Layer.scopedDiscard(
     // Interruptible although handling is not: shutdown must not wait for the database to come back.
     // The batch is not acked, so it is redelivered.
     const waitForDatabase = Database.ready.pipe(
-      Effect.retry(Schedule.exponential("100 millis").pipe(Schedule.union(Schedule.spaced("5 seconds")))),
+      Effect.retry(Schedule.min([Schedule.exponential("100 millis"), Schedule.spaced("5 seconds")])),
       Effect.orDie,
       Effect.interruptible
     )
@@ -53,20 +53,28 @@ export const BatchWorkers = Layer.scopedDiscard(
         yield* Effect.logWarning(`batch ${delivery.id} dead-lettered after ${delivery.deliveries} deliveries: ${reason}`)
       })
 
+    /**
+     * Persisting in a fiber of its own, uninterruptible, which the timeout stops waiting for without
+     * interrupting it: an answer that comes late only finishes a transaction nobody waits for (the batch,
+     * not acked, is delivered again), while interrupting it could wait on the hung connection itself.
+     */
+    const persisting = (batch: ProductBatch) =>
+      Effect.flatMap(Effect.forkDetach(Effect.uninterruptible(products.persistBatch(batch))), Fiber.join)
+
     const handle = (consumer: string) => (delivery: Delivery) =>
-      Either.match(decodeProductBatch(delivery.payload), {
-        onLeft: (error) => deadLetter(delivery, null, `undecodable batch: ${error.message}`),
-        onRight: (batch) =>
-          products.persistBatch(batch).pipe(
+      Result.match(decodeProductBatch(delivery.payload), {
+        onFailure: (error) => deadLetter(delivery, null, `undecodable batch: ${error.message}`),
+        onSuccess: (batch) =>
+          persisting(batch).pipe(
             // Handling is uninterruptible so that shutdown lets a batch finish; a hung database must not hold it forever.
-            Effect.timeoutFail({
+            Effect.timeoutOrElse({
               duration: config.persistTimeoutMs,
-              onTimeout: () => new StoreError({ operation: "persistBatch", message: `no answer within ${config.persistTimeoutMs} ms` })
+              orElse: () => Effect.fail(new StoreError({ operation: "persistBatch", message: `no answer within ${config.persistTimeoutMs} ms` }))
             }),
-            Effect.zipRight(queue.ack(stream, group, [delivery.id], workDone(stream, batch))),
+            Effect.andThen(queue.ack(stream, group, [delivery.id], workDone(stream, batch))),
             Effect.catchTag("StoreError", (error) =>
               Effect.gen(function*() {
-                const databaseUp = Either.isRight(yield* Effect.either(Database.ready))
+                const databaseUp = Result.isSuccess(yield* Effect.result(Database.ready))
                 if (databaseUp && delivery.deliveries >= config.maxDeliveries) {
                   return yield* deadLetter(delivery, batch, `persisting failed ${delivery.deliveries} times: ${error.message}`)
                 }
@@ -74,7 +82,7 @@ export const BatchWorkers = Layer.scopedDiscard(
                 if (!databaseUp) {
                   // The outage's deliveries must not bring the batch nearer to the dead letters.
                   yield* queue.uncountDelivery(stream, group, consumer, delivery).pipe(
-                    Effect.catchAll((queueError) => Effect.logWarning(`delivery ${delivery.deliveries} of batch ${delivery.id} still counts`, queueError))
+                    Effect.catch((queueError) => Effect.logWarning(`delivery ${delivery.deliveries} of batch ${delivery.id} still counts`, queueError))
                   )
                   yield* waitForDatabase
                 }
@@ -107,8 +115,8 @@ export const BatchWorkers = Layer.scopedDiscard(
       yield* Effect.logInfo(`shutdown: persisting the ${backlog} batches left in the in-process queue (at most ${config.queueDrainTimeoutMs} ms)`)
       const left = yield* queue.length(stream).pipe(
         Effect.repeat({ schedule: Schedule.spaced("100 millis"), until: (n) => n === 0 }),
-        Effect.timeoutTo({ duration: Duration.millis(config.queueDrainTimeoutMs), onSuccess: () => Effect.succeed(0), onTimeout: () => queue.length(stream) }),
-        Effect.flatten
+        Effect.as(0),
+        Effect.timeoutOrElse({ duration: config.queueDrainTimeoutMs, orElse: () => queue.length(stream) })
       )
       yield* left === 0
         ? Effect.logInfo("shutdown: the in-process queue is drained")
@@ -116,10 +124,10 @@ export const BatchWorkers = Layer.scopedDiscard(
           `shutdown: ${left} batches of the in-process queue were not persisted within QUEUE_DRAIN_TIMEOUT_MS and are lost; ` +
             "their loads end FAILED when the server starts again"
         )
-    }).pipe(Effect.catchAll((error) => Effect.logError("shutdown: could not drain the in-process queue", error)))
+    }).pipe(Effect.catch((error) => Effect.logError("shutdown: could not drain the in-process queue", error)))
 
     const consume = (consumer: string) =>
-      Effect.zipRight(
+      Effect.andThen(
         ensureGroup,
         queue.read(stream, group, consumer, { count: 1, blockMs: 2_000 }).pipe(
           Effect.flatMap(Effect.forEach(handle(consumer), { discard: true })),
@@ -128,7 +136,7 @@ export const BatchWorkers = Layer.scopedDiscard(
       )
 
     const reclaim = (consumer: string) =>
-      Effect.zipRight(ensureGroup, queue.claimStale(stream, group, consumer, { minIdleMs: config.claimIdleMs, count: 10 }).pipe(
+      Effect.andThen(ensureGroup, queue.claimStale(stream, group, consumer, { minIdleMs: config.claimIdleMs, count: 10 }).pipe(
         Effect.flatMap(Effect.forEach(handle(consumer), { discard: true }))
       )).pipe(Effect.repeat(Schedule.spaced(Math.max(100, Math.floor(config.claimIdleMs / 2)))))
 

@@ -10,7 +10,7 @@ import {
   type Product
 } from "@retail/domain"
 import { LoadRepository } from "@retail/store"
-import { Effect, Either } from "effect"
+import { Context, Effect, Layer, Result } from "effect"
 import { LoadOwner } from "./LoadOwner.ts"
 import { ProductPublisher } from "./ProductPublisher.ts"
 
@@ -27,8 +27,8 @@ const initialStatus = (accepted: number, failed: number): LoadStatus =>
  * One whole load held in memory (at most a few thousand products): validate every product,
  * record the load, publish the valid ones atomically, answer LoadAccepted or LoadSummary.
  */
-export class LoadIntake extends Effect.Service<LoadIntake>()("@retail/upload/LoadIntake", {
-  effect: Effect.gen(function*() {
+export class LoadIntake extends Context.Service<LoadIntake>()("@retail/upload/LoadIntake", {
+  make: Effect.gen(function*() {
     const loads = yield* LoadRepository
     const publisher = yield* ProductPublisher
     const owner = yield* LoadOwner
@@ -40,9 +40,9 @@ export class LoadIntake extends Effect.Service<LoadIntake>()("@retail/upload/Loa
         const accepted: Array<Product> = []
         const errors: Array<LoadError> = []
         request.products.forEach((raw, index) =>
-          Either.match(validator.validate(raw, index), {
-            onLeft: (failure) => errors.push(new LoadError(failure, { disableValidation: true })),
-            onRight: (product) => accepted.push(product)
+          Result.match(validator.validate(raw, index), {
+            onFailure: (failure) => errors.push(new LoadError(failure, { disableChecks: true })),
+            onSuccess: (product) => accepted.push(product)
           })
         )
 
@@ -66,8 +66,8 @@ export class LoadIntake extends Effect.Service<LoadIntake>()("@retail/upload/Loa
           yield* publisher.publish({ processCode, company: request.company }, accepted).pipe(
             Effect.tapError((error) =>
               Effect.logError("publishing a load failed", error).pipe(
-                Effect.zipRight(loads.markFailed(processCode, `publishing to the messaging system failed: ${error.message}`)),
-                Effect.catchAll((markError) => Effect.logError("could not mark the load FAILED", markError))
+                Effect.andThen(loads.markFailed(processCode, `publishing to the messaging system failed: ${error.message}`)),
+                Effect.catch((markError) => Effect.logError("could not mark the load FAILED", markError))
               )
             ),
             Effect.mapError(() =>
@@ -78,7 +78,7 @@ export class LoadIntake extends Effect.Service<LoadIntake>()("@retail/upload/Loa
           )
           // Published is what counts; a worker may even have finished already, so a failure here only delays the PROCESSING event.
           yield* loads.markProcessing(processCode).pipe(
-            Effect.catchAll((error) => Effect.logWarning("could not mark the load PROCESSING", error))
+            Effect.catch((error) => Effect.logWarning("could not mark the load PROCESSING", error))
           )
         }
 
@@ -95,4 +95,6 @@ export class LoadIntake extends Effect.Service<LoadIntake>()("@retail/upload/Loa
 
     return { accept } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,6 +1,6 @@
 import { StreamQueue } from "@retail/queue"
 import { LoadOwnership, LoadRepository, type UnfinishedLoad } from "@retail/store"
-import { Cause, Clock, Effect, Ref, Schedule } from "effect"
+import { Cause, Clock, Context, Effect, Layer, Ref, Schedule } from "effect"
 import { LoadOwner } from "./LoadOwner.ts"
 import { loadBatchesSet } from "./LoadTracking.ts"
 import { UploadConfig } from "./UploadConfig.ts"
@@ -41,8 +41,8 @@ const inProgress: Verdict = { _tag: "InProgress" }
  *   (tracked per load beside the stream) lost them with the queue: FAILED, and reported;
  * - a load fully published whose owner died before marking it PROCESSING is marked so.
  */
-export class LoadReconciler extends Effect.Service<LoadReconciler>()("@retail/upload/LoadReconciler", {
-  scoped: Effect.gen(function*() {
+export class LoadReconciler extends Context.Service<LoadReconciler>()("@retail/upload/LoadReconciler", {
+  make: Effect.gen(function*() {
     const ownership = yield* LoadOwnership
     const loads = yield* LoadRepository
     const queue = yield* StreamQueue
@@ -118,19 +118,19 @@ export class LoadReconciler extends Effect.Service<LoadReconciler>()("@retail/up
       yield* ownership.heartbeat(owner.id, owner.name)
       const unfinished = yield* ownership.unfinished(config.loadLeaseMs)
       yield* Effect.forEach(unfinished, (load) =>
-        settle(load).pipe(Effect.catchAllCause((cause) => Effect.logWarning(`could not reconcile load ${load.processCode}`, cause))), { discard: true })
+        settle(load).pipe(Effect.catchCause((cause) => Effect.logWarning(`could not reconcile load ${load.processCode}`, cause))), { discard: true })
     })
 
     yield* ownership.register(owner.id, owner.name).pipe(
-      Effect.catchAll((error) => Effect.logWarning("could not register this server's lease yet; retrying with the next heartbeat", error))
+      Effect.catch((error) => Effect.logWarning("could not register this server's lease yet; retrying with the next heartbeat", error))
     )
     // Registered before the loop is forked, so the loop is interrupted first and the lease given up last.
     yield* Effect.addFinalizer(() =>
-      ownership.deregister(owner.id).pipe(Effect.catchAll((error) => Effect.logWarning("could not give up this server's lease", error)))
+      ownership.deregister(owner.id).pipe(Effect.catch((error) => Effect.logWarning("could not give up this server's lease", error)))
     )
     yield* pass.pipe(
-      Effect.catchAllCause((cause) =>
-        Cause.isInterruptedOnly(cause) ? Effect.interrupt : Effect.logWarning("reconciling loads failed; retrying", cause)
+      Effect.catchCause((cause) =>
+        Cause.hasInterruptsOnly(cause) ? Effect.interrupt : Effect.logWarning("reconciling loads failed; retrying", cause)
       ),
       Effect.repeat(Schedule.spaced(config.reconcileIntervalMs)),
       Effect.forkScoped
@@ -141,4 +141,6 @@ export class LoadReconciler extends Effect.Service<LoadReconciler>()("@retail/up
       losses: Ref.get(losses)
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -9,7 +9,7 @@ const PAGE = 100
  * Publishes load status events written to the outbox (in the same transactions as the status
  * changes) to the events stream, so no change is lost and none is announced that did not happen.
  */
-export const OutboxRelay = Layer.scopedDiscard(
+export const OutboxRelay = Layer.effectDiscard(
   Effect.gen(function*() {
     const queue = yield* StreamQueue
     const outbox = yield* Outbox
@@ -25,8 +25,8 @@ export const OutboxRelay = Layer.scopedDiscard(
     )
 
     yield* relay.pipe(
-      Effect.catchAllCause((cause) =>
-        Cause.isInterruptedOnly(cause) ? Effect.interrupt : Effect.logWarning("load events relay failed; retrying", cause)
+      Effect.catchCause((cause) =>
+        Cause.hasInterruptsOnly(cause) ? Effect.interrupt : Effect.logWarning("load events relay failed; retrying", cause)
       ),
       Effect.repeat(Schedule.spaced("1 second")),
       Effect.forkScoped

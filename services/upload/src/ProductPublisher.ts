@@ -1,6 +1,6 @@
 import type { Product, ProductBatch } from "@retail/domain"
 import { StreamQueue } from "@retail/queue"
-import { Chunk, Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { trackBatches } from "./LoadTracking.ts"
 import { UploadConfig } from "./UploadConfig.ts"
 
@@ -29,22 +29,25 @@ const encodedEntry = (load: LoadRef, batch: EncodedBatch, allocate: (length: num
 }
 
 /** Cuts accepted products into batches (one queue entry each) and publishes them all or none. */
-export class ProductPublisher extends Effect.Service<ProductPublisher>()("@retail/upload/ProductPublisher", {
-  effect: Effect.gen(function*() {
+export class ProductPublisher extends Context.Service<ProductPublisher>()("@retail/upload/ProductPublisher", {
+  make: Effect.gen(function*() {
     const queue = yield* StreamQueue
     const { batchSize, batchesStream } = yield* UploadConfig
 
-    const payloads = (load: LoadRef, products: ReadonlyArray<Product>, firstBatchNo: number) =>
-      Chunk.toReadonlyArray(Chunk.chunksOf(Chunk.unsafeFromArray(products), batchSize)).map((chunk, i) => {
+    const payloads = (load: LoadRef, products: ReadonlyArray<Product>, firstBatchNo: number) => {
+      const entries: Array<string> = []
+      for (let start = 0, i = 0; start < products.length; start += batchSize, i++) {
         // Products are already decoded and their encoded form is the same JSON, so no re-encoding.
         const batch: typeof ProductBatch.Encoded = {
           processCode: load.processCode,
           company: load.company,
           batchNo: firstBatchNo + i,
-          products: Chunk.toReadonlyArray(chunk)
+          products: products.slice(start, start + batchSize)
         }
-        return JSON.stringify(batch)
-      })
+        entries.push(JSON.stringify(batch))
+      }
+      return entries
+    }
 
     return {
       batchSize,
@@ -69,4 +72,6 @@ export class ProductPublisher extends Effect.Service<ProductPublisher>()("@retai
         })
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,6 +1,6 @@
-import { HttpApiError } from "@effect/platform"
 import type { Principal } from "@retail/api"
-import { Config, Effect, Option, Redacted } from "effect"
+import { Config, Context, Effect, Layer, Option, Redacted, Schema, SchemaIssue } from "effect"
+import { HttpApiError } from "effect/http-api"
 import * as Jose from "jose"
 
 export interface AuthSettings {
@@ -17,25 +17,27 @@ export interface AuthSettings {
 const nonEmpty = <A>(config: Config.Config<Option.Option<A>>, isEmpty: (a: A) => boolean) =>
   Config.map(config, Option.filter((a: A) => !isEmpty(a)))
 
+/** A setting that is present but refused, as a schema check on it would fail: its message, at its name. */
+const invalidSetting = (name: string, message: string) =>
+  new Config.ConfigError(new Schema.SchemaError(new SchemaIssue.Pointer([name], new SchemaIssue.InvalidValue({ message }))))
+
 /** RFC 7518 3.2: an HS256 key must be at least as long as the hash, 256 bits. */
 export const MIN_SECRET_BYTES = 32
 
 export const AuthSettingsConfig = Config.all({
-  secret: nonEmpty(Config.option(Config.redacted("JWT_SECRET")), (secret) => Redacted.value(secret).trim() === "").pipe(
-    Config.validate({
-      message: `JWT_SECRET must be at least ${MIN_SECRET_BYTES} bytes (RFC 7518: an HS256 key as long as the hash)`,
-      validation: Option.match({
-        onNone: () => true,
-        onSome: (secret) => new TextEncoder().encode(Redacted.value(secret)).length >= MIN_SECRET_BYTES
-      })
-    })
+  secret: nonEmpty(Config.option(Config.Redacted("JWT_SECRET")), (secret) => Redacted.value(secret).trim() === "").pipe(
+    Config.mapEffect((secret) =>
+      Option.isSome(secret) && new TextEncoder().encode(Redacted.value(secret.value)).length < MIN_SECRET_BYTES
+        ? Effect.fail(invalidSetting("JWT_SECRET", `JWT_SECRET must be at least ${MIN_SECRET_BYTES} bytes (RFC 7518: an HS256 key as long as the hash)`))
+        : Effect.succeed(secret)
+    )
   ),
-  publicKey: nonEmpty(Config.option(Config.string("JWT_PUBLIC_KEY")), (key) => key.trim() === ""),
-  publicKeyAlgorithm: Config.literal("RS256", "ES256", "PS256", "EdDSA")("JWT_ALGORITHM").pipe(Config.withDefault("RS256" as const)),
-  jwksUrl: nonEmpty(Config.option(Config.string("JWKS_URL")), (url) => url.trim() === ""),
-  issuer: nonEmpty(Config.option(Config.string("JWT_ISSUER")), (issuer) => issuer === ""),
-  audience: nonEmpty(Config.option(Config.string("JWT_AUDIENCE")), (audience) => audience === ""),
-  production: Config.string("NODE_ENV").pipe(Config.map((env) => env === "production"), Config.withDefault(false))
+  publicKey: nonEmpty(Config.option(Config.String("JWT_PUBLIC_KEY")), (key) => key.trim() === ""),
+  publicKeyAlgorithm: Config.Literals(["RS256", "ES256", "PS256", "EdDSA"], "JWT_ALGORITHM").pipe(Config.withDefault("RS256")),
+  jwksUrl: nonEmpty(Config.option(Config.String("JWKS_URL")), (url) => url.trim() === ""),
+  issuer: nonEmpty(Config.option(Config.String("JWT_ISSUER")), (issuer) => issuer === ""),
+  audience: nonEmpty(Config.option(Config.String("JWT_AUDIENCE")), (audience) => audience === ""),
+  production: Config.String("NODE_ENV").pipe(Config.map((env) => env === "production"), Config.withDefault(false))
 })
 
 type KeySource = Jose.CryptoKey | Uint8Array | Jose.JWTVerifyGetKey
@@ -54,8 +56,8 @@ const principalOf = (payload: Jose.JWTPayload): Principal => {
  * Verifies bearer JWTs with the one algorithm family configured (no `alg` negotiation, so
  * `none` and HS/RS confusion are refused); `exp` is required, `nbf`, issuer and audience checked.
  */
-export class TokenVerifier extends Effect.Service<TokenVerifier>()("@retail/upload/TokenVerifier", {
-  effect: Effect.gen(function*() {
+export class TokenVerifier extends Context.Service<TokenVerifier>()("@retail/upload/TokenVerifier", {
+  make: Effect.gen(function*() {
     const settings = yield* AuthSettingsConfig
     const { algorithms, key } = yield* keyFrom(settings)
     const options: Jose.JWTVerifyOptions = {
@@ -74,7 +76,9 @@ export class TokenVerifier extends Effect.Service<TokenVerifier>()("@retail/uplo
         }).pipe(Effect.map(({ payload }) => principalOf(payload)))
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}
 
 const listed = (names: ReadonlyArray<string>) => `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`
 

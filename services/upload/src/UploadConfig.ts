@@ -1,10 +1,14 @@
 import { DEFAULT_MAX_ELEMENT_VALUES } from "@retail/ingest"
-import { Config, Context, Effect, Layer } from "effect"
+import { Config, Context, Effect, Layer, Schema } from "effect"
 import { tmpdir } from "node:os"
 import { DEFAULT_CODES_IN_MEMORY } from "./files/SpillingCodeIndex.ts"
 
+/** An integer setting, `fallback` when unset; a value set but refused by `valid` fails with `message`. */
+const checkedInt = (name: string, fallback: number, message: string, valid: (n: number) => boolean) =>
+  Config.schema(Schema.Int.check(Schema.makeFilter((n: number) => valid(n) || message)), name).pipe(Config.withDefault(fallback))
+
 /** Everything the upload service reads from the environment, in one place (documented in README.md). */
-export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<UploadConfig, {
+export class UploadConfig extends Context.Service<UploadConfig, {
   readonly batchSize: number
   readonly workers: number
   readonly claimIdleMs: number
@@ -41,15 +45,11 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
   readonly reconcileIntervalMs: number
   /** How long shutdown waits for the in-process queue to be persisted (Redis needs no draining). */
   readonly queueDrainTimeoutMs: number
-}>() {
+}>()("@retail/upload/UploadConfig") {
   static readonly layer = Layer.effect(
     UploadConfig,
     Effect.gen(function*() {
-      const positive = (name: string, fallback: number) =>
-        Config.integer(name).pipe(
-          Config.withDefault(fallback),
-          Config.validate({ message: `${name} must be a positive integer`, validation: (n) => n > 0 })
-        )
+      const positive = (name: string, fallback: number) => checkedInt(name, fallback, `${name} must be a positive integer`, (n) => n > 0)
       return {
         batchSize: yield* positive("PRODUCT_BATCH_SIZE", 250),
         workers: yield* positive("WORKERS", 2),
@@ -63,37 +63,25 @@ export class UploadConfig extends Context.Tag("@retail/upload/UploadConfig")<Upl
         fileMaxBytes: yield* positive("FILE_MAX_BYTES", 2 * 1024 * 1024 * 1024),
         multipartMaxParts: yield* positive("MULTIPART_MAX_PARTS", 16),
         multipartMaxFieldBytes: yield* positive("MULTIPART_MAX_FIELD_BYTES", 64 * 1024),
-        spoolDir: yield* Config.string("SPOOL_DIR").pipe(Config.withDefault(tmpdir())),
+        spoolDir: yield* Config.String("SPOOL_DIR").pipe(Config.withDefault(tmpdir())),
         codesInMemory: yield* positive("PRODUCT_CODES_IN_MEMORY", DEFAULT_CODES_IN_MEMORY),
-        jsonValidationThreads: yield* Config.integer("JSON_VALIDATION_THREADS").pipe(
-          Config.withDefault(2),
-          Config.validate({ message: "JSON_VALIDATION_THREADS must be an integer from 0 to 64", validation: (n) => n >= 0 && n <= 64 })
-        ),
-        csvJoinThreads: yield* Config.integer("CSV_JOIN_THREADS").pipe(
-          Config.withDefault(2),
-          Config.validate({ message: "CSV_JOIN_THREADS must be an integer from 0 to 64", validation: (n) => n >= 0 && n <= 64 })
-        ),
-        csvJoinThreadHeapMb: yield* Config.integer("CSV_JOIN_THREAD_HEAP_MB").pipe(
-          Config.withDefault(0),
-          Config.validate({ message: "CSV_JOIN_THREAD_HEAP_MB must be a non-negative integer", validation: (n) => n >= 0 })
-        ),
-        batchesStream: yield* Config.string("PRODUCT_BATCHES_STREAM").pipe(Config.withDefault("products:batches")),
-        consumerGroup: yield* Config.string("PRODUCT_CONSUMER_GROUP").pipe(Config.withDefault("product-writers")),
-        eventsStream: yield* Config.string("LOAD_EVENTS_STREAM").pipe(Config.withDefault("product-loads:events")),
-        consumerPrefix: yield* Config.string("CONSUMER_NAME").pipe(
+        jsonValidationThreads: yield* checkedInt("JSON_VALIDATION_THREADS", 2, "JSON_VALIDATION_THREADS must be an integer from 0 to 64", (n) => n >= 0 && n <= 64),
+        csvJoinThreads: yield* checkedInt("CSV_JOIN_THREADS", 2, "CSV_JOIN_THREADS must be an integer from 0 to 64", (n) => n >= 0 && n <= 64),
+        csvJoinThreadHeapMb: yield* checkedInt("CSV_JOIN_THREAD_HEAP_MB", 0, "CSV_JOIN_THREAD_HEAP_MB must be a non-negative integer", (n) => n >= 0),
+        batchesStream: yield* Config.String("PRODUCT_BATCHES_STREAM").pipe(Config.withDefault("products:batches")),
+        consumerGroup: yield* Config.String("PRODUCT_CONSUMER_GROUP").pipe(Config.withDefault("product-writers")),
+        eventsStream: yield* Config.String("LOAD_EVENTS_STREAM").pipe(Config.withDefault("product-loads:events")),
+        consumerPrefix: yield* Config.String("CONSUMER_NAME").pipe(
           Config.withDefault(`${process.env["HOSTNAME"] ?? "local"}-${process.pid}`)
         ),
         loadLeaseMs: yield* positive("LOAD_LEASE_MS", 30_000),
         reconcileIntervalMs: yield* positive("LOAD_RECONCILE_INTERVAL_MS", 10_000),
-        queueDrainTimeoutMs: yield* Config.integer("QUEUE_DRAIN_TIMEOUT_MS").pipe(
-          Config.withDefault(60_000),
-          Config.validate({ message: "QUEUE_DRAIN_TIMEOUT_MS must be a non-negative integer", validation: (n) => n >= 0 })
-        )
+        queueDrainTimeoutMs: yield* checkedInt("QUEUE_DRAIN_TIMEOUT_MS", 60_000, "QUEUE_DRAIN_TIMEOUT_MS must be a non-negative integer", (n) => n >= 0)
       }
     })
   )
 
-  static readonly test = (overrides: Partial<Context.Tag.Service<UploadConfig>> = {}) =>
+  static readonly test = (overrides: Partial<Context.Service.Shape<typeof UploadConfig>> = {}) =>
     Layer.succeed(UploadConfig, {
       batchSize: 250,
       workers: 2,

@@ -18,20 +18,20 @@ import { UploadConfig } from "./UploadConfig.ts"
  * come from outside (shared with the internal listener).
  */
 export const http = Layer.mergeAll(ProductsHttp, FilesHttp, LoadsHttp).pipe(
-  Layer.provide(Layer.mergeAll(LoadIntake.Default, FileLoadPublisher.Default, CsvJoinPool.layer)),
-  Layer.provide(ProductPublisher.Default),
+  Layer.provide(Layer.mergeAll(LoadIntake.layer, FileLoadPublisher.layer, CsvJoinPool.layer)),
+  Layer.provide(ProductPublisher.layer),
   Layer.provide(UploadConfig.layer)
 )
 
 /** The endpoints of the internal listener, ready to be added to the InternalApi; its FileLoadSlots come from outside. */
 export const internalHttp = InternalFilesHttp.pipe(
-  Layer.provide(FileLoadPublisher.Default),
-  Layer.provide(ProductPublisher.Default),
+  Layer.provide(FileLoadPublisher.layer),
+  Layer.provide(ProductPublisher.layer),
   Layer.provide(UploadConfig.layer)
 )
 
 /** Every process's heartbeat and its reconciliation of the loads not yet final (workers or not). */
-export const reconciler = LoadReconciler.Default.pipe(Layer.provide(UploadConfig.layer))
+export const reconciler = LoadReconciler.layer.pipe(Layer.provide(UploadConfig.layer))
 
 /** Workers persisting product batches and the relay of load events. */
 export const background = Layer.mergeAll(BatchWorkers, OutboxRelay).pipe(Layer.provide(UploadConfig.layer))

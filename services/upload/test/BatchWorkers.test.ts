@@ -12,13 +12,13 @@ const config = UploadConfig.test({ claimIdleMs: 200, maxDeliveries: 2, workers: 
 const BrokenPersistence = Layer.effect(
   ProductRepository,
   Effect.map(ProductRepository, (real) =>
-    ProductRepository.make({
+    ProductRepository.of({
       ...real,
       persistBatch: () => Effect.fail(new StoreError({ operation: "persistBatch", message: "value too long for type" }))
     }))
-).pipe(Layer.provide(ProductRepository.Default))
+).pipe(Layer.provide(ProductRepository.layer))
 
-const Store = Layer.mergeAll(LoadRepository.Default, BrokenPersistence).pipe(
+const Store = Layer.mergeAll(LoadRepository.layer, BrokenPersistence).pipe(
   Layer.provideMerge(Database.layer({ url: Option.none(), dataDir: Database.IN_MEMORY, poolSize: 1 }))
 )
 
@@ -28,7 +28,7 @@ const loadStatus = (processCode: string) =>
   Effect.flatMap(LoadRepository, (loads) => loads.find(processCode)).pipe(
     Effect.map(Option.map((load) => load.status)),
     Effect.filterOrFail((status) => Option.contains(status, "COMPLETED_WITH_ERRORS"), (status) => status),
-    Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("20 seconds")))
+    Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo({ duration: "20 seconds" })))
   )
 
 describe("BatchWorkers", () => {
@@ -61,7 +61,7 @@ describe("BatchWorkers", () => {
         yield* queue.publish(batchesStream, ["{\"not\":\"a batch\"}"])
         const dead = yield* queue.readDead(batchesStream, { count: 100 }).pipe(
           Effect.filterOrFail((entries) => entries.length > before, () => "not yet"),
-          Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("10 seconds")))
+          Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo({ duration: "10 seconds" })))
         )
         expect(dead.at(-1)).toMatchObject({ deliveries: 1, payload: "{\"not\":\"a batch\"}" })
         expect(dead.at(-1)?.reason).toContain("undecodable batch")

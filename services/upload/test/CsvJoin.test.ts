@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { validateProduct } from "@retail/domain"
 import { type CsvFileName, CsvLayouts } from "@retail/ingest"
 import { csvFilesOf, type CsvFiles, sampleProduct, sampleProducts } from "@retail/testkit"
-import { Chunk, Effect, Either, Fiber, Stream } from "effect"
+import { Effect, Fiber, Result, Stream } from "effect"
 import { tmpdir } from "node:os"
 import { type CsvFileHeaders, joinedItems } from "../src/files/CsvJoin.ts"
 import { decodePartitionRow, encodePartitionRow, encodeLineRow, fieldOfPartitionRow, lineOfPartitionRowBytes } from "../src/files/CsvPartitionRow.ts"
@@ -31,14 +31,14 @@ const join = (files: Partial<CsvFiles>, count: number, order: ReadonlyArray<CsvF
     yield* partitions.flush
     const { attributesCsv, barcodesCsv, hierarchiesCsv, productsCsv } = headers
     if (attributesCsv === undefined || barcodesCsv === undefined || hierarchiesCsv === undefined || productsCsv === undefined) {
-      return yield* Effect.dieMessage("a file was not read")
+      return yield* Effect.die(new Error("a file was not read"))
     }
     const perPartition: Array<number> = []
     for (let p = 0; p < count; p++) {
       perPartition.push((yield* partitions.read(p)).toString("utf8").split("\n").filter((line) => line.startsWith("P")).length)
     }
     const items = yield* Stream.runCollect(joinedItems(partitions, { attributesCsv, barcodesCsv, hierarchiesCsv, productsCsv }))
-    return { items: Chunk.toReadonlyArray(items), perPartition }
+    return { items, perPartition }
   }))
 
 const productsOf = (items: ReadonlyArray<LoadItem>) =>
@@ -55,7 +55,7 @@ describe("CSV join", () => {
       expect(perPartition.every((n) => n > 100)).toBe(true)
       expect(perPartition.reduce((a, b) => a + b, 0)).toBe(3000)
       expect(failuresOf(items)).toEqual([])
-      const joined = productsOf(items).map((value) => Either.getOrThrow(validateProduct(value)))
+      const joined = productsOf(items).map((value) => Result.getOrThrow(validateProduct(value)))
       expect(joined).toHaveLength(3000)
       const byCode = new Map(joined.map((p) => [p.productCode, p]))
       for (const product of products) expect(byCode.get(product.productCode)).toEqual(product)
@@ -68,7 +68,7 @@ describe("CSV join", () => {
       )
       const { items } = yield* join(csvFilesOf(products), 5)
       expect(failuresOf(items)).toEqual([])
-      const joined = new Map(productsOf(items).map((value) => Either.getOrThrow(validateProduct(value))).map((p) => [p.productCode, p]))
+      const joined = new Map(productsOf(items).map((value) => Result.getOrThrow(validateProduct(value))).map((p) => [p.productCode, p]))
       expect(joined.size).toBe(300)
       for (const product of products) expect(joined.get(product.productCode)).toEqual(product)
     }))
@@ -129,7 +129,7 @@ describe("CSV join", () => {
       const [item] = items
       expect(item?._tag).toBe("Product")
       if (item?._tag !== "Product") return
-      const failure = Either.flip(validateProduct(item.value)).pipe(Either.getOrThrow)
+      const failure = Result.flip(validateProduct(item.value)).pipe(Result.getOrThrow)
       expect(item.locate?.(failure.error)).toBe("hierarchies: must contain at least one item (productsCsv line 2)")
     }))
 })
@@ -190,8 +190,8 @@ describe("CSV partitions", () => {
       const partitions = yield* makeCsvPartitions(tmpdir(), 2)
       const rows = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `B${from + i}\x1dP1,${"é".repeat((from + i) % 7)}\n`)
       for (const row of rows(0, 500)) partitions.add(1, row)
-      const writing = yield* Effect.fork(partitions.flush)
-      yield* Effect.yieldNow()
+      const writing = yield* Effect.forkChild(partitions.flush)
+      yield* Effect.yieldNow
       for (const row of rows(500, 900)) partitions.add(1, row)
       yield* Fiber.join(writing)
       for (const row of rows(900, 1000)) partitions.add(1, row)

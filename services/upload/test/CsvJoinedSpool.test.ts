@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type CsvFileName, CsvLayouts } from "@retail/ingest"
 import { csvFilesOf, type CsvFiles, sampleProduct, sampleProducts } from "@retail/testkit"
-import { Chunk, Effect, Exit, Stream } from "effect"
+import { Effect, Exit, Stream } from "effect"
 import { tmpdir } from "node:os"
 import { type CsvFileHeaders, joinedItems } from "../src/files/CsvJoin.ts"
 import { spoolJoinedPartitions } from "../src/files/CsvJoinedSpool.ts"
@@ -43,7 +43,7 @@ const spooled = (files: CsvFiles, count: number, threads: number, firstOutputByt
     yield* partitions.flush
     const { attributesCsv, barcodesCsv, hierarchiesCsv, productsCsv } = headers
     if (attributesCsv === undefined || barcodesCsv === undefined || hierarchiesCsv === undefined || productsCsv === undefined) {
-      return yield* Effect.dieMessage("a file was not read")
+      return yield* Effect.die(new Error("a file was not read"))
     }
     const all = { attributesCsv, barcodesCsv, hierarchiesCsv, productsCsv }
     const spool = yield* makeLoadSpool(tmpdir())
@@ -51,7 +51,7 @@ const spooled = (files: CsvFiles, count: number, threads: number, firstOutputByt
     const totals = yield* (threads === 0
       ? spoolItems(joinedItems(partitions, all), options)
       : spoolJoinedPartitions(partitions, all, yield* makeCsvJoinPool(threads), options))
-    const records = Chunk.toReadonlyArray(yield* Stream.runCollect(spool.records()))
+    const records = yield* Stream.runCollect(spool.records())
     return { totals, records: records.map((r: SpoolRecord) => r._tag === "Batch" ? { count: r.count, json: decoder.decode(r.productsJson) } : r) }
   }))
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { isRealDateTime, validateForCompany } from "@retail/domain"
 import { type CsvColumn, type CsvDelimiter, type CsvFileName, CsvHeader, type CsvLayout, CsvLayouts, type CsvRow, type CsvValue } from "@retail/ingest"
-import { Either } from "effect"
+import { Result } from "effect"
 import fc from "fast-check"
 import type { CsvFileHeaders } from "../src/files/CsvJoin.ts"
 import { isPlainNumber, isRealDateTimeBytes } from "../src/files/CsvCellBytes.ts"
@@ -192,7 +192,7 @@ const reference = ({ children, headers, product }: Case): string | undefined => 
     }
     value[LIST_OF[file]] = list
   }
-  return Either.match(validateForCompany(value, COMPANY), { onLeft: () => undefined, onRight: (p) => JSON.stringify(p) })
+  return Result.match(validateForCompany(value, COMPANY), { onFailure: () => undefined, onSuccess: (p) => JSON.stringify(p) })
 }
 
 /** The product's and its children's lines in one buffer, as a partition: the shortcut reads them from there. */

@@ -4,7 +4,8 @@ import { MemoryStreamQueue } from "@retail/queue"
 import { LoadOwner, ProductPublisher, UploadConfig } from "@retail/service-upload"
 import { Database, LoadRepository } from "@retail/store"
 import type { StorageFailed } from "@retail/api"
-import { Duration, Effect, Fiber, Layer, Mailbox, Option, TestClock } from "effect"
+import { type Cause, Duration, Effect, Fiber, Layer, Option, Queue, Stream } from "effect"
+import { TestClock } from "effect/testing"
 import { setTimeout as sleep } from "node:timers/promises"
 import { FileLoadPublisher } from "../src/files/FileLoadPublisher.ts"
 import type { SpoolRecord } from "../src/files/LoadSpool.ts"
@@ -16,14 +17,14 @@ const committed: Array<{ readonly received: number; readonly accepted: number; r
 const CountingLoads = Layer.effect(
   LoadRepository,
   Effect.map(LoadRepository, (real) =>
-    LoadRepository.make({
+    LoadRepository.of({
       ...real,
-      addCounts: (processCode, counts) => Effect.zipRight(Effect.sync(() => committed.push(counts)), real.addCounts(processCode, counts))
+      addCounts: (processCode, counts) => Effect.andThen(Effect.sync(() => committed.push(counts)), real.addCounts(processCode, counts))
     }))
-).pipe(Layer.provide(LoadRepository.Default))
+).pipe(Layer.provide(LoadRepository.layer))
 
-const Publisher = FileLoadPublisher.Default.pipe(
-  Layer.provide(ProductPublisher.Default),
+const Publisher = FileLoadPublisher.layer.pipe(
+  Layer.provide(ProductPublisher.layer),
   Layer.provideMerge(CountingLoads),
   Layer.provide(Layer.mergeAll(MemoryStreamQueue.layer, UploadConfig.test(), LoadOwner.test())),
   Layer.provide(Database.layer({ url: Option.none(), dataDir: Database.IN_MEMORY, poolSize: 1 }))
@@ -37,14 +38,14 @@ const commitsReach = (n: number) =>
   })
 
 /** A spool whose records the test hands over one by one, so that it sees the publisher between groups. */
-const handFedSpool = Effect.map(Mailbox.make<SpoolRecord, StorageFailed>(), (mailbox) => ({
-  records: () => Mailbox.toStream(mailbox),
+const handFedSpool = Effect.map(Queue.make<SpoolRecord, StorageFailed | Cause.Done>(), (queue) => ({
+  records: () => Stream.fromQueue(queue),
   batches: (n: number) =>
-    Effect.forEach(Array.from({ length: n }), () => mailbox.offer({ _tag: "Batch", count: 10, productsJson: new TextEncoder().encode("[]") }), {
+    Effect.forEach(Array.from({ length: n }), () => Queue.offer(queue, { _tag: "Batch", count: 10, productsJson: new TextEncoder().encode("[]") }), {
       discard: true
     }),
-  errors: (json: string) => mailbox.offer({ _tag: "Errors", json }),
-  end: mailbox.end
+  errors: (json: string) => Queue.offer(queue, { _tag: "Errors", json }),
+  end: Queue.end(queue)
 }))
 
 describe("FileLoadPublisher", () => {
@@ -54,7 +55,7 @@ describe("FileLoadPublisher", () => {
         const publisher = yield* FileLoadPublisher
         const spool = yield* handFedSpool
         const totals = { total: 352, accepted: 350, failed: 2, firstErrors: [] }
-        const publishing = yield* publisher.publish({ company: "ACME", source: "HANDLE_JSON", spool, totals }).pipe(Effect.fork)
+        const publishing = yield* publisher.publish({ company: "ACME", source: "HANDLE_JSON", spool, totals }).pipe(Effect.forkChild)
 
         yield* spool.batches(8)
         yield* commitsReach(1)

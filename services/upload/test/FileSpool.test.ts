@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { validateProduct } from "@retail/domain"
 import { sampleProduct } from "@retail/testkit"
-import { Chunk, Effect, Either, Stream } from "effect"
+import { Effect, Result, Stream } from "effect"
 import { readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { BatchBuffer } from "../src/files/BatchBuffer.ts"
@@ -14,7 +14,7 @@ const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 
 const decoded = (raw: unknown) =>
-  Either.getOrThrowWith(validateProduct(raw), (failure) => new Error(`sample product refused: ${failure.error}`))
+  Result.getOrThrowWith(validateProduct(raw), (failure) => new Error(`sample product refused: ${failure.error}`))
 
 /** A product as a JSON file may hold it: its text (formatted as given) and what JSON.parse makes of it. */
 const fromText = (index: number, text: string): LoadItem => productItem(index, JSON.parse(text), encoder.encode(text))
@@ -25,7 +25,7 @@ const spooled = (items: ReadonlyArray<LoadItem>, batchSize: number, codesInMemor
     const options = { company: "ACME", spool, batchSize, responseErrorsCap: 10 }
     const totals = yield* spoolItems(Stream.fromIterable(items), codesInMemory === undefined ? options : { ...options, codesInMemory })
     const records = yield* Stream.runCollect(spool.records())
-    return { totals, records: Chunk.toReadonlyArray(records), leftInFolder: readdirSync(spool.folder) }
+    return { totals, records, leftInFolder: readdirSync(spool.folder) }
   }))
 
 const batchesOf = (records: ReadonlyArray<SpoolRecord>) =>
@@ -98,10 +98,10 @@ describe("spoolItems and the spool", () => {
         const spool = yield* makeLoadSpool(tmpdir())
         // The spool file stays open; the folder the runs would go to is gone.
         rmSync(spool.folder, { recursive: true })
-        return yield* Effect.either(spoolItems(Stream.fromIterable(items), { company: "ACME", spool, batchSize: 5, responseErrorsCap: 10, codesInMemory: 2 }))
+        return yield* Effect.result(spoolItems(Stream.fromIterable(items), { company: "ACME", spool, batchSize: 5, responseErrorsCap: 10, codesInMemory: 2 }))
       }))
-      expect(Either.isLeft(result) && result.left._tag).toBe("StorageFailed")
-      expect(Either.isLeft(result) && result.left.message).toMatch(/^The upload could not be checked for repeated productCodes in temporary storage \(ENOENT/)
+      expect(Result.isFailure(result) && result.failure._tag).toBe("StorageFailed")
+      expect(Result.isFailure(result) && result.failure.message).toMatch(/^The upload could not be checked for repeated productCodes in temporary storage \(ENOENT/)
     }))
 
   it.effect("reads back an empty spool as no records", () =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Exit, Fiber } from "effect"
+import { Effect, Exit, Fiber, Result } from "effect"
 import fc from "fast-check"
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -114,11 +114,11 @@ describe("SpillingCodeIndex", () => {
       const afterSuccess: Array<string> = []
       yield* Effect.scoped(filled(afterSuccess))
       const afterFailure: Array<string> = []
-      const failed = yield* Effect.exit(Effect.scoped(Effect.zipRight(filled(afterFailure), Effect.fail("the upload broke"))))
+      const failed = yield* Effect.exit(Effect.scoped(Effect.andThen(filled(afterFailure), Effect.fail("the upload broke"))))
       expect(Exit.isFailure(failed)).toBe(true)
       const afterInterruption: Array<string> = []
-      const fiber = yield* Effect.fork(Effect.scoped(Effect.zipRight(filled(afterInterruption), Effect.never)))
-      for (let turn = 0; turn < 1000 && afterInterruption.length === 0; turn++) yield* Effect.yieldNow()
+      const fiber = yield* Effect.forkChild(Effect.scoped(Effect.andThen(filled(afterInterruption), Effect.never)))
+      for (let turn = 0; turn < 1000 && afterInterruption.length === 0; turn++) yield* Effect.yieldNow
       yield* Fiber.interrupt(fiber)
       expect(afterInterruption).toHaveLength(5)
 
@@ -136,10 +136,10 @@ describe("SpillingCodeIndex", () => {
         expect(index.firstOrAdd("A", 0)).toBeUndefined()
         expect(index.firstOrAdd("B", 1)).toBeUndefined()
         expect(index.firstOrAdd("A", 2)).toBeUndefined()
-        return yield* Effect.either(index.check)
+        return yield* Effect.result(index.check)
       }))
-      expect(Either.isLeft(result) && result.left._tag).toBe("StorageFailed")
-      expect(Either.isLeft(result) && result.left.message).toMatch(
+      expect(Result.isFailure(result) && result.failure._tag).toBe("StorageFailed")
+      expect(Result.isFailure(result) && result.failure.message).toMatch(
         /^The upload could not be checked for repeated productCodes in temporary storage \(ENOENT: .*\); nothing was published\. Retry later\.$/
       )
       rmSync(parent, { recursive: true, force: true })

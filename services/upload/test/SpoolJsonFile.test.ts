@@ -1,6 +1,6 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { sampleProduct } from "@retail/testkit"
-import { Chunk, Data, Effect, Either, Stream } from "effect"
+import { Data, Effect, Result, Stream } from "effect"
 import fc from "fast-check"
 import { tmpdir } from "node:os"
 import type { JsonBlock } from "../src/files/JsonBlock.ts"
@@ -25,14 +25,14 @@ const outcome = (
     const spool = yield* makeLoadSpool(tmpdir())
     const bytes = Stream.fromIterable(chunks)
     const content = options.cut ? Stream.concat(bytes, Stream.fail(new UploadCut({ message: "the upload ended early" }))) : bytes
-    const result = yield* Effect.either(
+    const result = yield* Effect.result(
       spoolJsonFile(content, { company: "ACME", spool, batchSize: 3, responseErrorsCap: 4, codesInMemory: options.codesInMemory, productMaxValues: PRODUCT_MAX_VALUES }, options.blockBytes)
     )
-    if (Either.isLeft(result)) return { failure: `${result.left._tag}: ${result.left.message}` }
-    const records = Chunk.toReadonlyArray(yield* Stream.runCollect(spool.records())).map((record) =>
+    if (Result.isFailure(result)) return { failure: `${result.failure._tag}: ${result.failure.message}` }
+    const records = (yield* Stream.runCollect(spool.records())).map((record) =>
       record._tag === "Batch" ? `B${record.count} ${decoder.decode(record.productsJson)}` : `E ${record.json}`
     )
-    return { totals: JSON.parse(JSON.stringify(result.right)) as unknown, records }
+    return { totals: JSON.parse(JSON.stringify(result.success)) as unknown, records }
   }))
 
 /** Products of every kind a file holds: valid (compact or pretty-printed), invalid, duplicated, of another company, with an undeclared key, over PRODUCT_MAX_VALUES. */
@@ -145,7 +145,7 @@ describe("spoolJsonFile's blocks in flight", () => {
         Effect.gen(function*() {
           buffers.add(block.bytes)
           mostOut = Math.max(mostOut, ++out)
-          for (let turn = 0; turn < 50 + ((block.firstIndex * 7) % 5) * 20; turn++) yield* Effect.yieldNow()
+          for (let turn = 0; turn < 50 + ((block.firstIndex * 7) % 5) * 20; turn++) yield* Effect.yieldNow
           out--
           return validateJsonBlock(block)
         })
@@ -176,9 +176,9 @@ describe("spoolJsonFile when a validation thread dies", () => {
       const chunks = [encoder.encode(`[${[0, 1, 2].map((i) => JSON.stringify(sampleProduct(i))).join(",")}]`)]
       const result = yield* Effect.scoped(Effect.gen(function*() {
         const spool = yield* makeLoadSpool(tmpdir())
-        return yield* Effect.either(spoolJsonFile(Stream.fromIterable(chunks), { company: "ACME", spool, batchSize: 3, responseErrorsCap: 4 }, 64))
+        return yield* Effect.result(spoolJsonFile(Stream.fromIterable(chunks), { company: "ACME", spool, batchSize: 3, responseErrorsCap: 4 }, 64))
       })).pipe(Effect.provide(crashing))
-      expect(Either.isLeft(result) && result.left._tag).toBe("ValidationThreadFailed")
-      expect(Either.isLeft(result) && result.left.message).toMatch(/exited with code: 70/)
+      expect(Result.isFailure(result) && result.failure._tag).toBe("ValidationThreadFailed")
+      expect(Result.isFailure(result) && result.failure.message).toMatch(/exited with code: 70/)
     }))
 })

@@ -56,7 +56,7 @@ export const startApp = (
       }
     }
     yield* waitUntil(`${name} /health`, Effect.gen(function*() {
-      if (!(yield* child.isRunning)) return yield* Effect.dieMessage(`${name} exited during start-up:\n${logTail()}`)
+      if (!(yield* child.isRunning)) return yield* Effect.die(new Error(`${name} exited during start-up:\n${logTail()}`))
       const response = yield* Effect.tryPromise(() => fetch(`${base}/health`))
       if (response.status !== 200) return yield* Effect.fail(new Error(`health ${response.status}`))
     }), "90 seconds")

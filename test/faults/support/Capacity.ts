@@ -14,12 +14,12 @@ export const pickupRequest = {
 }
 
 /** The one dispatch answered for pickupRequest, with what an order of it names. */
-export const Offer = Schema.Tuple(Schema.Struct({
+export const Offer = Schema.Tuple([Schema.Struct({
   dispatchCode: Schema.String,
   route: Schema.String,
   pickingDate: Schema.String,
   deliveryTrace: Schema.NonEmptyArray(Schema.Struct({ deliveryDate: Schema.String, details: Schema.Array(Schema.Unknown) }))
-}))
+})])
 export type Offer = typeof Offer.Type[0]
 
 /** The order of `units` that takes the offer, in the terms of the answer (docs/capacity.md, consumptions). */

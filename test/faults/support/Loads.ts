@@ -26,7 +26,7 @@ export const acceptedFileLoad = (base: string, products: ReadonlyArray<unknown>,
   })
 
 /** Waits until every load is final, then answers their views. */
-export const finalViews = (base: string, processCodes: ReadonlyArray<string>, bearer: string, timeout: Duration.DurationInput = "120 seconds") =>
+export const finalViews = (base: string, processCodes: ReadonlyArray<string>, bearer: string, timeout: Duration.Input = "120 seconds") =>
   Effect.forEach(processCodes, (code) =>
     waitUntil(`load ${code} final`, Effect.flatMap(loadStatus(base, code, bearer), (view): Effect.Effect<LoadViewBody, Error> =>
       view.status === "RECEIVED" || view.status === "PROCESSING" ? Effect.fail(new Error(JSON.stringify(view))) : Effect.succeed(view)), timeout))
@@ -71,7 +71,7 @@ export interface Drained {
  * prefix that was not accepted); one PERSISTED `load_batches` row per published batch; no
  * pending entry, no dead letter, nothing left in the batches stream.
  */
-export const expectPersistedOnce = (drained: Drained, timeout: Duration.DurationInput = "120 seconds") =>
+export const expectPersistedOnce = (drained: Drained, timeout: Duration.Input = "120 seconds") =>
   Effect.gen(function*() {
     const views = yield* finalViews(drained.base, drained.loads.map((load) => load.processCode), drained.bearer, timeout)
     views.forEach((view, i) => {

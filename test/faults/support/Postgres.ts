@@ -1,6 +1,6 @@
 import { PgClient } from "@effect/sql-pg"
-import { SqlClient } from "@effect/sql"
 import { Effect, Redacted, type Scope } from "effect"
+import { SqlClient } from "effect/sql"
 import { execFileSync } from "node:child_process"
 import { chownSync, existsSync, mkdtempSync, readdirSync } from "node:fs"
 import { dirname, join } from "node:path"

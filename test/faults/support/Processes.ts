@@ -4,7 +4,7 @@ import { createServer } from "node:net"
 import { Deferred, Duration, Effect, type Scope } from "effect"
 
 /** A port nobody listens on right now (the OS picks it). */
-export const freePort = Effect.async<number>((resume) => {
+export const freePort = Effect.callback<number>((resume) => {
   const server = createServer()
   server.listen(0, "127.0.0.1", () => {
     const address = server.address()
@@ -29,7 +29,7 @@ export interface Child {
 const watch = (child: ChildProcess) =>
   Effect.gen(function*() {
     const exited = yield* Deferred.make<Exit>()
-    child.once("exit", (code, signal) => Deferred.unsafeDone(exited, Effect.succeed({ code, signal })))
+    child.once("exit", (code, signal) => Deferred.doneUnsafe(exited, Effect.succeed({ code, signal })))
     return exited
   })
 
@@ -62,7 +62,7 @@ export const spawnChild = (
       child.stderr?.pipe(log, { end: false })
       const exited = yield* watch(child)
       const pid = child.pid
-      if (pid === undefined) return yield* Effect.dieMessage(`${command} did not start`)
+      if (pid === undefined) return yield* Effect.die(new Error(`${command} did not start`))
       return {
         pid,
         exited: Deferred.await(exited),
@@ -89,7 +89,7 @@ export const spawnChild = (
   )
 
 /** Sends `signal` and measures how long the process takes to exit; after `patience` it is SIGKILLed and `millis` is Infinity. */
-export const stopTimed = (child: Child, signal: NodeJS.Signals, patience: Duration.DurationInput = "90 seconds") =>
+export const stopTimed = (child: Child, signal: NodeJS.Signals, patience: Duration.Input = "90 seconds") =>
   Effect.gen(function*() {
     const started = Date.now()
     yield* child.kill(signal)
@@ -103,24 +103,24 @@ export const stopTimed = (child: Child, signal: NodeJS.Signals, patience: Durati
 export const run = (
   command: string,
   args: ReadonlyArray<string>,
-  options: { readonly timeout?: Duration.DurationInput; readonly cwd?: string } = {}
+  options: { readonly timeout?: Duration.Input; readonly cwd?: string } = {}
 ) =>
-  Effect.async<string, Error>((resume) => {
+  Effect.callback<string, Error>((resume) => {
     execFile(command, [...args], { timeout: Duration.toMillis(options.timeout ?? "60 seconds"), cwd: options.cwd }, (error, stdout, stderr) => {
       resume(error === null ? Effect.succeed(stdout) : Effect.fail(new Error(`${command} ${args.join(" ")}: ${error.message}\n${stdout}\n${stderr}`)))
     })
   })
 
 /** Polls `probe` until it succeeds, for at most `timeout`. */
-export const waitUntil = <A, E, R>(what: string, probe: Effect.Effect<A, E, R>, timeout: Duration.DurationInput = "60 seconds") =>
+export const waitUntil = <A, E, R>(what: string, probe: Effect.Effect<A, E, R>, timeout: Duration.Input = "60 seconds") =>
   Effect.gen(function*() {
     const deadline = Date.now() + Duration.toMillis(timeout)
     let last: unknown = undefined
     while (Date.now() < deadline) {
-      const result = yield* Effect.either(probe)
-      if (result._tag === "Right") return result.right
-      last = result.left
+      const result = yield* Effect.result(probe)
+      if (result._tag === "Success") return result.success
+      last = result.failure
       yield* Effect.sleep("100 millis")
     }
-    return yield* Effect.dieMessage(`${what}: not reached within ${Duration.format(timeout)}; last: ${String(last)}`)
+    return yield* Effect.die(new Error(`${what}: not reached within ${Duration.format(Duration.fromInputUnsafe(timeout))}; last: ${String(last)}`))
   })

@@ -12,8 +12,8 @@ export const holdLoadLocks = (url: string, processCodes: ReadonlyArray<string>) 
     yield* withSql(url, (sql) =>
       sql.withTransaction(
         sql`SELECT process_code FROM loads WHERE process_code::text IN ${sql.in(processCodes)} FOR UPDATE`.pipe(
-          Effect.zipRight(Deferred.succeed(locked, undefined)),
-          Effect.zipRight(Deferred.await(release))
+          Effect.andThen(Deferred.succeed(locked, undefined)),
+          Effect.andThen(Deferred.await(release))
         )
       )).pipe(Effect.ignore, Effect.forkScoped)
     yield* Deferred.await(locked)
@@ -27,7 +27,7 @@ export const loadTotals = (url: string, processCodes: ReadonlyArray<string>) =>
   withSql(url, (sql) =>
     sql`SELECT coalesce(sum(accepted), 0)::int AS accepted, coalesce(sum(persisted), 0)::int AS persisted
         FROM loads WHERE process_code::text IN ${sql.in(processCodes)}`.pipe(
-      Effect.flatMap(Schema.decodeUnknown(Counts)),
+      Effect.flatMap(Schema.decodeUnknownEffect(Counts)),
       Effect.map((rows) => rows[0] ?? { accepted: 0, persisted: 0 })
     ))
 
@@ -47,7 +47,7 @@ export const storedProducts = (url: string, company: string, prefix: string) =>
           (SELECT count(*) FROM product_hierarchies h WHERE h.company = p.company AND h.product_code = p.product_code)::int AS hierarchies,
           (SELECT count(*) FROM product_attributes a WHERE a.company = p.company AND a.product_code = p.product_code)::int AS attributes
         FROM products p WHERE p.company = ${company} AND p.product_code LIKE ${`${prefix}%`}
-        ORDER BY p.product_code`.pipe(Effect.flatMap(Schema.decodeUnknown(Stored))))
+        ORDER BY p.product_code`.pipe(Effect.flatMap(Schema.decodeUnknownEffect(Stored))))
 
 const Batches = Schema.Array(Schema.Struct({
   process_code: Schema.String,
@@ -60,7 +60,7 @@ const Batches = Schema.Array(Schema.Struct({
 export const recordedBatches = (url: string) =>
   withSql(url, (sql) =>
     sql`SELECT process_code::text AS process_code, batch_no, products, outcome FROM load_batches ORDER BY process_code, batch_no`.pipe(
-      Effect.flatMap(Schema.decodeUnknown(Batches))
+      Effect.flatMap(Schema.decodeUnknownEffect(Batches))
     ))
 
 const LoadRows = Schema.Array(Schema.Struct({ process_code: Schema.String, status: Schema.String, receiving: Schema.Boolean }))
@@ -69,5 +69,5 @@ const LoadRows = Schema.Array(Schema.Struct({ process_code: Schema.String, statu
 export const loadsOf = (url: string, company: string) =>
   withSql(url, (sql) =>
     sql`SELECT process_code::text AS process_code, status, receiving FROM loads WHERE company = ${company}`.pipe(
-      Effect.flatMap(Schema.decodeUnknown(LoadRows))
+      Effect.flatMap(Schema.decodeUnknownEffect(LoadRows))
     ))

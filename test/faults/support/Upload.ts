@@ -24,7 +24,7 @@ export const streamUpload = (options: {
   readonly pauseMs: number
   readonly onChunk?: (index: number) => Promise<void>
 }) =>
-  Effect.async<UploadOutcome>((resume) => {
+  Effect.callback<UploadOutcome>((resume) => {
     const boundary = `----fault-suite-${crypto.randomUUID()}`
     const head = Buffer.from(
       `--${boundary}\r\nContent-Disposition: form-data; name="${options.part}"; filename="products.json"\r\n` +
@@ -81,7 +81,7 @@ export const publishingFileLoad = (options: {
   readonly products: ReadonlyArray<unknown>
 }) =>
   Effect.gen(function*() {
-    const upload = yield* Effect.fork(streamUpload({
+    const upload = yield* Effect.forkChild(streamUpload({
       url: `${options.base}/v1/handle-json`,
       bearer: options.bearer,
       part: "productsJson",
@@ -91,6 +91,6 @@ export const publishingFileLoad = (options: {
     }))
     const [load] = yield* waitUntil("publishing started", Effect.flatMap(loadsOf(options.postgresUrl, options.company), (rows) =>
       rows.length > 0 ? Effect.succeed(rows) : Effect.fail(new Error("no load yet"))), "120 seconds")
-    if (load === undefined) return yield* Effect.dieMessage("no load recorded")
+    if (load === undefined) return yield* Effect.die(new Error("no load recorded"))
     return { upload, load } as const
   })

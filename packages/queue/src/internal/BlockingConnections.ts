@@ -33,7 +33,7 @@ export const make = (options: {
     const destroy = (client: Client) => Effect.sync(() => client.destroy())
 
     const discard = (client: Client) =>
-      Ref.update(state, (s) => ({ ...s, open: HashSet.remove(s.open, client) })).pipe(Effect.zipRight(destroy(client)))
+      Ref.update(state, (s) => ({ ...s, open: HashSet.remove(s.open, client) })).pipe(Effect.andThen(destroy(client)))
 
     const giveBack = (client: Client) =>
       Ref.modify(state, (s) => s.closed ? [true, s] as const : [false, { ...s, idle: [...s.idle, client] }] as const).pipe(
@@ -46,7 +46,7 @@ export const make = (options: {
         return Ref.modify(state, (s) => s.closed ? [true, s] as const : [false, { ...s, open: HashSet.add(s.open, client) }] as const).pipe(
           Effect.flatMap((closed) =>
             closed
-              ? Effect.zipRight(destroy(client), Effect.fail(new QueueError({ operation, message: "the queue is closed" })))
+              ? Effect.andThen(destroy(client), Effect.fail(new QueueError({ operation, message: "the queue is closed" })))
               : Effect.interruptible(options.connect(operation, client)).pipe(
                 Effect.onError(() => discard(client)),
                 Effect.as(client)
@@ -63,7 +63,7 @@ export const make = (options: {
         Effect.flatMap((idle) => {
           if (idle === undefined) return fresh(operation)
           // It may have lost its server while idle.
-          return idle.isReady ? Effect.succeed(idle) : Effect.zipRight(discard(idle), acquire(operation))
+          return idle.isReady ? Effect.succeed(idle) : Effect.andThen(discard(idle), acquire(operation))
         })
       )
 

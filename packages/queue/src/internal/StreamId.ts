@@ -1,4 +1,4 @@
-import { Data, Option, Order } from "effect"
+import { Option, Order } from "effect"
 
 /** A Redis stream id, `${ms}-${seq}`, as two numbers ordered like Redis orders them. */
 export interface StreamId {
@@ -6,14 +6,13 @@ export interface StreamId {
   readonly seq: number
 }
 
-// Structural equality: RedBlackTree matches keys with Equal.equals, not only with the Order.
-export const make = (ms: number, seq: number): StreamId => Data.struct({ ms, seq })
+export const make = (ms: number, seq: number): StreamId => ({ ms, seq })
 
 export const zero: StreamId = make(0, 0)
 
 export const order: Order.Order<StreamId> = Order.combine(
-  Order.mapInput(Order.number, (id: StreamId) => id.ms),
-  Order.mapInput(Order.number, (id: StreamId) => id.seq)
+  Order.mapInput(Order.Number, (id: StreamId) => id.ms),
+  Order.mapInput(Order.Number, (id: StreamId) => id.seq)
 )
 
 export const format = (id: StreamId): string => `${id.ms}-${id.seq}`

@@ -2,34 +2,41 @@
  * Running the queue's statements: every failure (a database error, a transaction whose connection
  * died, a row of an unexpected shape, no answer in time) becomes a QueueError named by operation.
  */
-import { SqlError } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import { SqlError } from "effect/sql"
 import * as StreamId from "./StreamId.ts"
 import { QueueError } from "../StreamQueue.ts"
 
+/**
+ * The error's message and its causes' (a SqlError's reason, then the driver's error), each once:
+ * what went wrong is usually in the innermost one.
+ */
 const describe = (error: unknown): string => {
-  if (error instanceof Error) {
-    const cause = error.cause
-    return cause instanceof Error && cause.message !== error.message ? `${error.message}: ${cause.message}` : error.message
+  if (!(error instanceof Error)) return String(error)
+  const messages = [error.message]
+  let cause: unknown = error.cause
+  for (let depth = 0; depth < 3 && cause instanceof Error; depth++) {
+    if (cause.message !== "" && !messages.includes(cause.message)) messages.push(cause.message)
+    cause = cause.cause
   }
-  return String(error)
+  return messages.join(": ")
 }
 
 /** Maps failures, and withTransaction's failed COMMIT or ROLLBACK (a defect there), to QueueError; bounds the wait. */
 export const bounded = (operation: string, timeoutMs: number) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, QueueError, R> =>
     effect.pipe(
-      Effect.catchSomeDefect((defect) => defect instanceof SqlError.SqlError ? Option.some(Effect.fail(defect)) : Option.none()),
+      Effect.catchDefect((defect) => SqlError.isSqlError(defect) ? Effect.fail(defect) : Effect.die(defect)),
       Effect.mapError((error) => error instanceof QueueError ? error : new QueueError({ operation, message: describe(error) })),
-      Effect.timeoutFail({
+      Effect.timeoutOrElse({
         duration: timeoutMs,
-        onTimeout: () => new QueueError({ operation, message: `no answer from PostgreSQL within ${timeoutMs} ms` })
+        orElse: () => Effect.fail(new QueueError({ operation, message: `no answer from PostgreSQL within ${timeoutMs} ms` }))
       })
     )
 
-export const decodeRows = <A, I>(operation: string, row: Schema.Schema<A, I>) => {
-  const decode = Schema.decodeUnknown(Schema.Array(row))
-  return (rows: unknown): Effect.Effect<ReadonlyArray<A>, QueueError> =>
+export const decodeRows = <S extends Schema.Decoder<unknown>>(operation: string, row: S) => {
+  const decode = Schema.decodeUnknownEffect(Schema.Array(row))
+  return (rows: unknown): Effect.Effect<ReadonlyArray<S["Type"]>, QueueError> =>
     Effect.mapError(decode(rows), (error) => new QueueError({ operation, message: `unexpected row: ${error.message}` }))
 }
 

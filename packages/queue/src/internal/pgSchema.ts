@@ -1,5 +1,5 @@
-import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import type { SqlClient } from "effect/sql"
 
 /** Arbitrary constant shared by every process that creates these tables. */
 const SCHEMA_LOCK_KEY = 7_301_552_020
@@ -67,8 +67,8 @@ const uncompressedPayloads = (sql: SqlClient.SqlClient) =>
  */
 export const ensureSchema = (sql: SqlClient.SqlClient) =>
   sql.withTransaction(
-    Effect.zipRight(
+    Effect.andThen(
       sql`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`,
-      Effect.zipRight(Effect.forEach(statements, (statement) => sql.unsafe(statement), { discard: true }), uncompressedPayloads(sql))
+      Effect.andThen(Effect.forEach(statements, (statement) => sql.unsafe(statement), { discard: true }), uncompressedPayloads(sql))
     )
   )

@@ -16,4 +16,4 @@ export const readOptions = (
   operation: string,
   options: { readonly count: number; readonly blockMs: number }
 ): Effect.Effect<void, QueueError> =>
-  Effect.zipRight(positiveInt(operation, "count", options.count), nonNegativeInt(operation, "blockMs", options.blockMs))
+  Effect.andThen(positiveInt(operation, "count", options.count), nonNegativeInt(operation, "blockMs", options.blockMs))

@@ -2,10 +2,14 @@ import { Context, Effect } from "effect"
 
 export type ActorStep = "reload" | "message"
 
+export interface ActorFaultsShape {
+  readonly before: (actor: string, step: ActorStep) => Effect.Effect<void>
+}
+
 /**
  * A seam for fault-injection tests: runs before an actor reloads or handles a message, and may
  * fail to make the actor crash there. Does nothing unless a test provides one.
  */
-export class ActorFaults extends Context.Reference<ActorFaults>()("@retail/capacity/ActorFaults", {
+export const ActorFaults = Context.Reference<ActorFaultsShape>("@retail/capacity/ActorFaults", {
   defaultValue: () => ({ before: (_actor: string, _step: ActorStep): Effect.Effect<void> => Effect.void })
-}) {}
+})

@@ -1,6 +1,7 @@
 import { type Day, parseDay, resourceKey, type UsageBoard } from "@retail/capacity"
 import { CapacityRepository, type UsageState } from "@retail/store"
-import { Clock, Deferred, Effect, Fiber, Option, Queue, Schedule, type Scope } from "effect"
+import { Clock, Deferred, Effect, Fiber, Option, Queue, type Scope } from "effect"
+import { restarts } from "../Restarts.ts"
 import { ActorFaults } from "./ActorFaults.ts"
 import { type ActorId, actorKey, storedKindsOf } from "./Owners.ts"
 
@@ -24,10 +25,7 @@ export interface UsageActor {
 const EMPTY: ReadonlyMap<Day, number> = new Map()
 
 /** Restarts quickly at first, then at most every 2 s while it keeps failing; calm for a minute resets it. */
-const restarts = Schedule.exponential("20 millis").pipe(
-  Schedule.union(Schedule.spaced("2 seconds")),
-  Schedule.resetAfter("1 minute")
-)
+const actorRestarts = restarts("20 millis")
 
 /**
  * The actor of one node, route or zone: a supervised fiber that alone writes the usage cells of the
@@ -112,18 +110,18 @@ export const startActor = (
     })
 
     const fiber = yield* life.pipe(
-      Effect.catchAllCause((cause) =>
+      Effect.catchCause((cause) =>
         Effect.logError(`capacity actor ${key} failed; restarting it from Postgres`, cause)
       ),
-      Effect.repeat(restarts),
+      Effect.repeat(actorRestarts),
       Effect.annotateLogs("actor", key),
       Effect.forkIn(scope)
     )
 
     // A stopped actor (its node left the network) has nothing left to show: answer at once.
     const send = (message: ActorMessage) =>
-      Effect.flatMap(Queue.isShutdown(mailbox), (stopped) =>
-        stopped
+      Effect.suspend(() =>
+        mailbox.state._tag === "Done"
           ? (message.done === undefined ? Effect.void : Deferred.succeed(message.done, undefined))
           : Queue.offer(mailbox, message))
     return {
@@ -132,7 +130,7 @@ export const startActor = (
       ready,
       send,
       ask: (message) =>
-        Effect.flatMap(Deferred.make<void>(), (done) => Effect.zipRight(send(message(done)), Deferred.await(done))),
-      stop: Effect.zipRight(Fiber.interrupt(fiber), Queue.shutdown(mailbox))
+        Effect.flatMap(Deferred.make<void>(), (done) => Effect.andThen(send(message(done)), Deferred.await(done))),
+      stop: Effect.andThen(Fiber.interrupt(fiber), Queue.shutdown(mailbox))
     } satisfies UsageActor
   })

@@ -1,9 +1,19 @@
-import { HttpApiBuilder } from "@effect/platform"
-import { Api, CapacityConflict, InvalidRequest, NodeNotFound, OrderNotFound, PayloadTooLarge, StorageFailed } from "@retail/api"
+import {
+  Api,
+  bodyReadFailure,
+  CapacityConflict,
+  InvalidRequest,
+  isBodyTooLarge,
+  NodeNotFound,
+  OrderNotFound,
+  PayloadTooLarge,
+  StorageFailed
+} from "@retail/api"
 import { formatIssues } from "@retail/capacity"
-import { orderConflict } from "./OrderConflictAnswer.ts"
 import type { StoreError } from "@retail/store"
 import { Effect, Option } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { orderConflict } from "./OrderConflictAnswer.ts"
 import { CapacityNetwork } from "../CapacityNetwork.ts"
 
 const storageFailed = (error: StoreError) => new StorageFailed({ message: `The database failed: ${error.message}` })
@@ -25,9 +35,9 @@ export const CapacityAdminHttp = HttpApiBuilder.group(Api, "capacityAdmin", (han
         Effect.gen(function*() {
           const text = yield* request.text.pipe(
             Effect.mapError((error) =>
-              String(error.cause).includes("maxBytes exceeded")
+              isBodyTooLarge(error)
                 ? new PayloadTooLarge({ message: "The network document is larger than REQUEST_MAX_BYTES allows" })
-                : new InvalidRequest({ message: `The request body could not be read: ${error.message}` })
+                : new InvalidRequest({ message: `The request body could not be read: ${bodyReadFailure(error)}` })
             )
           )
           const input = yield* readJson(text)
@@ -60,24 +70,24 @@ export const CapacityAdminHttp = HttpApiBuilder.group(Api, "capacityAdmin", (han
             StoreError: (error) => Effect.fail(storageFailed(error))
           })
         ))
-      .handle("release", ({ path }) =>
-        network.release(path.orderId).pipe(
+      .handle("release", ({ params }) =>
+        network.release(params.orderId).pipe(
           Effect.mapError(storageFailed),
           Effect.flatMap(Option.match({
-            onNone: () => Effect.fail(new OrderNotFound({ message: `no capacity is held for order ${path.orderId}` })),
-            onSome: () => Effect.succeed({ orderId: path.orderId, status: "RELEASED" as const })
+            onNone: () => Effect.fail(new OrderNotFound({ message: `no capacity is held for order ${params.orderId}` })),
+            onSome: () => Effect.succeed({ orderId: params.orderId, status: "RELEASED" as const })
           }))
         ))
-      .handle("nodeLedger", ({ path, urlParams }) =>
+      .handle("nodeLedger", ({ params, query }) =>
         Effect.gen(function*() {
           const state = yield* network.current
-          const node = state.document.nodes.find((candidate) => candidate.code === path.code)
-          if (node === undefined) return yield* new NodeNotFound({ message: `no node ${path.code} in the current network` })
-          const ledger = yield* Effect.mapError(network.nodeLedger(node.code, urlParams.from, urlParams.to), storageFailed)
+          const node = state.document.nodes.find((candidate) => candidate.code === params.code)
+          if (node === undefined) return yield* new NodeNotFound({ message: `no node ${params.code} in the current network` })
+          const ledger = yield* Effect.mapError(network.nodeLedger(node.code, query.from, query.to), storageFailed)
           return {
             node: node.code,
-            from: urlParams.from,
-            to: urlParams.to,
+            from: query.from,
+            to: query.to,
             pickingCapacity: node.pickingCapacity,
             dispatchCapacity: node.dispatchCapacity,
             usage: ledger.usage.map((row) => ({ kind: row.kind, pool: row.slot, date: row.day, used: row.used })),

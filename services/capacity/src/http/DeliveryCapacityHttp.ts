@@ -1,6 +1,7 @@
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Api } from "@retail/api"
 import { Clock, Effect } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
 import { CapacityConfig } from "../CapacityConfig.ts"
 import { CapacityNetwork } from "../CapacityNetwork.ts"
 import { answerCapacity } from "../CapacityAnswer.ts"
@@ -31,6 +32,6 @@ export const DeliveryCapacityHttp = HttpApiBuilder.group(Api, "deliveryCapacity"
       return Effect.gen(function*() {
         const body = yield* request.text
         return respond(answerCapacity(config, network.peek(), body, yield* Clock.currentTimeMillis))
-      }).pipe(Effect.catchAllCause(() => Effect.succeed(respond(INTERNAL))))
+      }).pipe(Effect.catchCause(() => Effect.succeed(respond(INTERNAL))))
     })
   }))

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { CapacityConfig } from "../CapacityConfig.ts"
 import { CapacityNetwork } from "../CapacityNetwork.ts"
 import { answerCapacity } from "../CapacityAnswer.ts"
@@ -28,47 +28,53 @@ const send = (response: ServerResponse, answer: Answer) => {
  * through HttpApi for this request, whose engine work is ~30 µs). Same answer as the HttpApi
  * handler, which stays as the documented endpoint and serves other HttpServer implementations.
  */
-export class CapacityFastLane extends Effect.Service<CapacityFastLane>()("@retail/capacity/CapacityFastLane", {
-  effect: Effect.gen(function*() {
-    const config = yield* CapacityConfig
-    const network = yield* CapacityNetwork
-    const limit = yield* FastLaneLimit
-    const MAX_BODY_BYTES = config.maxBodyBytes
-    /** True when the request was taken (answered or being answered) by the fast lane. */
-    const take = (request: IncomingMessage, response: ServerResponse): boolean => {
-      if (request.method !== "POST" || (request.url !== PATH && request.url !== `${PATH}/`)) return false
-      if (!isAuthorized(config, request.headers.authorization)) {
-        request.resume()
-        send(response, UNAUTHORIZED)
+export class CapacityFastLane extends Context.Service<CapacityFastLane, {
+  /** True when the request was taken (answered or being answered) by the fast lane. */
+  readonly take: (request: IncomingMessage, response: ServerResponse) => boolean
+}>()("@retail/capacity/CapacityFastLane") {
+  static readonly layer = Layer.effect(
+    CapacityFastLane,
+    Effect.gen(function*() {
+      const config = yield* CapacityConfig
+      const network = yield* CapacityNetwork
+      const limit = yield* FastLaneLimit
+      const MAX_BODY_BYTES = config.maxBodyBytes
+      /** True when the request was taken (answered or being answered) by the fast lane. */
+      const take = (request: IncomingMessage, response: ServerResponse): boolean => {
+        if (request.method !== "POST" || (request.url !== PATH && request.url !== `${PATH}/`)) return false
+        if (!isAuthorized(config, request.headers.authorization)) {
+          request.resume()
+          send(response, UNAUTHORIZED)
+          return true
+        }
+        if (!isJsonContentType(request.headers["content-type"])) {
+          request.resume()
+          send(response, UNSUPPORTED_MEDIA_TYPE)
+          return true
+        }
+        if (limit.refused(request, response)) return true
+        const chunks: Array<Buffer> = []
+        let size = 0
+        request.on("data", (chunk: Buffer) => {
+          size += chunk.length
+          if (size <= MAX_BODY_BYTES) chunks.push(chunk)
+        })
+        request.on("end", () => {
+          if (size > MAX_BODY_BYTES) {
+            send(response, { status: 413, contentType: "text/plain; charset=utf-8", body: `Payload too large: at most ${MAX_BODY_BYTES} bytes` })
+            return
+          }
+          try {
+            const body = chunks.length === 1 ? chunks[0]?.toString("utf8") ?? "" : Buffer.concat(chunks).toString("utf8")
+            send(response, answerCapacity(config, network.peek(), body, Date.now()))
+          } catch {
+            send(response, INTERNAL)
+          }
+        })
+        request.on("error", () => response.destroy())
         return true
       }
-      if (!isJsonContentType(request.headers["content-type"])) {
-        request.resume()
-        send(response, UNSUPPORTED_MEDIA_TYPE)
-        return true
-      }
-      if (limit.refused(request, response)) return true
-      const chunks: Array<Buffer> = []
-      let size = 0
-      request.on("data", (chunk: Buffer) => {
-        size += chunk.length
-        if (size <= MAX_BODY_BYTES) chunks.push(chunk)
-      })
-      request.on("end", () => {
-        if (size > MAX_BODY_BYTES) {
-          send(response, { status: 413, contentType: "text/plain; charset=utf-8", body: `Payload too large: at most ${MAX_BODY_BYTES} bytes` })
-          return
-        }
-        try {
-          const body = chunks.length === 1 ? chunks[0]?.toString("utf8") ?? "" : Buffer.concat(chunks).toString("utf8")
-          send(response, answerCapacity(config, network.peek(), body, Date.now()))
-        } catch {
-          send(response, INTERNAL)
-        }
-      })
-      request.on("error", () => response.destroy())
-      return true
-    }
-    return { take } as const
-  })
-}) {}
+      return CapacityFastLane.of({ take })
+    })
+  )
+}

@@ -1,7 +1,7 @@
-import { HttpMethod, HttpServerRequest } from "@effect/platform"
 import { JsonValueLimit, PayloadTooLarge } from "@retail/api"
 import { measureJson } from "@retail/ingest"
 import { Effect, Layer, Option } from "effect"
+import { HttpMethod, HttpServerRequest } from "effect/http"
 import { Buffer } from "node:buffer"
 import { CapacityConfig } from "../CapacityConfig.ts"
 
@@ -12,12 +12,12 @@ import { CapacityConfig } from "../CapacityConfig.ts"
  */
 export const JsonValueLimitLive = Layer.effect(
   JsonValueLimit,
-  Effect.map(CapacityConfig, ({ requestMaxValues }) =>
+  Effect.map(CapacityConfig, ({ requestMaxValues }) => (httpEffect) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
-      if (!HttpMethod.hasBody(request.method)) return
+      if (!HttpMethod.hasBody(request.method)) return yield* httpEffect
       const text = yield* Effect.option(request.text)
-      if (Option.isNone(text) || text.value.length <= requestMaxValues) return
+      if (Option.isNone(text) || text.value.length <= requestMaxValues) return yield* httpEffect
       const size = measureJson(Buffer.from(text.value, "utf8"), requestMaxValues, Number.POSITIVE_INFINITY)
       if (size._tag === "TooManyValues") {
         return yield* new PayloadTooLarge({
@@ -25,5 +25,6 @@ export const JsonValueLimitLive = Layer.effect(
             `the value at byte ${size.offset} is one too many`
         })
       }
+      return yield* httpEffect
     }))
 )

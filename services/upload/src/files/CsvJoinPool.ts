@@ -61,11 +61,11 @@ export const makeCsvJoinPool = (
     })
   )
 
-export type CsvJoinThreads = Effect.Effect.Success<ReturnType<typeof makeCsvJoinPool>>
+export type CsvJoinThreads = Effect.Success<ReturnType<typeof makeCsvJoinPool>>
 
 /** The process's join threads, or none when CSV_JOIN_THREADS is 0 (partitions are then joined in the request's fiber). */
-export class CsvJoinPool extends Context.Tag("@retail/upload/CsvJoinPool")<CsvJoinPool, CsvJoinThreads | undefined>() {
-  static readonly layer = Layer.scoped(
+export class CsvJoinPool extends Context.Service<CsvJoinPool, CsvJoinThreads | undefined>()("@retail/upload/CsvJoinPool") {
+  static readonly layer = Layer.effect(
     CsvJoinPool,
     Effect.flatMap(UploadConfig, ({ csvJoinThreadHeapMb, csvJoinThreads }) =>
       csvJoinThreads === 0 ? Effect.succeed(undefined) : makeCsvJoinPool(csvJoinThreads, { heapMb: csvJoinThreadHeapMb }))

@@ -119,12 +119,12 @@ const joinBytes = (task: CsvJoinTask, headers: CsvFileHeaders, bytes: Uint8Array
       continue
     }
     const result = validator.validate(item.value, item.index)
-    if (result._tag === "Right") {
+    if (result._tag === "Success") {
       accepted.push(1)
-      products.append(JSON.stringify(result.right))
+      products.append(JSON.stringify(result.success))
     } else {
       accepted.push(0)
-      const failure = result.left
+      const failure = result.failure
       errors.push(item.locate === undefined ? failure : { sku: failure.sku, error: item.locate(failure.error) })
     }
   }

@@ -73,7 +73,7 @@ export const spoolJoinedPartitions = (
       yield* Queue.offerAll(outputs, Array.from({ length: concurrency }, () => new SharedArrayBuffer(options.firstOutputBytes ?? FIRST_OUTPUT_BYTES)))
       yield* Stream.range(0, partitions.count - 1).pipe(
         Stream.mapEffect(join(outputs), { concurrency }),
-        Stream.runForEach(({ output, result }) => Effect.zipRight(consume(result), Queue.offer(outputs, outputAfter(output, result))))
+        Stream.runForEach(({ output, result }) => Effect.andThen(consume(result), Queue.offer(outputs, outputAfter(output, result))))
       )
       yield* writer.finish
       return writer.totals()

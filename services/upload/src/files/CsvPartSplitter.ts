@@ -101,14 +101,14 @@ export const partitionCsvFile = <E, R>(content: Stream.Stream<Uint8Array, E, R>,
   Effect.suspend(() => {
     const splitter = new CsvPartSplitter(layout, partitions)
     return content.pipe(
-      Stream.runForEachChunk((chunks): Effect.Effect<void, StorageFailed | CsvSyntaxError | CsvHeaderError> => {
+      Stream.runForEachArray((chunks): Effect.Effect<void, StorageFailed | CsvSyntaxError | CsvHeaderError> => {
         for (const chunk of chunks) {
           const error = splitter.push(chunk)
           if (error !== undefined) return Effect.fail(error)
         }
         return partitions.flushIfFull
       }),
-      Effect.zipRight(Effect.suspend(() => {
+      Effect.andThen(Effect.suspend(() => {
         const ended = splitter.end()
         return "_tag" in ended ? Effect.fail(ended) : Effect.succeed(ended)
       }))

@@ -152,4 +152,4 @@ export const makeCsvPartitions = (dir: string, count: number) =>
     } as const
   })
 
-export type CsvPartitions = Effect.Effect.Success<ReturnType<typeof makeCsvPartitions>>
+export type CsvPartitions = Effect.Success<ReturnType<typeof makeCsvPartitions>>

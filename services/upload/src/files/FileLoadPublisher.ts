@@ -2,7 +2,7 @@ import { PublishFailed, StorageFailed } from "@retail/api"
 import { acceptedMessage, LoadAccepted, type LoadSource, LoadSummary } from "@retail/domain"
 import type { QueueError } from "@retail/queue"
 import { type ErrorEntry, LoadRepository, type StoreError } from "@retail/store"
-import { Clock, Effect, Stream } from "effect"
+import { Clock, Context, Effect, Layer, Stream } from "effect"
 import { LoadOwner } from "../LoadOwner.ts"
 import { type EncodedBatch, ProductPublisher } from "../ProductPublisher.ts"
 import { BufferPool } from "./BufferPool.ts"
@@ -35,8 +35,8 @@ export interface SpooledLoad {
  * the load as receiving, replays the spool (publishing each batch, adding counts and errors as
  * it goes) and finishes receiving. A failure marks the load FAILED.
  */
-export class FileLoadPublisher extends Effect.Service<FileLoadPublisher>()("@retail/upload/FileLoadPublisher", {
-  effect: Effect.gen(function*() {
+export class FileLoadPublisher extends Context.Service<FileLoadPublisher>()("@retail/upload/FileLoadPublisher", {
+  make: Effect.gen(function*() {
     const loads = yield* LoadRepository
     const publisher = yield* ProductPublisher
     const owner = yield* LoadOwner
@@ -79,15 +79,17 @@ export class FileLoadPublisher extends Effect.Service<FileLoadPublisher>()("@ret
           groupBytes = 0
           const first = published === 0
           return publisher.publishEncoded(load, batches, buffers.take).pipe(
-            Effect.tap((entries) => {
-              published += batches.length
-              for (const entry of entries) buffers.give(entry)
-              for (const batch of batches) buffers.give(batch.productsJson)
-            }),
-            Effect.zipRight(count(products, products, first)),
-            Effect.zipRight(
+            Effect.tap((entries) =>
+              Effect.sync(() => {
+                published += batches.length
+                for (const entry of entries) buffers.give(entry)
+                for (const batch of batches) buffers.give(batch.productsJson)
+              })
+            ),
+            Effect.andThen(count(products, products, first)),
+            Effect.andThen(
               first
-                ? loads.markProcessing(processCode).pipe(Effect.catchAll((error) => Effect.logWarning("could not mark the load PROCESSING", error)))
+                ? loads.markProcessing(processCode).pipe(Effect.catch((error) => Effect.logWarning("could not mark the load PROCESSING", error)))
                 : Effect.void
             )
           )
@@ -96,7 +98,7 @@ export class FileLoadPublisher extends Effect.Service<FileLoadPublisher>()("@ret
         const replay = (record: SpoolRecord): Effect.Effect<void, QueueError | StoreError> => {
           if (record._tag === "Errors") {
             const errors = JSON.parse(record.json) as ReadonlyArray<ErrorEntry>
-            return Effect.zipRight(loads.addErrors(processCode, errors), count(errors.length, 0, false))
+            return Effect.andThen(loads.addErrors(processCode, errors), count(errors.length, 0, false))
           }
           group.push({ batchNo: nextBatchNo++, productsJson: record.productsJson })
           groupProducts += record.count
@@ -106,9 +108,9 @@ export class FileLoadPublisher extends Effect.Service<FileLoadPublisher>()("@ret
 
         yield* spool.records(buffers.take).pipe(
           Stream.runForEach(replay),
-          Effect.zipRight(publishGroup),
-          Effect.zipRight(count(0, 0, true)),
-          Effect.zipRight(Effect.suspend(() => loads.finishReceiving(processCode, nextBatchNo))),
+          Effect.andThen(publishGroup),
+          Effect.andThen(count(0, 0, true)),
+          Effect.andThen(Effect.suspend(() => loads.finishReceiving(processCode, nextBatchNo))),
           Effect.flatMap((status) =>
             status === "FAILED"
               ? Effect.fail(new PublishFailed({
@@ -116,13 +118,13 @@ export class FileLoadPublisher extends Effect.Service<FileLoadPublisher>()("@ret
               }))
               : Effect.void
           ),
-          Effect.catchAll((error) =>
+          Effect.catch((error) =>
             Effect.logError("publishing a file load failed", error).pipe(
               // What was published before the failure is counted, as far as the database lets it be.
-              Effect.zipRight(Effect.ignore(count(0, 0, true))),
-              Effect.zipRight(loads.markFailed(processCode, `publishing the file load failed after ${published} batches: ${error.message}`)),
-              Effect.catchAll((markError) => Effect.logError("could not mark the load FAILED", markError)),
-              Effect.zipRight(Effect.fail(
+              Effect.andThen(Effect.ignore(count(0, 0, true))),
+              Effect.andThen(loads.markFailed(processCode, `publishing the file load failed after ${published} batches: ${error.message}`)),
+              Effect.catch((markError) => Effect.logError("could not mark the load FAILED", markError)),
+              Effect.andThen(Effect.fail(
                 error._tag === "StorageFailed"
                   ? error
                   : error._tag === "StoreError"
@@ -136,7 +138,7 @@ export class FileLoadPublisher extends Effect.Service<FileLoadPublisher>()("@ret
           // Cut off (shutdown past its grace, or the client went away): the load must not stay RECEIVED/PROCESSING forever.
           Effect.onInterrupt(() =>
             loads.markFailed(processCode, `publishing the file load was interrupted (server shutdown or client gone) after ${published} batches`).pipe(
-              Effect.catchAll((markError) => Effect.logError("could not mark an interrupted file load FAILED", markError))
+              Effect.catch((markError) => Effect.logError("could not mark an interrupted file load FAILED", markError))
             )
           )
         )
@@ -148,4 +150,6 @@ export class FileLoadPublisher extends Effect.Service<FileLoadPublisher>()("@ret
 
     return { publish } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,7 +1,7 @@
 import { validateForCompany } from "@retail/domain"
 import type { ProductFailure } from "@retail/domain"
 import { elementFault } from "@retail/ingest"
-import { Either } from "effect"
+import { Result } from "effect"
 import {
   FAILED,
   type JsonBlock,
@@ -42,11 +42,11 @@ export const validateJsonBlock = (block: JsonBlock): JsonBlockResult => {
       return { block, outcomes: new Uint8Array(0), codes: "", codeLengths: new Uint32Array(0), reEncoded: [], failures: [], fault: { kind, reason, offset, line, column } }
     }
     const checked = validateForCompany(value, block.company)
-    if (Either.isLeft(checked)) {
+    if (Result.isFailure(checked)) {
       outcomes[i] = FAILED
-      failures.push(checked.left)
+      failures.push(checked.failure)
     } else {
-      const product = checked.right
+      const product = checked.success
       codes.push(product.productCode, product.skuCode)
       codeLengths[accepted * 2] = product.productCode.length
       codeLengths[accepted * 2 + 1] = product.skuCode.length

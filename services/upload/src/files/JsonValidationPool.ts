@@ -1,4 +1,4 @@
-import { Data, Effect, Layer } from "effect"
+import { Context, Data, Effect, Layer } from "effect"
 import { UploadConfig } from "../UploadConfig.ts"
 import type { JsonBlock, JsonBlockResult } from "./JsonBlock.ts"
 import { makeWorkerThreads, type ThreadEntry, threadEntry } from "./WorkerThreads.ts"
@@ -26,12 +26,12 @@ export const defaultThreadEntry = (): ThreadEntry => threadEntry(import.meta.url
  * Blocks move to the threads by transfer; a thread that dies fails its load and is replaced.
  * Threads start with the first block and exit when idle.
  */
-export class JsonValidationPool extends Effect.Tag("@retail/upload/JsonValidationPool")<JsonValidationPool, {
+export class JsonValidationPool extends Context.Service<JsonValidationPool, {
   readonly threads: number
   readonly validate: (block: JsonBlock) => Effect.Effect<JsonBlockResult, ValidationThreadFailed>
-}>() {
+}>()("@retail/upload/JsonValidationPool") {
   static readonly make = (threads: number, entry: ThreadEntry = defaultThreadEntry()) =>
-    Layer.scoped(
+    Layer.effect(
       JsonValidationPool,
       Effect.gen(function*() {
         if (threads === 0) return { threads, validate: () => Effect.die(new Error("no JSON validation threads (JSON_VALIDATION_THREADS=0)")) }
@@ -52,5 +52,5 @@ export class JsonValidationPool extends Effect.Tag("@retail/upload/JsonValidatio
       })
     )
 
-  static readonly layer = Layer.unwrapEffect(Effect.map(UploadConfig, (config) => JsonValidationPool.make(config.jsonValidationThreads)))
+  static readonly layer = Layer.unwrap(Effect.map(UploadConfig, (config) => JsonValidationPool.make(config.jsonValidationThreads)))
 }

@@ -1,5 +1,5 @@
 import { StorageFailed } from "@retail/api"
-import { Chunk, Effect, Option, Stream } from "effect"
+import { Cause, Effect, Stream } from "effect"
 import { mkdtemp, open, rm } from "node:fs/promises"
 import type { FileHandle } from "node:fs/promises"
 import { join } from "node:path"
@@ -67,7 +67,7 @@ export const makeLoadSpool = (dir: string) =>
     } as const
   })
 
-export type LoadSpool = Effect.Effect.Success<ReturnType<typeof makeLoadSpool>>
+export type LoadSpool = Effect.Success<ReturnType<typeof makeLoadSpool>>
 
 /** Longest header: `B<count> <bytes>\n` with two safe integers. */
 const HEADER_MAX = 40
@@ -88,34 +88,34 @@ const readFully = (file: FileHandle, buffer: Uint8Array, length: number, positio
       return done
     },
     catch: spoolFailed("read back")
-  }).pipe(Effect.mapError(Option.some))
+  })
 
-/** The spool's records, each read with two positioned reads (its header, then its bytes). */
-const readRecords = (path: string, allocate: (length: number) => Uint8Array) =>
-  Stream.unwrapScoped(Effect.gen(function*() {
+/** The spool's records, each read with two positioned reads (its header, then its bytes); the file is closed when the stream ends. */
+const readRecords = (path: string, allocate: (length: number) => Uint8Array): Stream.Stream<SpoolRecord, StorageFailed> =>
+  Stream.unwrap(Effect.gen(function*() {
     const file = yield* Effect.acquireRelease(
       Effect.tryPromise({ try: () => open(path, "r"), catch: spoolFailed("read back") }),
       (handle) => Effect.promise(() => handle.close().catch(() => undefined))
     )
     const head = Buffer.alloc(HEADER_MAX)
     let position = 0
-    const next: Effect.Effect<Chunk.Chunk<SpoolRecord>, Option.Option<StorageFailed>> = Effect.gen(function*() {
+    // One record a pull; the end of the file ends the stream (Cause.Done).
+    const next: Effect.Effect<SpoolRecord, StorageFailed | Cause.Done> = Effect.gen(function*() {
       const headRead = yield* readFully(file, head, HEADER_MAX, position)
-      if (headRead === 0) return yield* Effect.fail(Option.none())
+      if (headRead === 0) return yield* Cause.done()
       const newline = head.subarray(0, headRead).indexOf(0x0a)
       const match = newline === -1 ? null : HEADER.exec(head.toString("latin1", 0, newline))
-      if (match === null) return yield* Effect.fail(Option.some(corrupt(`no record header at byte ${position}`)))
+      if (match === null) return yield* Effect.fail(corrupt(`no record header at byte ${position}`))
       const length = Number(match[3] ?? match[4])
       const isBatch = match[2] !== undefined
       const body = isBatch ? allocate(length) : Buffer.allocUnsafe(length)
       const bodyRead = length === 0 ? 0 : yield* readFully(file, body, length, position + newline + 1)
-      if (bodyRead !== length) return yield* Effect.fail(Option.some(corrupt(`a record at byte ${position} is cut short`)))
+      if (bodyRead !== length) return yield* Effect.fail(corrupt(`a record at byte ${position} is cut short`))
       position += newline + 1 + length
-      return Chunk.of<SpoolRecord>(
-        isBatch
-          ? { _tag: "Batch", count: Number(match[2]), productsJson: body }
-          : { _tag: "Errors", json: Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8") }
-      )
+      const record: SpoolRecord = isBatch
+        ? { _tag: "Batch", count: Number(match[2]), productsJson: body }
+        : { _tag: "Errors", json: Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8") }
+      return record
     })
-    return Stream.repeatEffectChunkOption(next)
+    return Stream.fromEffectRepeat(next)
   }))

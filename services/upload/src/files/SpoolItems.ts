@@ -1,7 +1,7 @@
 import { LoadError, makeLoadValidator } from "@retail/domain"
 import type { StorageFailed } from "@retail/api"
 import type { ErrorEntry } from "@retail/store"
-import { type Chunk, Effect, Either, Stream } from "effect"
+import { Effect, Result, Stream } from "effect"
 import { BatchBuffer } from "./BatchBuffer.ts"
 import type { LoadItem } from "./LoadItem.ts"
 import type { LoadSpool } from "./LoadSpool.ts"
@@ -66,7 +66,7 @@ export const makeSpoolWriter = (options: SpoolOptions) => {
       total++
       failed++
       errors.push(entry)
-      if (firstErrors.length < responseErrorsCap) firstErrors.push(new LoadError(entry, { disableValidation: true }))
+      if (firstErrors.length < responseErrorsCap) firstErrors.push(new LoadError(entry, { disableChecks: true }))
       afterProduct()
     },
     /** An accepted product, as the bytes of its JSON. */
@@ -111,26 +111,26 @@ export const spoolItems = <E, R>(items: Stream.Stream<LoadItem, E, R>, options: 
     const validator = makeLoadValidator(options.company, codes)
     const writer = makeSpoolWriter(options)
 
-    const consume = (chunk: Chunk.Chunk<LoadItem>) =>
+    const consume = (chunk: ReadonlyArray<LoadItem>) =>
       Effect.suspend(() => {
         for (const item of chunk) {
           if (item._tag === "Failed") {
             writer.fail({ sku: item.sku, error: item.error })
           } else {
-            Either.match(validator.validate(item.value, item.index), {
-              onLeft: (failure) => writer.fail(item.locate === undefined ? failure : { sku: failure.sku, error: item.locate(failure.error) }),
-              onRight: (product) => {
+            Result.match(validator.validate(item.value, item.index), {
+              onFailure: (failure) => writer.fail(item.locate === undefined ? failure : { sku: failure.sku, error: item.locate(failure.error) }),
+              onSuccess: (product) => {
                 if (item.json !== undefined && sameJson(item.value, product)) writer.acceptBytes(item.json)
                 else writer.acceptText(JSON.stringify(product))
               }
             })
           }
         }
-        return Effect.zipRight(codes.check, writer.drain)
+        return Effect.andThen(codes.check, writer.drain)
       })
 
-    return yield* Stream.runForEachChunk(items, consume).pipe(
-      Effect.zipRight(writer.finish),
+    return yield* Stream.runForEachArray(items, consume).pipe(
+      Effect.andThen(writer.finish),
       Effect.map(writer.totals)
     )
   }))

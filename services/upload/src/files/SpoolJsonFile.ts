@@ -1,7 +1,7 @@
 import type { StorageFailed } from "@retail/api"
 import { makeFirstOccurrences } from "@retail/domain"
 import { type JsonScanOptions, JsonSyntaxError, scanJsonProducts } from "@retail/ingest"
-import { Chunk, Effect, Fiber, Stream } from "effect"
+import { Effect, Fiber, Stream } from "effect"
 import { FAILED, type JsonBlock, type JsonBlockResult, LAYOUT_END, LAYOUT_FIELDS, SAME_BYTES } from "./JsonBlock.ts"
 import { JsonBlockSplitter } from "./JsonBlockSplitter.ts"
 import { JsonValidationPool, type ValidationThreadFailed } from "./JsonValidationPool.ts"
@@ -55,7 +55,7 @@ export const spoolJsonFile = <E, R>(content: Stream.Stream<Uint8Array, E, R>, op
       const splitter = new JsonBlockSplitter(options.company, blockBytes, scanOptions(options))
       const writer = makeSpoolWriter(options)
       const firstOccurrence = makeFirstOccurrences(codes)
-      const window: Array<Fiber.RuntimeFiber<JsonBlockResult, ValidationThreadFailed>> = []
+      const window: Array<Fiber.Fiber<JsonBlockResult, ValidationThreadFailed>> = []
       const windowSize = pool.threads * BLOCKS_IN_FLIGHT_PER_THREAD
 
       const spoolOldest: Effect.Effect<void, JsonSyntaxError | StorageFailed | ValidationThreadFailed> = Effect.suspend(() => {
@@ -65,12 +65,12 @@ export const spoolJsonFile = <E, R>(content: Stream.Stream<Uint8Array, E, R>, op
           if (result.fault !== undefined) return Effect.fail(new JsonSyntaxError(result.fault))
           spoolBlock(result, writer, firstOccurrence)
           splitter.recycle(result.block)
-          return Effect.zipRight(codes.check, writer.drain)
+          return Effect.andThen(codes.check, writer.drain)
         })
       })
       const send = (blocks: ReadonlyArray<JsonBlock>) =>
         Effect.forEach(blocks, (block) =>
-          Effect.zipRight(
+          Effect.andThen(
             window.length >= windowSize ? spoolOldest : Effect.void,
             Effect.flatMap(Effect.forkIn(pool.validate(block), scope), (fiber) => Effect.sync(() => window.push(fiber)))
           ), { discard: true })
@@ -78,16 +78,15 @@ export const spoolJsonFile = <E, R>(content: Stream.Stream<Uint8Array, E, R>, op
 
       /** What was split before the input ended or broke goes through first, so that a fault in it wins over `last`. */
       const endWith = <X>(last: Effect.Effect<void, X>): Effect.Effect<void, X | JsonSyntaxError | StorageFailed | ValidationThreadFailed> =>
-        send(splitter.flush()).pipe(Effect.zipRight(spoolAll), Effect.zipRight(last))
+        send(splitter.flush()).pipe(Effect.andThen(spoolAll), Effect.andThen(last))
       /** The buffers of one chunk of the upload, split one after the other as the window takes their blocks. */
-      const split = (chunk: Chunk.Chunk<Uint8Array>) => {
-        const buffers = Chunk.toReadonlyArray(chunk)
+      const split = (buffers: ReadonlyArray<Uint8Array>) => {
         let next = 0
         const rest: Effect.Effect<void, JsonSyntaxError | StorageFailed | ValidationThreadFailed> = Effect.suspend(() => {
           while (next < buffers.length) {
             const blocks = splitter.push(buffers[next++]!)
             if (isFault(blocks)) return endWith(Effect.fail(blocks))
-            if (blocks.length > 0) return Effect.zipRight(send(blocks), rest)
+            if (blocks.length > 0) return Effect.andThen(send(blocks), rest)
           }
           return Effect.void
         })
@@ -96,12 +95,12 @@ export const spoolJsonFile = <E, R>(content: Stream.Stream<Uint8Array, E, R>, op
 
       // Set when the failure is this side's (a fault of the file, a thread, the spool): the upload's own failure ends the file instead.
       let failedHere = false
-      yield* Stream.runForEachChunk(content, (chunk) => Effect.tapError(split(chunk), () => Effect.sync(() => (failedHere = true)))).pipe(
+      yield* Stream.runForEachArray(content, (chunk) => Effect.tapError(split(chunk), () => Effect.sync(() => (failedHere = true)))).pipe(
         Effect.matchEffect({
           onFailure: (error) => (failedHere ? Effect.fail(error) : endWith(Effect.fail(error))),
           onSuccess: () => {
             const last = splitter.end()
-            return isFault(last) ? endWith(Effect.fail(last)) : Effect.zipRight(send(last), endWith(writer.finish))
+            return isFault(last) ? endWith(Effect.fail(last)) : Effect.andThen(send(last), endWith(writer.finish))
           }
         })
       )

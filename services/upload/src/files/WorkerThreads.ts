@@ -65,7 +65,7 @@ export const makeWorkerThreads = <Task, Result>(
         Effect.promise(() => pool.close()).pipe(
           Effect.timeout(Duration.millis(options.closeMs + 1_000)),
           Effect.ignore,
-          Effect.zipRight(Effect.promise(() => pool.destroy()))
+          Effect.andThen(Effect.promise(() => pool.destroy()))
         )
     )
     // piscina fails the tasks of a thread that dies while running them, but a thread that dies before it
@@ -80,7 +80,7 @@ export const makeWorkerThreads = <Task, Result>(
     return {
       threads: options.threads,
       run: (task, transfer = []) =>
-        Effect.async<Result, WorkerThreadFailed>((resume) => {
+        Effect.callback<Result, WorkerThreadFailed>((resume) => {
           const controller = new AbortController()
           const settle = (outcome: Effect.Effect<Result, WorkerThreadFailed>) => {
             if (inFlight.delete(fail)) resume(outcome)

@@ -1,7 +1,7 @@
-import type { HttpServerRequest } from "@effect/platform"
 import { InvalidRequest } from "@retail/api"
 import { type CsvFileName, type CsvHeaderError, CsvLayouts, type CsvSyntaxError } from "@retail/ingest"
 import { Effect } from "effect"
+import type { HttpServerRequest } from "effect/http"
 import { FileLoadPublisher } from "../files/FileLoadPublisher.ts"
 import { type CsvFileHeaders, joinedItems } from "../files/CsvJoin.ts"
 import { spoolJoinedPartitions } from "../files/CsvJoinedSpool.ts"

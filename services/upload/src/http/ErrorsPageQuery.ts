@@ -13,7 +13,7 @@ const WHOLE_NUMBER = /^\d{1,7}$/
 const once = (name: string, value: QueryValue | undefined): Effect.Effect<Option.Option<string>, InvalidRequest> =>
   typeof value === "object"
     ? Effect.fail(new InvalidRequest({ message: `${name}: is given more than once` }))
-    : Effect.succeed(Option.fromNullable(value))
+    : Effect.succeed(Option.fromNullishOr(value))
 
 const pageLimit = (text: string): Effect.Effect<number, InvalidRequest> => {
   const limit = WHOLE_NUMBER.test(text) ? Number(text) : Number.NaN

@@ -1,14 +1,23 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Api, CurrentPrincipal, Scopes } from "@retail/api"
 import { FileLoadSlots } from "@retail/limits"
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { CsvJoinPool } from "../files/CsvJoinPool.ts"
+import { FileLoadPublisher } from "../files/FileLoadPublisher.ts"
+import { JsonValidationPool } from "../files/JsonValidationPool.ts"
+import { UploadConfig } from "../UploadConfig.ts"
 import { refuseBusyCompany } from "./BusyCompany.ts"
 import { csvFileLoad } from "./CsvFileLoad.ts"
 import { jsonFileLoad } from "./JsonFileLoad.ts"
 import { companyWithScope } from "./ProductsHttp.ts"
 
 export const FilesHttp = HttpApiBuilder.group(Api, "files", (handlers) =>
-  Effect.map(FileLoadSlots, (slots) => {
+  Effect.gen(function*() {
+    const slots = yield* FileLoadSlots
+    /** What a file load runs on, required by this group's layer and given to each load (a handler's own needs would fall to the router). */
+    const services = Context.pick(UploadConfig, FileLoadPublisher, CsvJoinPool, JsonValidationPool)(
+      yield* Effect.context<UploadConfig | FileLoadPublisher | CsvJoinPool | JsonValidationPool>()
+    )
     /** At most FILE_LOADS_PER_COMPANY file loads of one company at a time; one more is 429. */
     const inSlotOf = (company: string) => <A, E, R>(load: Effect.Effect<A, E, R>) => refuseBusyCompany(slots.withSlot(company)(load))
     return handlers
@@ -16,10 +25,10 @@ export const FilesHttp = HttpApiBuilder.group(Api, "files", (handlers) =>
         Effect.gen(function*() {
           const company = yield* companyWithScope(yield* CurrentPrincipal, Scopes.productsWrite)
           return yield* jsonFileLoad(request, "HANDLE_JSON", () => Effect.succeed(company), { fields: [] }).pipe(inSlotOf(company))
-        }))
+        }).pipe(Effect.provideContext(services)))
       .handleRaw("handleCsv", ({ request }) =>
         Effect.gen(function*() {
           const company = yield* companyWithScope(yield* CurrentPrincipal, Scopes.productsWrite)
           return yield* csvFileLoad(request, company).pipe(inSlotOf(company))
-        }))
+        }).pipe(Effect.provideContext(services)))
   }))

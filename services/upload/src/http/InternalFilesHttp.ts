@@ -1,8 +1,11 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { InternalApi, InvalidRequest } from "@retail/api"
 import { MAX_CODE_LENGTH } from "@retail/domain"
 import { FileLoadSlots } from "@retail/limits"
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { FileLoadPublisher } from "../files/FileLoadPublisher.ts"
+import { JsonValidationPool } from "../files/JsonValidationPool.ts"
+import { UploadConfig } from "../UploadConfig.ts"
 import { refuseBusyCompany } from "./BusyCompany.ts"
 import { jsonFileLoad, PRODUCTS_JSON } from "./JsonFileLoad.ts"
 
@@ -28,8 +31,14 @@ export const companyField = (fields: ReadonlyMap<string, string>) => {
  * once the company is read.
  */
 export const InternalFilesHttp = HttpApiBuilder.group(InternalApi, "internalFiles", (handlers) =>
-  Effect.map(FileLoadSlots, (slots) =>
-    handlers.handleRaw("handleJsonInt", ({ request }) =>
+  Effect.gen(function*() {
+    const slots = yield* FileLoadSlots
+    /** What a file load runs on, required by this group's layer and given to each load (a handler's own needs would fall to the router). */
+    const services = Context.pick(UploadConfig, FileLoadPublisher, JsonValidationPool)(
+      yield* Effect.context<UploadConfig | FileLoadPublisher | JsonValidationPool>()
+    )
+    return handlers.handleRaw("handleJsonInt", ({ request }) =>
       refuseBusyCompany(
         jsonFileLoad(request, "HANDLE_JSON_INT", (fields) => Effect.tap(companyField(fields), slots.slotIn), { fields: [COMPANY] })
-      ))))
+      ).pipe(Effect.provideContext(services)))
+  }))

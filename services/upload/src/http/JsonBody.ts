@@ -1,8 +1,7 @@
-import type { HttpServerRequest } from "@effect/platform"
-import { HttpIncomingMessage } from "@effect/platform"
-import { InvalidRequest, PayloadTooLarge, UnsupportedMediaType } from "@retail/api"
+import { bodyReadFailure, InvalidRequest, isBodyTooLarge, PayloadTooLarge, UnsupportedMediaType } from "@retail/api"
 import { MAX_JSON_DEPTH, measureJson } from "@retail/ingest"
-import { Effect, Option } from "effect"
+import { ByteSize, Effect } from "effect"
+import { HttpIncomingMessage, type HttpServerRequest } from "effect/http"
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 
@@ -38,11 +37,11 @@ export const readJsonBody = (request: HttpServerRequest.HttpServerRequest, limit
     const declared = Number(request.headers["content-length"] ?? "0")
     if (declared > maxBytes) return yield* Effect.fail(tooLarge)
     const bytes = yield* request.arrayBuffer.pipe(
-      HttpIncomingMessage.withMaxBodySize(Option.some(maxBytes)),
+      Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBytes)),
       Effect.mapError((error) =>
-        String(error.cause).includes("maxBytes exceeded")
+        isBodyTooLarge(error)
           ? tooLarge
-          : new InvalidRequest({ message: `The request body could not be read: ${error.message}` })
+          : new InvalidRequest({ message: `The request body could not be read: ${bodyReadFailure(error)}` })
       )
     )
     if (bytes.byteLength === 0) {

@@ -1,7 +1,7 @@
-import type { HttpServerRequest } from "@effect/platform"
 import { InvalidRequest, StorageFailed } from "@retail/api"
 import type { LoadSource } from "@retail/domain"
 import { Effect, Option } from "effect"
+import type { HttpServerRequest } from "effect/http"
 import { FileLoadPublisher } from "../files/FileLoadPublisher.ts"
 import { makeLoadSpool } from "../files/LoadSpool.ts"
 import type { SpoolTotals } from "../files/SpoolItems.ts"

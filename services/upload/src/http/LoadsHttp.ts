@@ -1,13 +1,13 @@
-import { HttpApiBuilder, HttpApiError } from "@effect/platform"
 import { Api, CurrentPrincipal, InvalidRequest, LoadNotFound, Scopes, StorageFailed } from "@retail/api"
 import { LoadRepository, type StoreError } from "@retail/store"
 import { Effect, Option } from "effect"
+import { HttpApiBuilder, HttpApiError } from "effect/http-api"
 import { errorsPageQuery } from "./ErrorsPageQuery.ts"
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 const storageFailed = (error: StoreError) =>
-  Effect.zipRight(
+  Effect.andThen(
     Effect.logError("reading a load failed", error),
     Effect.fail(new StorageFailed({ message: "The database is unavailable; retry later" }))
   )
@@ -21,7 +21,7 @@ export const LoadsHttp = HttpApiBuilder.group(Api, "loads", (handlers) =>
       Effect.gen(function*() {
         const principal = yield* CurrentPrincipal
         if (!principal.scopes.has(Scopes.productsRead) && !principal.scopes.has(Scopes.productsWrite)) {
-          return yield* Effect.fail(new HttpApiError.Forbidden())
+          return yield* Effect.fail(new HttpApiError.Forbidden({}))
         }
         const notFound = new LoadNotFound({ message: `No load with process code ${processCode}` })
         if (!UUID.test(processCode)) return yield* Effect.fail(notFound)
@@ -33,11 +33,11 @@ export const LoadsHttp = HttpApiBuilder.group(Api, "loads", (handlers) =>
       })
 
     return handlers
-      .handle("getLoad", ({ path }) => visibleLoad(path.processCode))
-      .handle("getLoadErrors", ({ path, urlParams }) =>
+      .handle("getLoad", ({ params }) => visibleLoad(params.processCode))
+      .handle("getLoadErrors", ({ params, query }) =>
         Effect.gen(function*() {
-          const load = yield* visibleLoad(path.processCode)
-          const page = yield* errorsPageQuery(urlParams)
+          const load = yield* visibleLoad(params.processCode)
+          const page = yield* errorsPageQuery(query)
           return yield* loads.errors(load.processCode, page).pipe(
             Effect.catchTag("InvalidCursor", (error) =>
               Effect.fail(new InvalidRequest({ message: `cursor: ${error.message} (got ${error.cursor})` }))),

@@ -1,6 +1,6 @@
-import { type HttpServerRequest, Multipart } from "@effect/platform"
 import { InvalidRequest, PayloadTooLarge, UnsupportedMediaType } from "@retail/api"
 import { Duration, Effect, Option, Stream } from "effect"
+import { type HttpServerRequest, Multipart } from "effect/http"
 import { Readable } from "node:stream"
 import { UploadConfig } from "../UploadConfig.ts"
 
@@ -14,6 +14,8 @@ export interface MultipartOptions {
   readonly fields?: ReadonlyArray<string>
 }
 
+const UNTERMINATED = "The multipart/form-data body ends before its closing boundary"
+
 interface PartLimits {
   readonly fileMaxBytes: number
   readonly maxParts: number
@@ -21,14 +23,17 @@ interface PartLimits {
 }
 
 const multipartFailure = (error: Multipart.MultipartError, limits: PartLimits) => {
-  switch (error.reason) {
+  const reason = error.reason
+  switch (reason._tag) {
     case "FileTooLarge":
     case "BodyTooLarge":
       return new PayloadTooLarge({ message: `A file is larger than the limit of ${limits.fileMaxBytes} bytes` })
     case "FieldTooLarge":
       return new PayloadTooLarge({ message: `A text field is larger than the limit of ${limits.maxFieldBytes} bytes (MULTIPART_MAX_FIELD_BYTES)` })
     default:
-      return new InvalidRequest({ message: `The multipart/form-data body could not be read (${error.reason}: ${describeCause(error.cause)})` })
+      return describeCause(reason.cause) === "EndNotReached"
+        ? new InvalidRequest({ message: UNTERMINATED })
+        : new InvalidRequest({ message: `The multipart/form-data body could not be read (${reason._tag}: ${describeCause(reason.cause)})` })
   }
 }
 
@@ -40,7 +45,7 @@ const limited = (key: string, content: Stream.Stream<Uint8Array, Multipart.Multi
     let seen = 0
     return content.pipe(
       Stream.mapError((error) => multipartFailure(error, limits)),
-      Stream.mapChunksEffect((chunks) => {
+      Stream.mapArrayEffect((chunks) => {
         for (const chunk of chunks) seen += chunk.length
         return seen > limits.fileMaxBytes
           ? Effect.fail(new PayloadTooLarge({ message: `The part ${key} is larger than the limit of ${limits.fileMaxBytes} bytes` }))
@@ -60,7 +65,7 @@ const AFTER_BODY_END = Duration.seconds(10)
 const rawBodyEnded = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<void> => {
   const source = request.source
   if (!(source instanceof Readable)) return Effect.never
-  return Effect.async<void>((resume) => {
+  return Effect.callback<void>((resume) => {
     if (source.readableEnded || source.destroyed) return resume(Effect.void)
     const done = () => resume(Effect.void)
     source.once("end", done)
@@ -113,10 +118,20 @@ export const readMultipart = <E, R>(
     const handled = new Set<string>()
     let parts = 0
     const unterminated = rawBodyEnded(request).pipe(
-      Effect.zipRight(Effect.sleep(AFTER_BODY_END)),
-      Effect.zipRight(Effect.fail(new InvalidRequest({ message: "The multipart/form-data body ends before its closing boundary" })))
+      Effect.andThen(Effect.sleep(AFTER_BODY_END)),
+      Effect.andThen(Effect.fail(new InvalidRequest({ message: UNTERMINATED })))
     )
-    const readParts = request.multipartStream.pipe(
+    // Each file part is limited below, so no platform total; a part with a filename is a file even when its type is JSON.
+    // Parts are counted below: with node:http, a platform limit ends the part stream without an error
+    // (@effect/platform-node-shared fromReadable lets 'end' overwrite the parser's error), dropping the rest.
+    const partStream = Stream.provideContext(
+      request.multipartStream,
+      Multipart.limitsServices({ maxFieldSize: limits.maxFieldBytes, fieldMimeTypes: [] })
+    )
+    const readParts = partStream.pipe(
+      // As node:http always answered it: a field over MULTIPART_MAX_FIELD_BYTES ends the part stream,
+      // so the caller learns that the parts after it (the file) never came.
+      Stream.catchIf((error) => error.reason._tag === "FieldTooLarge", () => Stream.empty),
       Stream.mapError((error) => multipartFailure(error, limits)),
       Stream.runForEach((part): Effect.Effect<void, E | InvalidRequest | PayloadTooLarge, R> => {
         if (++parts > limits.maxParts) {
@@ -129,21 +144,11 @@ export const readMultipart = <E, R>(
           fields.set(part.key, part.value)
           return Effect.void
         }
-        const handler = Option.fromNullable(Object.hasOwn(files, part.key) ? files[part.key] : undefined)
+        const handler = Option.fromNullishOr(Object.hasOwn(files, part.key) ? files[part.key] : undefined)
         if (Option.isNone(handler)) return unexpected("file part", part.key, expectedFiles)
         if (handled.has(part.key)) return givenTwice(part.key)
         handled.add(part.key)
         return handler.value(limited(part.key, part.content, limits), fields)
-      }),
-      // Each file part is limited above, so no platform total; a part with a filename is a file even when its type is JSON.
-      // Parts are counted above: with node:http, a platform limit ends the part stream without an error
-      // (@effect/platform-node-shared fromReadable lets 'end' overwrite the parser's error), dropping the rest.
-      Multipart.withLimits({
-        maxParts: Option.none(),
-        maxFileSize: Option.none(),
-        maxTotalSize: Option.none(),
-        maxFieldSize: limits.maxFieldBytes,
-        fieldMimeTypes: []
       })
     )
     yield* Effect.raceFirst(readParts, unterminated)

@@ -1,7 +1,7 @@
-import { HttpApiBuilder, HttpApiError } from "@effect/platform"
 import { Api, CurrentPrincipal, InvalidRequest, type Principal, Scopes } from "@retail/api"
 import { MAX_PRODUCTS_PER_LOAD } from "@retail/domain"
 import { Effect } from "effect"
+import { HttpApiBuilder, HttpApiError } from "effect/http-api"
 import { LoadIntake } from "../LoadIntake.ts"
 import { UploadConfig } from "../UploadConfig.ts"
 import { readJsonBody } from "./JsonBody.ts"
@@ -10,7 +10,7 @@ import { readJsonBody } from "./JsonBody.ts"
 export const companyWithScope = (principal: Principal, scope: string) =>
   principal.scopes.has(scope) && principal.company !== null
     ? Effect.succeed(principal.company)
-    : Effect.fail(new HttpApiError.Forbidden())
+    : Effect.fail(new HttpApiError.Forbidden({}))
 
 const productsOf = (body: unknown) => {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
