@@ -67,9 +67,11 @@ export const watchBody = (rule: BodyRule) =>
   rule.idleTimeoutMs === 0 ? app : Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const source = request.source
     if (!(source instanceof IncomingMessage) || source.complete || !hasBody(source)) return app
-    // The request's fiber is uninterruptible (but in the route handlers): the watch must be made
-    // interruptible, or the race could not stop it once the app has answered.
-    return Effect.raceFirst(app, Effect.interruptible(stall(source, rule)))
+    // The request's fiber is uninterruptible (but in the route handlers), and the race runs the app
+    // in a fiber of its own: the wait for the race must be interruptible too, or a shutdown or a
+    // client gone would let the handler run to its end instead of cutting it off. The watch is made
+    // interruptible so that the race can stop it once the app has answered.
+    return Effect.interruptible(Effect.raceFirst(app, Effect.interruptible(stall(source, rule))))
   })
 
 /**
