@@ -1,5 +1,6 @@
-// Serving an Effect 4 HTTP app on node:http, as the runner expects: HOST/PORT from the environment
-// (PORT=0: a free port), one line `listening <port>` on stdout once bound, SIGTERM closes.
+// Serving an in-tree Effect 4 candidate (capacityRouter.ts, capacityApi.ts) on node:http, as
+// benchmarks/src/suite/Effect4.ts expects: HOST/PORT from the environment (PORT=0: a free port), one
+// line `listening <port>` on stdout once bound, SIGTERM closes.
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { HttpServer } from "effect/http"

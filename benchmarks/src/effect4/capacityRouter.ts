@@ -1,22 +1,32 @@
-// Candidate 3 of issue 19 step 1: POST /v1/delivery/capacity as one Effect 4 `HttpRouter` route.
-// The same checks and answer function as the fast lane (services/capacity/src/http/FastLane.ts):
-// the API key, the media type, the body as text, `answerCapacity` (JSON.parse, the variant's decode,
-// the engine, the encoding). No logger, no tracer, no middleware.
+// The `effect4` benchmark's HttpRouter candidate: POST /v1/delivery/capacity as one Effect 4
+// `HttpRouter` route (`effect/http`), with the same checks and answer function as the server's fast
+// lane (services/capacity/src/http/FastLane.ts): the API key, the media type, the body as text,
+// `answerCapacity` (JSON.parse, the variant's decode, the engine, the encoding). No logger, no
+// tracer, no middleware. Bundled and run by benchmarks/src/suite/Effect4.ts.
 import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
-import { type Answer, demoCapacityAnswerHost } from "../../src/support/CapacityAnswerHost.ts"
+import { answerCapacity } from "../../../services/capacity/src/CapacityAnswer.ts"
+import {
+  type Answer,
+  INTERNAL,
+  isAuthorized,
+  isJsonContentType,
+  UNAUTHORIZED,
+  UNSUPPORTED_MEDIA_TYPE
+} from "../../../services/capacity/src/VariantAAnswer.ts"
+import { demoCapacity } from "./DemoCapacity.ts"
 import { listen } from "./Listen.ts"
 
-const host = demoCapacityAnswerHost((process.env["CAPACITY_API_KEYS"] ?? "").split(",").filter((k) => k !== ""))
+const { settings, snapshot } = demoCapacity()
 
 const respond = (answer: Answer) => HttpServerResponse.text(answer.body, { status: answer.status, contentType: answer.contentType })
 
 const CapacityRoute = HttpRouter.add("POST", "/v1/delivery/capacity", (request) => {
-  if (!host.authorized(request.headers["authorization"])) return Effect.succeed(respond(host.UNAUTHORIZED))
-  if (!host.jsonContentType(request.headers["content-type"])) return Effect.succeed(respond(host.UNSUPPORTED_MEDIA_TYPE))
+  if (!isAuthorized(settings, request.headers["authorization"])) return Effect.succeed(respond(UNAUTHORIZED))
+  if (!isJsonContentType(request.headers["content-type"])) return Effect.succeed(respond(UNSUPPORTED_MEDIA_TYPE))
   return request.text.pipe(
-    Effect.map((body) => respond(host.answer(body, Date.now()))),
-    Effect.catchCause(() => Effect.succeed(respond(host.INTERNAL)))
+    Effect.map((body) => respond(answerCapacity(settings, snapshot, body, Date.now()))),
+    Effect.catchCause(() => Effect.succeed(respond(INTERNAL)))
   )
 })
 

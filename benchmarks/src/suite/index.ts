@@ -1,7 +1,7 @@
 import type { Benchmark } from "../Benchmark.ts"
 import { capacity } from "./Capacity.ts"
 import { capacityCheckout } from "./CapacityCheckout.ts"
-import { effect4, effect4LoadProducts } from "./Effect4.ts"
+import { effect4 } from "./Effect4.ts"
 import { embedded } from "./Embedded.ts"
 import { endToEnd } from "./EndToEnd.ts"
 import { handleCsv } from "./HandleCsv.ts"
@@ -15,6 +15,6 @@ export const benchmarks: ReadonlyArray<Benchmark> = [loadProducts, handleJson, h
 /**
  * Run only when named: the soak (`npm run bench -- soak`), whose minutes of traffic would double the
  * whole suite's time; `embedded` (npm start's defaults beside PostgreSQL + Redis), about a minute a run;
- * `effect4` and `effect4-load-products` (issue 19's measurement before the move), which install their own Effect 4 folder first.
+ * `effect4` (issue 19: the fast lane beside in-tree Effect 4 HttpRouter and HttpApi candidates and bare node:http).
  */
-export const allBenchmarks: ReadonlyArray<Benchmark> = [...benchmarks, embedded, soak, effect4, effect4LoadProducts]
+export const allBenchmarks: ReadonlyArray<Benchmark> = [...benchmarks, embedded, soak, effect4]
