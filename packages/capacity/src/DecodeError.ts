@@ -1,3 +1,4 @@
+import { Effect3Words } from "@retail/domain"
 import { type Schema, SchemaIssue } from "effect"
 import { explain } from "./SchemaExplain.ts"
 
@@ -7,14 +8,8 @@ export interface FieldIssue {
   readonly message: string
 }
 
-export const formatPath = (path: ReadonlyArray<PropertyKey>): string => {
-  let text = ""
-  for (const key of path) {
-    if (typeof key === "number") text += `[${key}]`
-    else text += text === "" ? String(key) : `.${String(key)}`
-  }
-  return text === "" ? "(root)" : text
-}
+/** A field path as the 400 texts write it: `routes[3].target.node`, `(root)` for the document itself. */
+export const formatPath = (path: ReadonlyArray<PropertyKey>): string => Effect3Words.formatFieldPath(path) || "(root)"
 
 const EXPECTED = /^Expected (.+), actual (.+)$/
 

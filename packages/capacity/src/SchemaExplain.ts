@@ -1,3 +1,4 @@
+import { Effect3Words } from "@retail/domain"
 import { Schema, SchemaAST } from "effect"
 import { STABLE_FILTER } from "./Checks.ts"
 
@@ -37,150 +38,14 @@ const hasOwn = (value: object, key: PropertyKey): boolean => Object.prototype.ha
 const isObjectLike = (input: unknown): input is Readonly<Record<PropertyKey, unknown>> =>
   typeof input === "object" && input !== null
 
-// ---------------------------------------------------------------------------------------------
-// Effect 3's `formatUnknown` (Inspectable.ts), as the parser called it: no indentation.
-// ---------------------------------------------------------------------------------------------
-
-const formatKey = (key: PropertyKey): string => (typeof key === "string" ? JSON.stringify(key) : String(key))
-
-const safeToString = (value: { toString(): unknown }): string => {
-  try {
-    const text = value.toString()
-    return typeof text === "string" ? text : String(text)
-  } catch {
-    return "[toString threw]"
-  }
-}
-
-/** `Foo` of a `new Foo()`; also read from a plain object's own `constructor` key, as Effect 3 did. */
-const constructorName = (value: object): string | undefined => {
-  const ctor: unknown = Reflect.get(value, "constructor")
-  if (!ctor || ctor === Object) return undefined
-  const name: unknown = Reflect.get(Object(ctor), "name")
-  return name ? String(name) : undefined
-}
-
-const formatValue = (value: unknown, seen: WeakSet<object>): string => {
-  if (Array.isArray(value)) {
-    if (seen.has(value)) return "[Circular]"
-    seen.add(value)
-    return `[${value.map((item) => formatValue(item, seen)).join(",")}]`
-  }
-  if (value instanceof Date) {
-    try {
-      return value.toISOString()
-    } catch {
-      return "Invalid Date"
-    }
-  }
-  if (isObjectLike(value)) {
-    const toString: unknown = Reflect.get(value, "toString")
-    if (typeof toString === "function" && toString !== Object.prototype.toString && toString !== Array.prototype.toString) {
-      const text = safeToString(value)
-      const cause: unknown = value instanceof Error ? value.cause : undefined
-      return cause ? `${text} (cause: ${formatValue(cause, seen)})` : text
-    }
-  }
-  if (typeof value === "string") return JSON.stringify(value)
-  if (typeof value === "number" || value === null || value === undefined || typeof value === "boolean" || typeof value === "symbol") {
-    return String(value)
-  }
-  if (typeof value === "bigint") return `${String(value)}n`
-  if (value instanceof Set || value instanceof Map) {
-    if (seen.has(value)) return "[Circular]"
-    seen.add(value)
-    return `${value.constructor.name}(${formatValue(Array.from(value), seen)})`
-  }
-  if (isObjectLike(value)) {
-    if (seen.has(value)) return "[Circular]"
-    seen.add(value)
-    const body = `{${Reflect.ownKeys(value).map((key) => `${formatKey(key)}:${formatValue(value[key], seen)}`).join(",")}}`
-    const name = constructorName(value)
-    return name === undefined ? body : `${name}(${body})`
-  }
-  return String(value)
-}
-
-const formatUnknown = (input: unknown): string => formatValue(input, new WeakSet())
-
-// ---------------------------------------------------------------------------------------------
-// Effect 3's descriptions of a schema (`String(ast)`).
-// ---------------------------------------------------------------------------------------------
-
 type Check = SchemaAST.Check<unknown>
 
-const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
+/** A key with a decoding default (Network.ts's `orDefault`): here every key with an encoding is one. */
+const hasDefault = Effect3Words.hasDecodingDefault
+const hasDefaults = Effect3Words.hasDecodingDefaults
 
-const annotationsOf = (ast: SchemaAST.AST) => ast.annotations ?? {}
-
-/** Effect 3's `getExpected` of a node: identifier, title, description. */
-const expectedOf = (annotations: Schema.Annotations.Annotations): string | undefined =>
-  text(annotations["identifier"]) ?? text(annotations["title"]) ?? text(annotations["description"])
-
-/** A key whose value may be absent or undefined and is then decoded as a default (it has an encoding). */
-const hasDefault = (ast: SchemaAST.AST): boolean => ast.encoding !== undefined
-
-/** A struct with a defaulted key was, in Effect 3, a transformation between two structs. */
-const hasDefaults = (ast: SchemaAST.Objects): boolean => ast.propertySignatures.some((ps) => hasDefault(ps.type))
-
-/** A key of a struct without defaults. */
-const describeProperty = (ps: SchemaAST.PropertySignature): string =>
-  `readonly ${String(ps.name)}${SchemaAST.isOptional(ps.type) ? "?" : ""}: ${describe(ps.type)}`
-
-/** The node without its checks. */
-const describeBase = (ast: SchemaAST.AST): string => {
-  const expected = expectedOf(annotationsOf(ast))
-  switch (ast._tag) {
-    case "Objects":
-      if (hasDefaults(ast)) return expected ?? "(Struct (Encoded side) <-> Struct (Type side))"
-      if (expected !== undefined) return expected
-      return ast.propertySignatures.length === 0 ? "{}" : `{ ${ast.propertySignatures.map(describeProperty).join("; ")} }`
-    case "Arrays": {
-      const item = ast.rest[0]
-      return expected ?? (ast.elements.length === 0 && ast.rest.length === 1 && item !== undefined ? `ReadonlyArray<${describe(item)}>` : ast._tag)
-    }
-    case "Union":
-      return expected ?? ast.types.map(describe).join(" | ")
-    case "Literal":
-      return expected ?? formatUnknown(ast.literal)
-    case "String":
-      return expected ?? "string"
-    case "Number":
-      return expected ?? "number"
-    case "Boolean":
-      return expected ?? "boolean"
-    case "Null":
-      return expected ?? "null"
-    case "Undefined":
-      return expected ?? "undefined"
-    default:
-      return expected ?? ast._tag
-  }
-}
-
-/** Effect 3's `String(refinement)` of the first `level` checks over the node. */
-const describeChecked = (ast: SchemaAST.AST, checks: ReadonlyArray<Check>, level: number): string => {
-  const check = checks[level - 1]
-  if (check === undefined) return describeBase(ast)
-  const annotations = check.annotations ?? {}
-  const identifier = text(annotations["identifier"])
-  if (identifier !== undefined) return identifier
-  const expected = text(annotations["title"]) ?? text(annotations["description"])
-  if (expected === undefined) return `{ ${describeChecked(ast, checks, level - 1)} | filter }`
-  return level > 1 ? `${describeChecked(ast, checks, level - 1)} & ${expected}` : expected
-}
-
-const describe = (ast: SchemaAST.AST): string => {
-  const checks = ast.checks ?? []
-  return describeChecked(ast, checks, checks.length)
-}
-
-/** What Effect 3 said a failed check expected: its description first. */
-const checkExpected = (ast: SchemaAST.AST, checks: ReadonlyArray<Check>, level: number): string => {
-  const annotations = checks[level - 1]?.annotations ?? {}
-  return text(annotations["description"]) ?? text(annotations["title"]) ?? text(annotations["identifier"]) ??
-    `{ ${describeChecked(ast, checks, level - 1)} | filter }`
-}
+// Effect 3's descriptions of a schema (`String(ast)`), a capacity struct with defaults as the transformation it was.
+const { checkExpected, describe, describeBase } = Effect3Words.makeDescriber({ defaultedKeys: true })
 
 // ---------------------------------------------------------------------------------------------
 // Effect 3's parser, reporting as its ArrayFormatter did.
@@ -189,7 +54,7 @@ const checkExpected = (ast: SchemaAST.AST, checks: ReadonlyArray<Check>, level: 
 const typeIssue = (path: ReadonlyArray<PropertyKey>, expected: string, input: unknown): ExplainedIssue => ({
   path,
   missing: false,
-  message: `Expected ${expected}, actual ${formatUnknown(input)}`
+  message: Effect3Words.expectedActual(expected, input)
 })
 
 const fails = (check: Check, input: unknown, ast: SchemaAST.AST): boolean => {
@@ -227,8 +92,10 @@ const failedCheck = (
   input: unknown,
   path: ReadonlyArray<PropertyKey>
 ): ExplainedIssue => {
-  const message = text(checks[level - 1]?.annotations?.["message"])
-  return message === undefined ? typeIssue(path, checkExpected(ast, checks, level), input) : { path, missing: false, message }
+  const check = checks[level - 1]
+  const message = Effect3Words.annotationText(check?.annotations, "message")
+  if (message !== undefined) return { path, missing: false, message }
+  return typeIssue(path, check === undefined ? `{ ${describe(ast, level - 1)} | filter }` : checkExpected(ast, check, level - 1), input)
 }
 
 /** Does a leaf node take the input (any other node does here)? */
@@ -409,15 +276,15 @@ const union = (
           const literal = safeString(input[key])
           const bucket = literal === undefined ? undefined : entry.buckets.get(literal)
           if (bucket !== undefined) candidates = candidates.concat(bucket)
-          else failures.push([typeIssue([...path, key], entry.literals.map(describe).join(" | "), input[key])])
+          else failures.push([typeIssue([...path, key], entry.literals.map((literal) => describe(literal)).join(" | "), input[key])])
         } else {
           failures.push([{ path: [...path, key], missing: true, message: "is missing" }])
         }
       }
     } else {
       const expected = tree.candidates.length === members.length
-        ? ast === undefined ? members.map(describe).join(" | ") : describe(ast)
-        : tree.candidates.map(describe).join(" | ")
+        ? ast === undefined ? members.map((member) => describe(member)).join(" | ") : describe(ast)
+        : tree.candidates.map((candidate) => describe(candidate)).join(" | ")
       failures.push([typeIssue(path, expected, input)])
     }
   }
@@ -428,7 +295,7 @@ const union = (
     failures.push(issues)
   }
   if (failures.length === 0) {
-    out.push(typeIssue(path, ast === undefined ? members.map(describe).join(" | ") : describe(ast), input))
+    out.push(typeIssue(path, ast === undefined ? members.map((member) => describe(member)).join(" | ") : describe(ast), input))
     return false
   }
   for (const issues of failures) out.push(...issues)

@@ -1,3 +1,4 @@
+export * as Effect3Words from "./Effect3Words.ts"
 export * from "./FastDecode.ts"
 export * from "./Fields.ts"
 export * from "./IssueFormat.ts"

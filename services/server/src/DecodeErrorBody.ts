@@ -1,4 +1,5 @@
-import { type Cause, Effect, SchemaAST, type SchemaIssue } from "effect"
+import { Effect3Words } from "@retail/domain"
+import { type Cause, Effect, type SchemaAST, type SchemaIssue } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 
@@ -17,63 +18,11 @@ interface DecodeIssue {
   readonly message: string
 }
 
+const { annotationText, checkExpected, describe, describeBase, expectedActual, formatTreePath } = Effect3Words
+
 interface Tree {
   readonly value: string
   readonly forest: ReadonlyArray<Tree>
-}
-
-const formatUnknown = (value: unknown): string => {
-  if (typeof value === "string") return JSON.stringify(value)
-  if (value === undefined) return "undefined"
-  if (value === null || typeof value !== "object") return String(value)
-  if (Array.isArray(value)) return `[${value.map(formatUnknown).join(",")}]`
-  return `{${Object.entries(value).map(([key, item]) => `${JSON.stringify(key)}:${formatUnknown(item)}`).join(",")}}`
-}
-
-const formatPath = (path: ReadonlyArray<PropertyKey>) =>
-  path.map((key) => `[${typeof key === "symbol" ? String(key) : JSON.stringify(key)}]`).join("")
-
-const annotation = (annotations: { readonly [key: string]: unknown } | undefined, key: string): string | undefined => {
-  const value = annotations?.[key]
-  return typeof value === "string" ? value : undefined
-}
-
-/** What a schema expects, in the words the old formatter used for the kinds this API declares. */
-const expected = (ast: SchemaAST.AST): string => {
-  const named = annotation(ast.annotations, "identifier") ?? annotation(ast.annotations, "title") ??
-    annotation(ast.annotations, "description")
-  if (named !== undefined) return named
-  const base = expectedBase(ast)
-  return ast.checks === undefined || ast.checks.length === 0 ? base : `{ ${base} | filter }`
-}
-
-const expectedBase = (ast: SchemaAST.AST): string => {
-  switch (ast._tag) {
-    case "String":
-      return "string"
-    case "Number":
-      return "number"
-    case "Boolean":
-      return "boolean"
-    case "Unknown":
-      return "unknown"
-    case "Literal":
-      return formatUnknown(ast.literal)
-    case "Arrays":
-      return "ReadonlyArray<unknown>"
-    case "Objects":
-      return ast.propertySignatures.length === 0
-        ? "{}"
-        : `{ ${
-          ast.propertySignatures.map((property) =>
-            `readonly ${String(property.name)}${SchemaAST.isOptional(property.type) ? "?" : ""}: ${expected(property.type)}`
-          ).join("; ")
-        } }`
-    case "Union":
-      return ast.types.map(expected).join(" | ")
-    default:
-      return ast._tag
-  }
 }
 
 const at = (input: unknown, path: ReadonlyArray<PropertyKey>): unknown => {
@@ -103,13 +52,17 @@ const annotationsOf = (issue: SchemaIssue.Issue): { readonly [key: string]: unkn
 }
 
 const messageOf = (issue: SchemaIssue.Issue): string | undefined =>
-  annotation(annotationsOf(issue), issue._tag === "MissingKey" ? "messageMissingKey" : "message")
+  annotationText(annotationsOf(issue), issue._tag === "MissingKey" ? "messageMissingKey" : "message")
 
-/** The issue as a list (one entry per problem, with its path) and as a tree (its message). */
+/**
+ * The issue as a list (one entry per problem, with its path) and as a tree (its message); `node` is
+ * the schema whose checks a `Filter` issue is one of.
+ */
 const walk = (
   issue: SchemaIssue.Issue,
   path: ReadonlyArray<PropertyKey>,
   input: unknown,
+  node: SchemaAST.AST | undefined,
   issues: Array<DecodeIssue>
 ): Tree => {
   const leaf = (_tag: IssueTag, message: string): Tree => {
@@ -118,8 +71,8 @@ const walk = (
   }
   switch (issue._tag) {
     case "Pointer": {
-      const inner = walk(issue.issue, [...path, ...issue.path], at(input, issue.path), issues)
-      return { value: formatPath(issue.path), forest: [inner] }
+      const inner = walk(issue.issue, [...path, ...issue.path], at(input, issue.path), undefined, issues)
+      return { value: formatTreePath(issue.path), forest: [inner] }
     }
     case "Composite":
     case "AnyOf": {
@@ -127,21 +80,18 @@ const walk = (
       const children = issue.issues
       const [first] = children
       if (first !== undefined && children.length === 1 && (first._tag !== "Pointer" || issue._tag === "AnyOf")) {
-        return walk(first, path, input, issues)
+        return walk(first, path, input, issue.ast, issues)
       }
-      if (first === undefined) return leaf("Type", `Expected ${expected(issue.ast)}, actual ${formatUnknown(input)}`)
-      return { value: expected(issue.ast), forest: children.map((child) => walk(child, path, input, issues)) }
+      if (first === undefined) return leaf("Type", expectedActual(describe(issue.ast), input))
+      return { value: describe(issue.ast), forest: children.map((child) => walk(child, path, input, issue.ast, issues)) }
     }
     case "Filter": {
-      const message = messageOf(issue)
-      if (message !== undefined) return leaf("Refinement", message)
-      const description = annotation(issue.filter.annotations, "expected") ?? annotation(issue.filter.annotations, "description")
-      return description === undefined
-        ? walk(issue.issue, path, input, issues)
-        : leaf("Refinement", `Expected ${description}, actual ${formatUnknown(input)}`)
+      // Its message, or the one its predicate answered; else what Effect 3 expected of the refinement it was.
+      const message = messageOf(issue) ?? (issue.issue._tag === "InvalidValue" ? messageOf(issue.issue) : undefined)
+      return leaf("Refinement", message ?? expectedActual(checkExpected(node, issue.filter), input))
     }
     case "Encoding":
-      return walk(issue.issue, path, input, issues)
+      return walk(issue.issue, path, input, issue.ast, issues)
     case "MissingKey":
       return leaf("Missing", messageOf(issue) ?? "is missing")
     case "UnexpectedKey":
@@ -149,11 +99,11 @@ const walk = (
     case "Forbidden":
       return leaf("Forbidden", "is forbidden")
     case "InvalidType":
-      return leaf("Type", messageOf(issue) ?? `Expected ${expected(issue.ast)}, actual ${formatUnknown(input)}`)
+      return leaf("Type", messageOf(issue) ?? expectedActual(describeBase(issue.ast), input))
     case "OneOf":
-      return leaf("Type", messageOf(issue) ?? `Expected ${expected(issue.ast)}, actual ${formatUnknown(input)}`)
+      return leaf("Type", messageOf(issue) ?? expectedActual(describe(issue.ast), input))
     case "InvalidValue":
-      return leaf("Type", messageOf(issue) ?? annotation(issue.annotations, "expected") ?? `Invalid data ${formatUnknown(input)}`)
+      return leaf("Type", messageOf(issue) ?? annotationText(issue.annotations, "expected") ?? `Invalid data ${Effect3Words.formatUnknown(input)}`)
   }
 }
 
@@ -170,7 +120,7 @@ const draw = (indentation: string, forest: ReadonlyArray<Tree>): string => {
 /** The decode error body of `issue`, found against `input` (what was decoded). */
 export const decodeErrorBody = (issue: SchemaIssue.Issue, input: unknown) => {
   const issues: Array<DecodeIssue> = []
-  const tree = walk(issue, [], input, issues)
+  const tree = walk(issue, [], input, undefined, issues)
   return { _tag: "HttpApiDecodeError", issues, message: tree.value + draw("\n", tree.forest) }
 }
 
