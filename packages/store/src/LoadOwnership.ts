@@ -48,13 +48,14 @@ export class LoadOwnership extends Context.Service<LoadOwnership>()("@retail/sto
     const deregister = (id: string): Effect.Effect<void, StoreError> =>
       sql`DELETE FROM server_instances WHERE id = ${id}`.pipe(storeOperation("deregisterInstance"), Effect.asVoid)
 
-    const unfinished = (leaseMs: number): Effect.Effect<ReadonlyArray<UnfinishedLoad>, StoreError> =>
+    /** The loads not yet final that were published on `queue` (or made before loads recorded their queue). */
+    const unfinished = (leaseMs: number, queue: string): Effect.Effect<ReadonlyArray<UnfinishedLoad>, StoreError> =>
       sql`
         SELECT l.process_code::text AS "processCode", l.status, l.receiving, l.owner,
           COALESCE(s.heartbeat_at > now() - make_interval(secs => ${leaseMs / 1000}), false) AS "ownerAlive",
           l.batches, l.accepted, l.persisted
         FROM loads l LEFT JOIN server_instances s ON s.id = l.owner
-        WHERE l.status IN ('RECEIVED', 'PROCESSING')
+        WHERE l.status IN ('RECEIVED', 'PROCESSING') AND (l.queue IS NULL OR l.queue = ${queue})
         ORDER BY l.created_at
       `.pipe(Effect.flatMap(decodeUnfinished), storeOperation("unfinishedLoads"))
 

@@ -25,3 +25,11 @@ const statements: ReadonlyArray<string> = [
 export const migration0006 = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   Effect.forEach(statements, (statement) => sql.unsafe(statement), { discard: true })
 )
+
+/**
+ * loads.queue: the stream a load was published on. Servers that share a database need not share a
+ * queue (two deployments, or tests and benchmarks each on streams of their own); a reconciler
+ * looking for a load's batches on its own stream would take another queue's load for one whose
+ * batches were lost. NULL for loads made before it: judged by every reconciler, as they were.
+ */
+export const migration0007 = Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`ALTER TABLE loads ADD COLUMN queue text`))

@@ -22,6 +22,8 @@ export interface NewLoad {
   readonly owner?: string
   /** Queue entries the load is published as, when known before publishing. */
   readonly batches?: number
+  /** The stream it is published on: only reconcilers of that stream judge it (see LoadOwnership). */
+  readonly queue?: string
 }
 
 export interface ErrorsQuery {
@@ -67,10 +69,10 @@ export class LoadRepository extends Context.Service<LoadRepository>()("@retail/s
         .withTransaction(
           Effect.gen(function* () {
             const rows = yield* sql`
-              INSERT INTO loads (process_code, company, source, status, receiving, received, accepted, failed, completed_at, owner, batches)
+              INSERT INTO loads (process_code, company, source, status, receiving, received, accepted, failed, completed_at, owner, batches, queue)
               VALUES (${load.processCode}, ${load.company}, ${load.source}, ${status}, ${load.receiving ?? false},
                 ${load.received}, ${load.accepted}, ${load.failed}, ${isFinalStatus(status) ? sql`now()` : sql`NULL`},
-                ${load.owner ?? null}, ${load.batches ?? null})
+                ${load.owner ?? null}, ${load.batches ?? null}, ${load.queue ?? null})
               RETURNING ${sql.literal(loadColumns("loads"))}, NULL::text AS "previousStatus"
             `.pipe(Effect.flatMap(decodeChangedRows))
             yield* insertErrors(sql, load.processCode, load.errors)

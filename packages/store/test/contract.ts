@@ -83,7 +83,7 @@ export const storeContract = (name: string, options: DatabaseOptions): void => {
         expect(yield* migrate).toEqual([])
         const sql = yield* SqlClient.SqlClient
         const rows = yield* sql`SELECT migration_id FROM ${sql(MIGRATIONS_TABLE)} ORDER BY migration_id`
-        expect(rows.map((row) => row["migration_id"])).toEqual([1, 2, 3, 4, 5, 6])
+        expect(rows.map((row) => row["migration_id"])).toEqual([1, 2, 3, 4, 5, 6, 7])
       }))
 
     it.effect("persists a batch's products and every child row; a product round-trips exactly", () =>
@@ -373,14 +373,17 @@ export const storeContract = (name: string, options: DatabaseOptions): void => {
         const ownership = yield* LoadOwnership
         const owner = `instance-${crypto.randomUUID()}`
         yield* ownership.register(owner, "test")
-        const body = yield* loads.create(newLoad(company, { received: 500, accepted: 500, owner, batches: 2 }))
-        const file = yield* loads.create(newLoad(company, { source: "HANDLE_JSON", receiving: true, owner }))
+        const queue = `stream-${crypto.randomUUID()}`
+        const body = yield* loads.create(newLoad(company, { received: 500, accepted: 500, owner, batches: 2, queue }))
+        const file = yield* loads.create(newLoad(company, { source: "HANDLE_JSON", receiving: true, owner, queue }))
         const orphan = yield* loads.create(newLoad(company, { received: 1, accepted: 1 }))
         yield* (yield* ProductRepository).persistBatch(batch(body.processCode, company, 1, products(2, { company, prefix })))
         const mine = (all: ReadonlyArray<UnfinishedLoad>) =>
           new Map(all.filter((load) => [body, file, orphan].some((l) => l.processCode === load.processCode)).map((load) => [load.processCode, load]))
 
-        const alive = mine(yield* ownership.unfinished(60_000))
+        // Another stream's reconciler sees only the loads that recorded no stream.
+        expect([...mine(yield* ownership.unfinished(60_000, "another-stream")).keys()]).toEqual([orphan.processCode])
+        const alive = mine(yield* ownership.unfinished(60_000, queue))
         expect(alive.get(body.processCode)).toMatchObject({ status: "RECEIVED", receiving: false, owner, ownerAlive: true, batches: 2, accepted: 500, persisted: 2 })
         expect(alive.get(file.processCode)).toMatchObject({ receiving: true, owner, ownerAlive: true, batches: null })
         expect(alive.get(orphan.processCode)).toMatchObject({ owner: null, ownerAlive: false })
@@ -389,16 +392,16 @@ export const storeContract = (name: string, options: DatabaseOptions): void => {
 
         // A lease shorter than the time since the heartbeat: the owner counts as gone.
         yield* Effect.sleep("20 millis")
-        expect(mine(yield* ownership.unfinished(1)).get(body.processCode)?.ownerAlive).toBe(false)
+        expect(mine(yield* ownership.unfinished(1, queue)).get(body.processCode)?.ownerAlive).toBe(false)
         yield* ownership.heartbeat(owner, "test")
-        expect(mine(yield* ownership.unfinished(60_000)).get(body.processCode)?.ownerAlive).toBe(true)
+        expect(mine(yield* ownership.unfinished(60_000, queue)).get(body.processCode)?.ownerAlive).toBe(true)
         yield* ownership.deregister(owner)
-        expect(mine(yield* ownership.unfinished(60_000)).get(file.processCode)?.ownerAlive).toBe(false)
+        expect(mine(yield* ownership.unfinished(60_000, queue)).get(file.processCode)?.ownerAlive).toBe(false)
 
         // Failed while it was still received: finishing tells the publisher so.
         yield* loads.markFailed(file.processCode, "owner gone")
         expect(yield* loads.finishReceiving(file.processCode, 3)).toBe("FAILED")
-        expect(mine(yield* ownership.unfinished(60_000)).has(file.processCode)).toBe(false)
+        expect(mine(yield* ownership.unfinished(60_000, queue)).has(file.processCode)).toBe(false)
       }))
 
     it.effect("the outbox publishes in id order and marks rows only after the callback succeeded", () =>

@@ -56,7 +56,8 @@ export class LoadIntake extends Context.Service<LoadIntake>()("@retail/upload/Lo
           errors,
           status: initialStatus(accepted.length, errors.length),
           owner: owner.id,
-          batches: publisher.batchesFor(accepted.length)
+          batches: publisher.batchesFor(accepted.length),
+          queue: publisher.stream
         }).pipe(
           Effect.tapError((error) => Effect.logError("could not record a load", error)),
           Effect.mapError(() => new StorageFailed({ message: "The load could not be recorded: the database is unavailable. Nothing was published; retry later." }))

@@ -116,7 +116,7 @@ export class LoadReconciler extends Context.Service<LoadReconciler>()("@retail/u
 
     const pass = Effect.gen(function*() {
       yield* ownership.heartbeat(owner.id, owner.name)
-      const unfinished = yield* ownership.unfinished(config.loadLeaseMs)
+      const unfinished = yield* ownership.unfinished(config.loadLeaseMs, config.batchesStream)
       yield* Effect.forEach(unfinished, (load) =>
         settle(load).pipe(Effect.catchCause((cause) => Effect.logWarning(`could not reconcile load ${load.processCode}`, cause))), { discard: true })
     })

@@ -51,6 +51,8 @@ export class ProductPublisher extends Context.Service<ProductPublisher>()("@reta
 
     return {
       batchSize,
+      /** The stream batches are published on, recorded on each load (its reconcilers are that stream's). */
+      stream: batchesStream,
       /** Publishes every product of the call atomically; returns the number of batches written. */
       publish: (load: LoadRef, products: ReadonlyArray<Product>, firstBatchNo = 0) =>
         Effect.suspend(() => {

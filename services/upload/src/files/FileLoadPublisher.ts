@@ -45,7 +45,7 @@ export class FileLoadPublisher extends Context.Service<FileLoadPublisher>()("@re
       Effect.gen(function*() {
         const processCode = crypto.randomUUID()
         const load = { processCode, company }
-        yield* loads.create({ processCode, company, source, received: 0, accepted: 0, failed: 0, errors: [], receiving: true, owner: owner.id }).pipe(
+        yield* loads.create({ processCode, company, source, received: 0, accepted: 0, failed: 0, errors: [], receiving: true, owner: owner.id, queue: publisher.stream }).pipe(
           Effect.tapError((error) => Effect.logError("could not record a file load", error)),
           Effect.mapError(() => new StorageFailed({ message: "The load could not be recorded: the database is unavailable. Nothing was published; retry later." }))
         )
