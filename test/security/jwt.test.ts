@@ -1,5 +1,5 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { TokenVerifier } from "@retail/service-upload"
+import { TokenVerifier } from "@retail/auth"
 import { sampleProducts } from "@retail/testkit"
 import { Cause, ConfigProvider, Effect, Exit, Layer } from "effect"
 import * as Jose from "jose"

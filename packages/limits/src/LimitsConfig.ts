@@ -1,4 +1,5 @@
-import { Config, Context, Effect, Layer, Schema } from "effect"
+import { number, positiveInteger } from "@retail/config"
+import { Config, Context, Effect, Layer } from "effect"
 
 /** A token bucket: `perSecond` tokens refill each second up to `burst`; `perSecond` 0 turns the limit off. */
 export interface RateRule {
@@ -24,26 +25,17 @@ export class LimitsConfig extends Context.Service<LimitsConfig, LimitsSettings>(
   static readonly layer = Layer.effect(
     LimitsConfig,
     Effect.gen(function*() {
-      const atLeast = (min: number) => (name: string, fallback: number) =>
-        Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(min, { message: `${name} must be an integer of at least ${min}` })), name).pipe(
-          Config.withDefault(fallback)
-        )
       const rule = (prefix: string, perSecond: number, burst: number) =>
         Config.all({
-          perSecond: Config.schema(
-            Schema.Number.check(Schema.makeFilter((n: number) => Number.isFinite(n) && n >= 0, {
-              message: `${prefix}_RATE_LIMIT_PER_SECOND must be a number of at least 0 (0: no limit)`
-            })),
-            `${prefix}_RATE_LIMIT_PER_SECOND`
-          ).pipe(Config.withDefault(perSecond)),
-          burst: atLeast(1)(`${prefix}_RATE_LIMIT_BURST`, burst)
+          perSecond: number(`${prefix}_RATE_LIMIT_PER_SECOND`, perSecond, { min: 0, note: "0: no limit" }),
+          burst: positiveInteger(`${prefix}_RATE_LIMIT_BURST`, burst)
         })
       return {
         token: yield* rule("TOKEN", 50, 100),
         apiKey: yield* rule("API_KEY", 0, 1000),
-        fileLoadsPerCompany: yield* atLeast(1)("FILE_LOADS_PER_COMPANY", 4),
-        internalFileLoadsPerCompany: yield* atLeast(1)("INTERNAL_FILE_LOADS_PER_COMPANY", 4),
-        fileLoadRetryAfterSeconds: yield* atLeast(1)("FILE_LOAD_RETRY_AFTER_SECONDS", 5)
+        fileLoadsPerCompany: yield* positiveInteger("FILE_LOADS_PER_COMPANY", 4),
+        internalFileLoadsPerCompany: yield* positiveInteger("INTERNAL_FILE_LOADS_PER_COMPANY", 4),
+        fileLoadRetryAfterSeconds: yield* positiveInteger("FILE_LOAD_RETRY_AFTER_SECONDS", 5)
       }
     })
   )

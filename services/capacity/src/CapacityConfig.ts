@@ -1,4 +1,5 @@
-import { Config, Context, Effect, Layer, Option, Schema } from "effect"
+import { integer, positiveInteger as positive } from "@retail/config"
+import { Config, Context, Effect, Layer, Option } from "effect"
 
 export interface CapacitySettings {
   readonly apiKeys: ReadonlySet<string>
@@ -19,11 +20,6 @@ export class CapacityConfig extends Context.Service<CapacityConfig, CapacitySett
   static readonly layer = Layer.effect(
     CapacityConfig,
     Effect.gen(function*() {
-      // A value that is set but out of range fails with the message; an unset one takes the default.
-      const integer = (name: string, fallback: number, message: string, valid: (n: number) => boolean) =>
-        Config.schema(Schema.Int.check(Schema.makeFilter(valid, { message })), name).pipe(Config.withDefault(fallback))
-      const positive = (name: string, fallback: number) =>
-        integer(name, fallback, `${name} must be a positive integer`, (n) => n > 0)
       const listed = (yield* Config.String("CAPACITY_API_KEYS").pipe(Config.withDefault("")))
         .split(",").map((key) => key.trim()).filter((key) => key !== "")
       const production = (yield* Config.String("NODE_ENV").pipe(Config.withDefault(""))) === "production"
@@ -46,12 +42,7 @@ export class CapacityConfig extends Context.Service<CapacityConfig, CapacitySett
         ),
         maxBodyBytes: yield* positive("CAPACITY_MAX_BODY_BYTES", 1024 * 1024),
         requestMaxValues: yield* positive("REQUEST_MAX_VALUES", 1_000_000),
-        reconcileIntervalMs: yield* integer(
-          "CAPACITY_RECONCILE_INTERVAL_MS",
-          30_000,
-          "CAPACITY_RECONCILE_INTERVAL_MS must be 0 or a positive integer",
-          (n) => n >= 0
-        )
+        reconcileIntervalMs: yield* integer("CAPACITY_RECONCILE_INTERVAL_MS", 30_000, { min: 0, note: "0: never" })
       }
     })
   )

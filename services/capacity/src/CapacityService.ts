@@ -1,6 +1,6 @@
+import { ApiKeyAuthentication, ApiKeys } from "@retail/auth"
 import { RateLimiterLive } from "@retail/limits"
-import { Layer } from "effect"
-import { ApiKeyAuthentication } from "./ApiKeyAuthentication.ts"
+import { Effect, Layer } from "effect"
 import { CapacityConfig } from "./CapacityConfig.ts"
 import { CapacityEvents } from "./CapacityEvents.ts"
 import { CapacityNetwork } from "./CapacityNetwork.ts"
@@ -23,6 +23,7 @@ export const http = Layer.mergeAll(DeliveryCapacityHttp, CapacityAdminHttp).pipe
 
 /** The API-key middleware of the administration endpoints, and the JSON value limit it guards. */
 export const authentication = Layer.merge(ApiKeyAuthentication, JsonValueLimitLive).pipe(
+  Layer.provide(Layer.effect(ApiKeys, Effect.map(CapacityConfig, (config) => config.apiKeys))),
   Layer.provide([CapacityConfig.layer, RateLimiterLive])
 )
 

@@ -1,3 +1,4 @@
+import { holdsApiKey } from "@retail/auth"
 import { decodeDeliveryRequestA, encodeDeliveryResults, evaluateVariantA, type Snapshot } from "@retail/capacity"
 import { Result } from "effect"
 import type { CapacitySettings } from "./CapacityConfig.ts"
@@ -28,13 +29,8 @@ export const isJsonContentType = (header: string | undefined): boolean => {
   })
 }
 
-const bearerKey = (header: string | undefined): string | undefined =>
-  header !== undefined && header.startsWith("Bearer ") ? header.slice(7).trim() : undefined
-
-export const isAuthorized = (settings: CapacitySettings, authorization: string | undefined): boolean => {
-  const key = bearerKey(authorization)
-  return key !== undefined && settings.apiKeys.has(key)
-}
+export const isAuthorized = (settings: CapacitySettings, authorization: string | undefined): boolean =>
+  holdsApiKey(settings.apiKeys, authorization)
 
 /** Bad JSON is answered before the variant is known, as variant A answers (plain string). */
 export const badJson = (error: unknown): Answer =>

@@ -1,5 +1,6 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { Api, PayloadTooLarge } from "@retail/api"
+import { BearerAuthentication } from "@retail/auth"
 import { CapacityFastLane, CapacityService } from "@retail/service-capacity"
 import { UploadService } from "@retail/service-upload"
 import { ByteSize, Duration, Effect, Layer, Schema } from "effect"
@@ -7,7 +8,6 @@ import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest, HttpSer
 import { HttpApiBuilder } from "effect/http-api"
 // Imported on its own: through the package index the bundle keeps Scalar's embedded 3 MB script.
 import * as HttpApiScalar from "effect/http-api/HttpApiScalar"
-import { AuthenticationLive } from "./Authentication.ts"
 import { watchBody } from "./BodyWatchdog.ts"
 import { DecodeErrorBodies } from "./DecodeErrorBody.ts"
 import { createFastLaneServer } from "./FastLaneServer.ts"
@@ -21,7 +21,7 @@ import { ServerConfig } from "./ServerConfig.ts"
 /** The public API's routes, the OpenAPI document generated from its contract, and its handlers. */
 const ApiLive = HttpApiBuilder.layer(Api, { openapiPath: "/v1/openapi.json" }).pipe(
   Layer.provide([UploadService.http, CapacityService.http, HealthHttp]),
-  Layer.provide([AuthenticationLive, CapacityService.authentication])
+  Layer.provide([BearerAuthentication, CapacityService.authentication])
 )
 
 /** Endpoints that bound their bodies themselves (LOAD_PRODUCTS_MAX_BYTES, FILE_MAX_BYTES). */

@@ -1,40 +1,24 @@
-import { Config, Schema } from "effect"
-
-/** An integer setting that must pass `valid`; `message` says what it must be. */
-const checkedInt = (name: string, message: string, valid: (n: number) => boolean) =>
-  Config.schema(Schema.Int.check(Schema.makeFilter(valid, { message })), name)
+import { integer, positiveInteger } from "@retail/config"
+import { Config } from "effect"
 
 /** Process-level settings (documented in README.md). */
 export const ServerConfig = Config.all({
-  port: checkedInt("PORT", "PORT must be 0-65535 (0: any free port)", (p) => p >= 0 && p <= 65535).pipe(
-    Config.withDefault(8080)
-  ),
+  port: integer("PORT", 8080, { min: 0, max: 65535, note: "0: any free port" }),
   host: Config.String("HOST").pipe(Config.withDefault("0.0.0.0")),
-  internalPort: checkedInt("INTERNAL_PORT", "INTERNAL_PORT must be 0-65535 (0: any free port)", (p) => p >= 0 && p <= 65535).pipe(
-    Config.withDefault(8081)
-  ),
+  internalPort: integer("INTERNAL_PORT", 8081, { min: 0, max: 65535, note: "0: any free port" }),
   internalHost: Config.String("INTERNAL_HOST").pipe(Config.withDefault("127.0.0.1")),
   databaseUrl: Config.option(Config.String("DATABASE_URL")),
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./.data/postgres")),
-  databasePoolSize: Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(10)),
+  databasePoolSize: positiveInteger("DATABASE_POOL_SIZE", 10),
   redisUrl: Config.option(Config.String("REDIS_URL")),
   /** Unset: chosen from the other settings (see QueueChoice.ts). */
   queue: Config.option(Config.Literals(["memory", "postgres", "redis"], "QUEUE")),
-  redisPublishTimeoutMs: Config.Int("REDIS_PUBLISH_TIMEOUT_MS").pipe(Config.withDefault(5000)),
+  redisPublishTimeoutMs: positiveInteger("REDIS_PUBLISH_TIMEOUT_MS", 5000),
   runWorkers: Config.Boolean("RUN_WORKERS").pipe(Config.withDefault(true)),
   production: Config.String("NODE_ENV").pipe(Config.map((env) => env === "production"), Config.withDefault(false)),
   allowVolatileQueue: Config.Boolean("ALLOW_VOLATILE_QUEUE").pipe(Config.withDefault(false)),
-  shutdownGraceMs: checkedInt("SHUTDOWN_GRACE_MS", "SHUTDOWN_GRACE_MS must be 0 or more", (ms) => ms >= 0).pipe(
-    Config.withDefault(20_000)
-  ),
-  uploadIdleTimeoutMs: checkedInt("UPLOAD_IDLE_TIMEOUT_MS", "UPLOAD_IDLE_TIMEOUT_MS must be 0 or more (0: no watchdog)", (ms) => ms >= 0)
-    .pipe(Config.withDefault(30_000)),
-  uploadMinBytesPerSecond: checkedInt(
-    "UPLOAD_MIN_BYTES_PER_SECOND",
-    "UPLOAD_MIN_BYTES_PER_SECOND must be 0 or more (0: no minimum)",
-    (n) => n >= 0
-  ).pipe(Config.withDefault(1024)),
-  requestMaxBytes: checkedInt("REQUEST_MAX_BYTES", "REQUEST_MAX_BYTES must be a positive integer", (n) => n > 0).pipe(
-    Config.withDefault(16 * 1024 * 1024)
-  )
+  shutdownGraceMs: integer("SHUTDOWN_GRACE_MS", 20_000, { min: 0 }),
+  uploadIdleTimeoutMs: integer("UPLOAD_IDLE_TIMEOUT_MS", 30_000, { min: 0, note: "0: no watchdog" }),
+  uploadMinBytesPerSecond: integer("UPLOAD_MIN_BYTES_PER_SECOND", 1024, { min: 0, note: "0: no minimum" }),
+  requestMaxBytes: positiveInteger("REQUEST_MAX_BYTES", 16 * 1024 * 1024)
 })

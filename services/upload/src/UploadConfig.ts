@@ -1,11 +1,8 @@
 import { DEFAULT_MAX_ELEMENT_VALUES } from "@retail/ingest"
-import { Config, Context, Effect, Layer, Schema } from "effect"
+import { integer, positiveInteger as positive } from "@retail/config"
+import { Config, Context, Effect, Layer } from "effect"
 import { tmpdir } from "node:os"
 import { DEFAULT_CODES_IN_MEMORY } from "./files/SpillingCodeIndex.ts"
-
-/** An integer setting, `fallback` when unset; a value set but refused by `valid` fails with `message`. */
-const checkedInt = (name: string, fallback: number, message: string, valid: (n: number) => boolean) =>
-  Config.schema(Schema.Int.check(Schema.makeFilter((n: number) => valid(n) || message)), name).pipe(Config.withDefault(fallback))
 
 /** Everything the upload service reads from the environment, in one place (documented in README.md). */
 export class UploadConfig extends Context.Service<UploadConfig, {
@@ -49,7 +46,6 @@ export class UploadConfig extends Context.Service<UploadConfig, {
   static readonly layer = Layer.effect(
     UploadConfig,
     Effect.gen(function*() {
-      const positive = (name: string, fallback: number) => checkedInt(name, fallback, `${name} must be a positive integer`, (n) => n > 0)
       return {
         batchSize: yield* positive("PRODUCT_BATCH_SIZE", 250),
         workers: yield* positive("WORKERS", 2),
@@ -65,9 +61,9 @@ export class UploadConfig extends Context.Service<UploadConfig, {
         multipartMaxFieldBytes: yield* positive("MULTIPART_MAX_FIELD_BYTES", 64 * 1024),
         spoolDir: yield* Config.String("SPOOL_DIR").pipe(Config.withDefault(tmpdir())),
         codesInMemory: yield* positive("PRODUCT_CODES_IN_MEMORY", DEFAULT_CODES_IN_MEMORY),
-        jsonValidationThreads: yield* checkedInt("JSON_VALIDATION_THREADS", 2, "JSON_VALIDATION_THREADS must be an integer from 0 to 64", (n) => n >= 0 && n <= 64),
-        csvJoinThreads: yield* checkedInt("CSV_JOIN_THREADS", 2, "CSV_JOIN_THREADS must be an integer from 0 to 64", (n) => n >= 0 && n <= 64),
-        csvJoinThreadHeapMb: yield* checkedInt("CSV_JOIN_THREAD_HEAP_MB", 0, "CSV_JOIN_THREAD_HEAP_MB must be a non-negative integer", (n) => n >= 0),
+        jsonValidationThreads: yield* integer("JSON_VALIDATION_THREADS", 2, { min: 0, max: 64, note: "0: on the event loop" }),
+        csvJoinThreads: yield* integer("CSV_JOIN_THREADS", 2, { min: 0, max: 64, note: "0: in the request's fiber" }),
+        csvJoinThreadHeapMb: yield* integer("CSV_JOIN_THREAD_HEAP_MB", 0, { min: 0, note: "0: V8's default" }),
         batchesStream: yield* Config.String("PRODUCT_BATCHES_STREAM").pipe(Config.withDefault("products:batches")),
         consumerGroup: yield* Config.String("PRODUCT_CONSUMER_GROUP").pipe(Config.withDefault("product-writers")),
         eventsStream: yield* Config.String("LOAD_EVENTS_STREAM").pipe(Config.withDefault("product-loads:events")),
@@ -76,7 +72,7 @@ export class UploadConfig extends Context.Service<UploadConfig, {
         ),
         loadLeaseMs: yield* positive("LOAD_LEASE_MS", 30_000),
         reconcileIntervalMs: yield* positive("LOAD_RECONCILE_INTERVAL_MS", 10_000),
-        queueDrainTimeoutMs: yield* checkedInt("QUEUE_DRAIN_TIMEOUT_MS", 60_000, "QUEUE_DRAIN_TIMEOUT_MS must be a non-negative integer", (n) => n >= 0)
+        queueDrainTimeoutMs: yield* integer("QUEUE_DRAIN_TIMEOUT_MS", 60_000, { min: 0 })
       }
     })
   )

@@ -56,7 +56,7 @@ const principalOf = (payload: Jose.JWTPayload): Principal => {
  * Verifies bearer JWTs with the one algorithm family configured (no `alg` negotiation, so
  * `none` and HS/RS confusion are refused); `exp` is required, `nbf`, issuer and audience checked.
  */
-export class TokenVerifier extends Context.Service<TokenVerifier>()("@retail/upload/TokenVerifier", {
+export class TokenVerifier extends Context.Service<TokenVerifier>()("@retail/auth/TokenVerifier", {
   make: Effect.gen(function*() {
     const settings = yield* AuthSettingsConfig
     const { algorithms, key } = yield* keyFrom(settings)

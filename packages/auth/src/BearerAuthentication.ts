@@ -1,10 +1,10 @@
 import { Authentication, CurrentPrincipal, tooManyRequests } from "@retail/api"
 import { CredentialRateLimiter, RateLimiterLive } from "@retail/limits"
-import { TokenVerifier } from "@retail/service-upload"
 import { Effect, Layer, Redacted } from "effect"
+import { TokenVerifier } from "./TokenVerifier.ts"
 
 /** Verifies the bearer JWT, then takes a request from its company's rate (its subject's without a company). */
-export const AuthenticationLive = Layer.effect(
+export const BearerAuthentication = Layer.effect(
   Authentication,
   Effect.gen(function*() {
     const verifier = yield* TokenVerifier

@@ -1,0 +1,4 @@
+export * from "./ApiKeyAuthentication.ts"
+export * from "./ApiKeys.ts"
+export * from "./BearerAuthentication.ts"
+export * from "./TokenVerifier.ts"
