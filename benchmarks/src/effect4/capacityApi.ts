@@ -7,7 +7,7 @@
 // answer as an HttpServerResponse (the fast lane's encoder, not the success schema). The API key and
 // media type are checked in the handler, after the payload is decoded. The server's own HttpApi handler
 // (services/capacity/src/http/DeliveryCapacityHttp.ts) is raw instead: no framework decode.
-import { DeliveryCapacityApi } from "@retail/api"
+import { DeliveryCapacityApi, isJsonContentType } from "@retail/api"
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiBuilder } from "effect/http-api"
@@ -15,7 +15,6 @@ import { answerCapacityInput } from "../../../services/capacity/src/CapacityAnsw
 import {
   type Answer,
   isAuthorized,
-  isJsonContentType,
   UNAUTHORIZED,
   UNSUPPORTED_MEDIA_TYPE
 } from "../../../services/capacity/src/VariantAAnswer.ts"

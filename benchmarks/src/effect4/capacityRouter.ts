@@ -3,6 +3,7 @@
 // lane (services/capacity/src/http/FastLane.ts): the API key, the media type, the body as text,
 // `answerCapacity` (JSON.parse, the variant's decode, the engine, the encoding). No logger, no
 // tracer, no middleware. Bundled and run by benchmarks/src/suite/Effect4.ts.
+import { isJsonContentType } from "@retail/api"
 import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { answerCapacity } from "../../../services/capacity/src/CapacityAnswer.ts"
@@ -10,7 +11,6 @@ import {
   type Answer,
   INTERNAL,
   isAuthorized,
-  isJsonContentType,
   UNAUTHORIZED,
   UNSUPPORTED_MEDIA_TYPE
 } from "../../../services/capacity/src/VariantAAnswer.ts"

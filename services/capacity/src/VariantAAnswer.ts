@@ -17,17 +17,6 @@ export const INTERNAL = plain(500, "Internal server error: the delivery date cou
 
 export const UNSUPPORTED_MEDIA_TYPE = plain(415, "Unsupported media type: send Content-Type: application/json")
 
-/** `application/json`, optionally with `charset=utf-8` (any case, spaces allowed). */
-export const isJsonContentType = (header: string | undefined): boolean => {
-  if (header === undefined) return false
-  if (header === "application/json") return true
-  const [mediaType, ...parameters] = header.split(";")
-  if (mediaType?.trim().toLowerCase() !== "application/json") return false
-  return parameters.every((parameter) => {
-    const [name, value] = parameter.split("=")
-    return name?.trim().toLowerCase() === "charset" && value?.trim().replace(/"/g, "").toLowerCase() === "utf-8"
-  })
-}
 
 export const isAuthorized = (settings: CapacitySettings, authorization: string | undefined): boolean =>
   holdsApiKey(settings.apiKeys, authorization)

@@ -1,4 +1,4 @@
-import { Api } from "@retail/api"
+import { Api, isJsonContentType } from "@retail/api"
 import { Clock, Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -9,7 +9,6 @@ import {
   type Answer,
   INTERNAL,
   isAuthorized,
-  isJsonContentType,
   UNAUTHORIZED,
   UNSUPPORTED_MEDIA_TYPE
 } from "../VariantAAnswer.ts"

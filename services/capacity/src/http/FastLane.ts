@@ -1,3 +1,4 @@
+import { isJsonContentType } from "@retail/api"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Context, Effect, Layer } from "effect"
 import { CapacityConfig } from "../CapacityConfig.ts"
@@ -7,7 +8,6 @@ import {
   type Answer,
   INTERNAL,
   isAuthorized,
-  isJsonContentType,
   UNAUTHORIZED,
   UNSUPPORTED_MEDIA_TYPE
 } from "../VariantAAnswer.ts"

@@ -1,15 +1,9 @@
-import { bodyReadFailure, InvalidRequest, isBodyTooLarge, PayloadTooLarge, UnsupportedMediaType } from "@retail/api"
+import { bodyReadFailure, InvalidRequest, isBodyTooLarge, isJsonContentType, PayloadTooLarge, UnsupportedMediaType } from "@retail/api"
 import { MAX_JSON_DEPTH, measureJson } from "@retail/ingest"
 import { ByteSize, Effect } from "effect"
 import { HttpIncomingMessage, type HttpServerRequest } from "effect/http"
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
-
-const isJsonContentType = (contentType: string | undefined): boolean => {
-  if (contentType === undefined) return false
-  const mediaType = contentType.split(";")[0]?.trim().toLowerCase() ?? ""
-  return mediaType === "application/json" || mediaType.endsWith("+json")
-}
 
 export interface JsonBodyLimits {
   readonly maxBytes: number
