@@ -56,6 +56,9 @@ const unionMembers = (members: ReadonlyArray<Schema>): ReadonlyArray<Schema> =>
 
 const SAFE_INTEGER = Number.MAX_SAFE_INTEGER
 
+/** Effect's wording of a pattern check that the document carries only as a description. */
+const PATTERN_CHECK = /^a string matching the pattern (.+)$/
+
 /** Constraints of a schema and of its `allOf` refinements, in words. */
 const constraints = (schema: Schema): Array<string> => {
   const parts = [schema, ...(schema.allOf ?? [])].flatMap((s): Array<string> => {
@@ -69,7 +72,8 @@ const constraints = (schema: Schema): Array<string> => {
     if (s.exclusiveMaximum !== undefined) found.push(`< ${s.exclusiveMaximum}`)
     if (s.minItems !== undefined) found.push(`at least ${s.minItems} item${s.minItems === 1 ? "" : "s"}`)
     if (s.maxItems !== undefined) found.push(`at most ${s.maxItems} items`)
-    if (s.pattern !== undefined) found.push(`pattern \`${s.pattern}\``)
+    const pattern = s.pattern ?? (s.title === undefined ? PATTERN_CHECK.exec(s.description ?? "")?.[1] : undefined)
+    if (pattern !== undefined) found.push(`pattern \`${pattern}\``)
     if (s.default !== undefined) found.push(`default \`${JSON.stringify(s.default)}\``)
     return found
   })
@@ -77,8 +81,11 @@ const constraints = (schema: Schema): Array<string> => {
 }
 
 /** A description written for readers; a `title` marks Effect's own wording of a check, which `constraints` already says. */
-const noteOf = (schema: Schema): string | undefined =>
-  schema.title === undefined && schema.description !== undefined ? escapeText(schema.description) : undefined
+const noteOf = (schema: Schema): string | undefined => {
+  if (schema.title !== undefined || schema.description === undefined) return undefined
+  const pattern = PATTERN_CHECK.exec(schema.description)?.[1]
+  return pattern === undefined ? escapeText(schema.description) : undefined
+}
 
 const withConstraints = (base: string, schema: Schema): string => {
   const found = constraints(schema)
@@ -105,7 +112,9 @@ const inline = (schema: Schema): string | undefined => {
       if (schema.items === undefined) return withConstraints("array", schema)
       const item = inline(schema.items)
       const note = noteOf(schema.items)
-      return item === undefined ? undefined : withConstraints(`array of ${note === undefined ? item : `${item} (${note})`}`, schema)
+      if (item === undefined) return undefined
+      const grouped = item.includes(" \\| ") ? `(${item})` : item
+      return withConstraints(`array of ${note === undefined ? grouped : `${grouped} (${note})`}`, schema)
     }
     case "object":
       return schema.properties === undefined || Object.keys(schema.properties).length === 0 ? "object" : undefined
