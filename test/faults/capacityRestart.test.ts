@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Ref, Schema } from "effect"
 import { CAPACITY_KEY, call, postJson, startApp } from "./support/App.ts"
-import { lab, streams } from "./support/Lab.ts"
+import { lab } from "./support/Lab.ts"
 import { Offer, orderOf as orderFor, pickupRequest, STORE, STORE_CAPACITY } from "./support/Capacity.ts"
 import { withSql } from "./support/Postgres.ts"
 import { freePort } from "./support/Processes.ts"
@@ -16,9 +16,9 @@ const Usage = Schema.Array(Schema.Struct({ used: Schema.Number, ledger: Schema.N
 describe("a capacity server restarted mid-traffic", () => {
   it.live("rebuilds its state from PostgreSQL and never oversells: every APPLIED order is held, the total never exceeds the capacity", () =>
     Effect.gen(function*() {
-      const { dir, postgres, redis } = yield* lab("capacity-restart")
+      const { dir, postgres, connection } = yield* lab("capacity-restart")
       const port = String(yield* freePort)
-      const settings = { DATABASE_URL: postgres.url, REDIS_URL: redis.url, PORT: port, ...streams() }
+      const settings = { ...connection, PORT: port }
       const first = yield* startApp("app-1", dir, settings)
       const base = first.base
       // Orders are placed as a client would: from the dispatch of an answer (docs/capacity.md, consumptions).

@@ -4,7 +4,7 @@ import { Effect, Fiber, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { call, EMBEDDED, loadStatus, type LoadViewBody, startApp, token } from "./support/App.ts"
-import { lab, streams, testDir } from "./support/Lab.ts"
+import { lab, testDir } from "./support/Lab.ts"
 import { acceptedLoad, expectStoredExactly, finalViews } from "./support/Loads.ts"
 import { withSql } from "./support/Postgres.ts"
 import { spawnChild, stopTimed, waitUntil } from "./support/Processes.ts"
@@ -55,9 +55,8 @@ const embeddedLoadPersisting = (dir: string, settings: Record<string, string>, p
 describe("a load whose server or queue died is never left in doubt", () => {
   it.live("kill -9 while a file load is published: after a restart the load ends FAILED within the lease, with what was persisted counted, and nothing of it is left on the queue", () =>
     Effect.gen(function*() {
-      const { dir, postgres, redis } = yield* lab("kill-publishing")
-      const names = streams()
-      const settings = { DATABASE_URL: postgres.url, REDIS_URL: redis.url, PRODUCT_BATCH_SIZE: "10", ...FAST_RECONCILE, ...names }
+      const { dir, postgres, redis, names, connection } = yield* lab("kill-publishing")
+      const settings = { ...connection, PRODUCT_BATCH_SIZE: "10", ...FAST_RECONCILE }
       const first = yield* startApp("app-1", dir, settings)
       const bearer = yield* token("KILLED")
       const products = sampleProducts(20_000, { prefix: "KP-" })
@@ -90,15 +89,12 @@ describe("a load whose server or queue died is never left in doubt", () => {
 
   it.live("Redis without persistence restarted mid-load: the lost batches are detected, the load FAILED with its persisted count, /ready and the log report it; a load completed before is untouched", () =>
     Effect.gen(function*() {
-      const { dir, postgres, redis } = yield* lab("redis-lost")
-      const names = streams()
+      const { dir, postgres, redis, names, connection } = yield* lab("redis-lost")
       const app = yield* startApp("app", dir, {
-        DATABASE_URL: postgres.url,
-        REDIS_URL: redis.url,
+        ...connection,
         PRODUCT_BATCH_SIZE: "10",
         CLAIM_IDLE_MS: "1000",
-        ...FAST_RECONCILE,
-        ...names
+        ...FAST_RECONCILE
       })
       const bearer = yield* token("LOST")
       const before = sampleProducts(300, { prefix: "LB-" })

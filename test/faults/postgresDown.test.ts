@@ -3,7 +3,7 @@ import { sampleProducts } from "@retail/testkit"
 import { Effect } from "effect"
 import { readFileSync } from "node:fs"
 import { call, postJson, startApp, token } from "./support/App.ts"
-import { lab, streams } from "./support/Lab.ts"
+import { lab } from "./support/Lab.ts"
 import { acceptedLoad, expectPersistedOnce, expectStoredExactly, finalViews, type SentLoad } from "./support/Loads.ts"
 import { waitUntil } from "./support/Processes.ts"
 import { pendingEntries, streamLength } from "./support/Redis.ts"
@@ -16,17 +16,14 @@ const CLAIM_IDLE_MS = 1500
 describe("PostgreSQL stopped while workers run", () => {
   it.live("workers keep their entries pending (no ack, no dead letter), /ready says not ready, and everything is persisted once it is back", () =>
     Effect.gen(function*() {
-      const { dir, postgres, redis } = yield* lab("postgres-down")
-      const names = streams()
+      const { dir, postgres, redis, names, connection } = yield* lab("postgres-down")
       const app = yield* startApp("app", dir, {
-        DATABASE_URL: postgres.url,
-        REDIS_URL: redis.url,
+        ...connection,
         PRODUCT_BATCH_SIZE: "10",
         CLAIM_IDLE_MS: String(CLAIM_IDLE_MS),
         // Few deliveries: an outage must not use them up.
         MAX_DELIVERIES: "2",
-        WORKERS: "2",
-        ...names
+        WORKERS: "2"
       })
       const bearer = yield* token("ACME")
       const pending = pendingEntries(redis.url, names.PRODUCT_BATCHES_STREAM, names.PRODUCT_CONSUMER_GROUP)
@@ -79,18 +76,15 @@ describe("PostgreSQL stopped while workers run", () => {
 
   it.live("down for 20 s while workers persist a large load: afterwards every product persisted once, every load COMPLETED, no dead letter", () =>
     Effect.gen(function*() {
-      const { dir, postgres, redis } = yield* lab("postgres-down-20s")
-      const names = streams()
+      const { dir, postgres, redis, names, connection } = yield* lab("postgres-down-20s")
       const batchSize = 50
       const app = yield* startApp("app", dir, {
-        DATABASE_URL: postgres.url,
-        REDIS_URL: redis.url,
+        ...connection,
         PRODUCT_BATCH_SIZE: String(batchSize),
         CLAIM_IDLE_MS: "2000",
         // Ten claim periods of outage against two deliveries: only uncounted deliveries keep the batches out of the dead letters.
         MAX_DELIVERIES: "2",
-        WORKERS: "2",
-        ...names
+        WORKERS: "2"
       })
       const bearer = yield* token("ACME")
       const pending = pendingEntries(redis.url, names.PRODUCT_BATCHES_STREAM, names.PRODUCT_CONSUMER_GROUP)

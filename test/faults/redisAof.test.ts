@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { sampleProducts } from "@retail/testkit"
 import { Effect, Fiber, Ref } from "effect"
 import { call, loadStatus, postJson, startApp, token } from "./support/App.ts"
-import { lab, streams } from "./support/Lab.ts"
+import { lab } from "./support/Lab.ts"
 import { expectPersistedOnce, type SentLoad } from "./support/Loads.ts"
 import { waitUntil } from "./support/Processes.ts"
 import { entriesAdded, type RedisOptions } from "./support/Redis.ts"
@@ -26,17 +26,14 @@ interface Sent {
  */
 const drill = (appendfsync: NonNullable<RedisOptions["appendfsync"]>) =>
   Effect.gen(function*() {
-    const { dir, postgres, redis } = yield* lab(`redis-aof-${appendfsync}`, { redis: { appendfsync } })
-    const names = streams()
+    const { dir, postgres, redis, names, connection } = yield* lab(`redis-aof-${appendfsync}`, { redis: { appendfsync } })
     const app = yield* startApp("app", dir, {
-      DATABASE_URL: postgres.url,
-      REDIS_URL: redis.url,
+      ...connection,
       REDIS_PUBLISH_TIMEOUT_MS: "2000",
       PRODUCT_BATCH_SIZE: String(BATCH_SIZE),
       CLAIM_IDLE_MS: "2000",
       MAX_DELIVERIES: "3",
-      WORKERS: "2",
-      ...names
+      WORKERS: "2"
     })
     const bearer = yield* token("ACME")
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { csvFilesOf, sampleProducts } from "@retail/testkit"
 import { Effect } from "effect"
 import { call, loadStatus, postJson, startApp, token } from "./support/App.ts"
-import { lab, streams } from "./support/Lab.ts"
+import { lab } from "./support/Lab.ts"
 import { waitUntil } from "./support/Processes.ts"
 import { entriesAdded } from "./support/Redis.ts"
 
@@ -11,15 +11,12 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/
 describe("Redis stopped while loads arrive", () => {
   it.live("each load gets a 500 ErrorMessage and is FAILED with nothing published; once Redis is back, loads succeed without a restart", () =>
     Effect.gen(function*() {
-      const { dir, postgres, redis } = yield* lab("redis-down")
-      const names = streams()
+      const { dir, redis, names, connection } = yield* lab("redis-down")
       const app = yield* startApp("api", dir, {
-        DATABASE_URL: postgres.url,
-        REDIS_URL: redis.url,
+        ...connection,
         REDIS_PUBLISH_TIMEOUT_MS: "2000",
         PRODUCT_BATCH_SIZE: "50",
-        CLAIM_IDLE_MS: "1000",
-        ...names
+        CLAIM_IDLE_MS: "1000"
       })
       const bearer = yield* token("ACME")
       const completes = (processCode: string) =>

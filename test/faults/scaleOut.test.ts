@@ -4,7 +4,7 @@ import { Effect, Schema } from "effect"
 import { clusterPlan } from "../../scripts/clusterPlan.ts"
 import { type App, CAPACITY_KEY, call, postJson, startApp, token } from "./support/App.ts"
 import { Offer, orderOf, pickupRequest, STORE, STORE_CAPACITY } from "./support/Capacity.ts"
-import { lab, streams } from "./support/Lab.ts"
+import { lab } from "./support/Lab.ts"
 import { acceptedFileLoad, acceptedLoad, expectPersistedOnce, type SentLoad } from "./support/Loads.ts"
 import { freePort, waitUntil } from "./support/Processes.ts"
 import { redisCommand } from "./support/Redis.ts"
@@ -31,16 +31,13 @@ const consumersOf = (url: string, stream: string, group: string) =>
 describe("scale-out: the cluster plan (npm run cluster, docker-compose.yml) as processes on one PostgreSQL and one Redis", () => {
   it.live("loads taken by the API processes are persisted by the worker processes, a worker killed mid-load loses nothing, and an order taken on one capacity process is seen by the other", () =>
     Effect.gen(function*() {
-      const { dir, postgres, redis } = yield* lab("scale-out")
-      const names = streams()
+      const { dir, postgres, redis, names, connection } = yield* lab("scale-out")
       const shared = {
-        DATABASE_URL: postgres.url,
-        REDIS_URL: redis.url,
+        ...connection,
         PRODUCT_BATCH_SIZE: String(BATCH_SIZE),
         CLAIM_IDLE_MS: "2000",
         WORKERS: "2",
-        CAPACITY_EVENTS_STREAM: `scale-out:${crypto.randomUUID().slice(0, 8)}:capacity`,
-        ...names
+        CAPACITY_EVENTS_STREAM: `scale-out:${crypto.randomUUID().slice(0, 8)}:capacity`
       }
       const plan = clusterPlan({ api: 2, workers: 2, capacity: 2, basePort: 0, internalBasePort: 0 })
       const started = yield* Effect.forEach(plan, (member) =>

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { sampleProducts } from "@retail/testkit"
 import { Effect } from "effect"
 import { startApp, token } from "./support/App.ts"
-import { lab, streams } from "./support/Lab.ts"
+import { lab } from "./support/Lab.ts"
 import { acceptedFileLoad, acceptedLoad, expectPersistedOnce, type SentLoad } from "./support/Loads.ts"
 import { waitUntil } from "./support/Processes.ts"
 import { pendingEntries, streamPayloads } from "./support/Redis.ts"
@@ -16,17 +16,14 @@ const PER_LOAD = 3_000
 describe("two servers on one PostgreSQL and one Redis, one SIGKILLed while the workers persist", () => {
   it.live("the survivor claims the dead server's pending entries; every load COMPLETED, every product persisted once", () =>
     Effect.gen(function*() {
-      const { dir, postgres, redis } = yield* lab("server-killed")
-      const names = streams()
+      const { dir, postgres, redis, names, connection } = yield* lab("server-killed")
       const settings = {
-        DATABASE_URL: postgres.url,
-        REDIS_URL: redis.url,
+        ...connection,
         PRODUCT_BATCH_SIZE: String(BATCH_SIZE),
         CLAIM_IDLE_MS: "2000",
         MAX_DELIVERIES: "5",
         WORKERS: "2",
-        RUN_WORKERS: "true",
-        ...names
+        RUN_WORKERS: "true"
       }
       // Both run workers; only `receiver` is sent loads, so killing `victim` never cuts a publication short.
       const [receiver, victim] = yield* Effect.all([startApp("receiver", dir, settings), startApp("victim", dir, settings)], { concurrency: 2 })

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { sampleProducts } from "@retail/testkit"
 import { Effect, Fiber } from "effect"
 import { startApp, token } from "./support/App.ts"
-import { lab, streams } from "./support/Lab.ts"
+import { lab } from "./support/Lab.ts"
 import { acceptedLoad, expectStoredExactly, finalViews } from "./support/Loads.ts"
 import { stopTimed, waitUntil } from "./support/Processes.ts"
 import { pendingEntries, streamLength } from "./support/Redis.ts"
@@ -16,8 +16,8 @@ const EXIT_BOUND_MS = 30_000
 describe("SIGTERM", () => {
   it.live("during a file upload that ends within the grace period: the upload finishes (200), the process exits in bounded time, everything is stored", () =>
     Effect.gen(function*() {
-      const { dir, postgres, redis } = yield* lab("sigterm-upload")
-      const settings = { DATABASE_URL: postgres.url, REDIS_URL: redis.url, PRODUCT_BATCH_SIZE: "50", ...streams() }
+      const { dir, postgres, connection } = yield* lab("sigterm-upload")
+      const settings = { ...connection, PRODUCT_BATCH_SIZE: "50" }
       const first = yield* startApp("app-1", dir, settings)
       const bearer = yield* token("UPLOADER")
       const products = sampleProducts(4_000, { prefix: "UP-" })
@@ -45,8 +45,8 @@ describe("SIGTERM", () => {
 
   it.live("during a slow upload that outlasts the grace period: its connection is cut, the process exits in bounded time, nothing is recorded, a retry is stored whole", () =>
     Effect.gen(function*() {
-      const { dir, postgres, redis } = yield* lab("sigterm-slow-upload")
-      const settings = { DATABASE_URL: postgres.url, REDIS_URL: redis.url, PRODUCT_BATCH_SIZE: "50", ...streams() }
+      const { dir, postgres, connection } = yield* lab("sigterm-slow-upload")
+      const settings = { ...connection, PRODUCT_BATCH_SIZE: "50" }
       const first = yield* startApp("app-1", dir, { ...settings, SHUTDOWN_GRACE_MS: "3000" })
       const bearer = yield* token("SLOW")
       const products = sampleProducts(2_000, { prefix: "SL-" })
@@ -78,8 +78,8 @@ describe("SIGTERM", () => {
 
   it.live("while a file load is being published and the grace period is over: the load ends FAILED (never left PROCESSING) and the caller gets no 200", () =>
     Effect.gen(function*() {
-      const { dir, postgres, redis } = yield* lab("sigterm-publish")
-      const settings = { DATABASE_URL: postgres.url, REDIS_URL: redis.url, PRODUCT_BATCH_SIZE: "10", ...streams() }
+      const { dir, postgres, connection } = yield* lab("sigterm-publish")
+      const settings = { ...connection, PRODUCT_BATCH_SIZE: "10" }
       const first = yield* startApp("app-1", dir, { ...settings, SHUTDOWN_GRACE_MS: "0" })
       const bearer = yield* token("PUBLISHER")
       const products = sampleProducts(5_000, { prefix: "PB-" })
@@ -98,9 +98,8 @@ describe("SIGTERM", () => {
 
   it.live("while workers drain the queue: the worker exits in bounded time, in-flight batches finish or stay pending, and a new worker stores everything once", () =>
     Effect.gen(function*() {
-      const { dir, postgres, redis } = yield* lab("sigterm-drain")
-      const names = streams()
-      const settings = { DATABASE_URL: postgres.url, REDIS_URL: redis.url, PRODUCT_BATCH_SIZE: "10", CLAIM_IDLE_MS: "2000", ...names }
+      const { dir, postgres, redis, names, connection } = yield* lab("sigterm-drain")
+      const settings = { ...connection, PRODUCT_BATCH_SIZE: "10", CLAIM_IDLE_MS: "2000" }
       const api = yield* startApp("api", dir, { ...settings, RUN_WORKERS: "false" })
       const worker = yield* startApp("worker-1", dir, { ...settings, RUN_WORKERS: "true" })
       const bearer = yield* token("DRAIN")
@@ -124,9 +123,8 @@ describe("SIGTERM", () => {
 
   it.live("while the database is down and a worker waits for it: the process still exits in bounded time, its batches left pending", () =>
     Effect.gen(function*() {
-      const { dir, postgres, redis } = yield* lab("sigterm-db-down")
-      const names = streams()
-      const settings = { DATABASE_URL: postgres.url, REDIS_URL: redis.url, PRODUCT_BATCH_SIZE: "10", CLAIM_IDLE_MS: "2000", ...names }
+      const { dir, postgres, redis, names, connection } = yield* lab("sigterm-db-down")
+      const settings = { ...connection, PRODUCT_BATCH_SIZE: "10", CLAIM_IDLE_MS: "2000" }
       const app = yield* startApp("app-1", dir, settings)
       const bearer = yield* token("OUTAGE")
       const products = sampleProducts(500, { prefix: "OU-" })

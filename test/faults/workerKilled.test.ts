@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { sampleProducts } from "@retail/testkit"
 import { Effect } from "effect"
 import { startApp, token } from "./support/App.ts"
-import { lab, streams } from "./support/Lab.ts"
+import { lab } from "./support/Lab.ts"
 import { acceptedLoad, expectStoredExactly, finalViews } from "./support/Loads.ts"
 import { waitUntil } from "./support/Processes.ts"
 import { pendingEntries, redisCommand, streamLength, streamPayloads } from "./support/Redis.ts"
@@ -14,16 +14,13 @@ const PER_LOAD = 600
 describe("a worker process killed with SIGKILL in the middle of batches", () => {
   it.live("after a restart every accepted product is in PostgreSQL exactly once, pending entries were claimed again, every load completes", () =>
     Effect.gen(function*() {
-      const { dir, postgres, redis } = yield* lab("worker-killed")
-      const names = streams()
+      const { dir, postgres, redis, names, connection } = yield* lab("worker-killed")
       const settings = {
-        DATABASE_URL: postgres.url,
-        REDIS_URL: redis.url,
+        ...connection,
         PRODUCT_BATCH_SIZE: "10",
         CLAIM_IDLE_MS: "2000",
         MAX_DELIVERIES: "5",
-        WORKERS: "2",
-        ...names
+        WORKERS: "2"
       }
       const api = yield* startApp("api", dir, { ...settings, RUN_WORKERS: "false" })
       const worker = yield* startApp("worker-1", dir, { ...settings, RUN_WORKERS: "true" })

@@ -69,13 +69,16 @@ describe("request rate per credential", () => {
   })
 })
 
-/** The answer to a company's file load beyond FILE_LOADS_PER_COMPANY=1 (Retry-After: the default 5 s). */
-const busyCompany = (company: string) => ({
+/**
+ * The answer to a company's file load beyond its limit of 1 (FILE_LOADS_PER_COMPANY, or
+ * INTERNAL_FILE_LOADS_PER_COMPANY on the internal listener); Retry-After: the default 5 s.
+ */
+const busyCompany = (company: string, setting: "FILE_LOADS_PER_COMPANY" | "INTERNAL_FILE_LOADS_PER_COMPANY" = "FILE_LOADS_PER_COMPANY") => ({
   status: 429,
   retryAfter: "5",
   body: {
     _tag: "TooManyRequests",
-    message: `Company ${company} already has 1 file loads in progress (FILE_LOADS_PER_COMPANY); retry after 5 s`
+    message: `Company ${company} already has 1 file loads in progress (${setting}); retry after 5 s`
   }
 })
 
@@ -221,16 +224,6 @@ describe("body sizes, multipart parts and file loads in flight", () => {
   })
 })
 
-/** The 429 of a company's internal load beyond INTERNAL_FILE_LOADS_PER_COMPANY=1. */
-const busyInternally = (company: string) => ({
-  status: 429,
-  retryAfter: "5",
-  body: {
-    _tag: "TooManyRequests",
-    message: `Company ${company} already has 1 file loads in progress (INTERNAL_FILE_LOADS_PER_COMPANY); retry after 5 s`
-  }
-})
-
 describe("file loads in flight on the internal listener", () => {
   layer(TestServer({ FILE_LOADS_PER_COMPANY: "1", INTERNAL_FILE_LOADS_PER_COMPANY: "1" }), { timeout: 120_000, excludeTestServices: true })((it) => {
     it.effect("a company's /handle-json-int loads have slots of their own: internal loads cannot exhaust its public ones", () =>
@@ -246,7 +239,7 @@ describe("file loads in flight on the internal listener", () => {
         const { held: first } = yield* holdSlot({ internalCompany: company }, internal(company))
         const before = yield* publishedEntries
         const refused = yield* internal(company)
-        expect(tooMany(refused)).toEqual(busyInternally(company))
+        expect(tooMany(refused)).toEqual(busyCompany(company, "INTERNAL_FILE_LOADS_PER_COMPANY"))
         expect(yield* publishedEntries).toBe(before)
         // ...but not its public one.
         expect((yield* publicLoad()).status).toBe(200)

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { HttpApiSchema } from "effect/http-api"
+import { MessageError } from "./MessageError.ts"
 
 /** Variant A errors are plain strings (spec: "plain string body"); declared here for the OpenAPI document only. */
 const plain = (status: number, description: string) =>
@@ -11,10 +12,10 @@ export const CapacityUnsupportedMediaText = plain(415, "The body is not sent as 
 export const CapacityNoRouteText = plain(404, "No route found for any dispatch of the request")
 export const CapacityInternalText = plain(500, "Error computing the delivery date")
 
-export class CapacityConflict extends Schema.TaggedError<CapacityConflict>()(
+export class CapacityConflict extends MessageError<CapacityConflict>()(
   "CapacityConflict",
-  { message: Schema.String },
-  { httpApiStatus: 409, description: "Capacity ran out since the dates were offered; nothing was taken" }
+  409,
+  "Capacity ran out since the dates were offered; nothing was taken"
 ) {}
 
 /** The body is CapacityConflict's `{message}` plus the order id and the fields that differ (docs/capacity.md). */
@@ -27,14 +28,6 @@ export class OrderConflict extends Schema.TaggedError<OrderConflict>()(
   }
 ) {}
 
-export class OrderNotFound extends Schema.TaggedError<OrderNotFound>()(
-  "OrderNotFound",
-  { message: Schema.String },
-  { httpApiStatus: 404, description: "No capacity is held for this order id" }
-) {}
+export class OrderNotFound extends MessageError<OrderNotFound>()("OrderNotFound", 404, "No capacity is held for this order id") {}
 
-export class NodeNotFound extends Schema.TaggedError<NodeNotFound>()(
-  "NodeNotFound",
-  { message: Schema.String },
-  { httpApiStatus: 404, description: "The current network has no node with this code" }
-) {}
+export class NodeNotFound extends MessageError<NodeNotFound>()("NodeNotFound", 404, "The current network has no node with this code") {}

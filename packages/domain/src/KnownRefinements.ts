@@ -34,6 +34,12 @@ const numberIn = (record: unknown, key: string): number | undefined => {
   return typeof value === "number" ? value : undefined
 }
 
+/** The refinement `make` builds from the number at `key`; undefined when there is none. */
+const withNumber = (record: unknown, key: string, make: (value: number) => Known): Known | undefined => {
+  const value = numberIn(record, key)
+  return value === undefined ? undefined : make(value)
+}
+
 const flagIn = (record: unknown, key: string): boolean | undefined => {
   const value = field(record, key)
   return value === undefined ? false : typeof value === "boolean" ? value : undefined
@@ -54,14 +60,10 @@ const known = (filter: SchemaAST.Filter<unknown>): Known | undefined => {
   const representation = filter.annotations?.representation
   const payload = representation?.payload
   switch (representation?.id) {
-    case "effect/schema/isMinLength": {
-      const length = numberIn(payload, "minLength")
-      return length === undefined ? undefined : { _tag: "MinLength", length }
-    }
-    case "effect/schema/isMaxLength": {
-      const length = numberIn(payload, "maxLength")
-      return length === undefined ? undefined : { _tag: "MaxLength", length }
-    }
+    case "effect/schema/isMinLength":
+      return withNumber(payload, "minLength", (length) => ({ _tag: "MinLength", length }))
+    case "effect/schema/isMaxLength":
+      return withNumber(payload, "maxLength", (length) => ({ _tag: "MaxLength", length }))
     case "effect/schema/isPattern": {
       const regex = patternOf(payload)
       return regex === undefined ? undefined : { _tag: "Pattern", regex }
@@ -74,14 +76,10 @@ const known = (filter: SchemaAST.Filter<unknown>): Known | undefined => {
       return { _tag: "Int" }
     case "effect/schema/isFinite":
       return { _tag: "Finite" }
-    case "effect/schema/isGreaterThanOrEqualTo": {
-      const minimum = numberIn(payload, "minimum")
-      return minimum === undefined ? undefined : { _tag: "AtLeast", minimum }
-    }
-    case "effect/schema/isGreaterThan": {
-      const minimum = numberIn(payload, "exclusiveMinimum")
-      return minimum === undefined ? undefined : { _tag: "Above", minimum }
-    }
+    case "effect/schema/isGreaterThanOrEqualTo":
+      return withNumber(payload, "minimum", (minimum) => ({ _tag: "AtLeast", minimum }))
+    case "effect/schema/isGreaterThan":
+      return withNumber(payload, "exclusiveMinimum", (minimum) => ({ _tag: "Above", minimum }))
     case "effect/schema/isBetween": {
       const minimum = numberIn(payload, "minimum")
       const maximum = numberIn(payload, "maximum")

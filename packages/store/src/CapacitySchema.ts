@@ -53,6 +53,40 @@ export const migration0003 = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   sql`ALTER TABLE capacity_usage ADD COLUMN revision integer NOT NULL DEFAULT 0`
 )
 
+/*
+ * The steps both versions of capacity_consume take alike, shared so that they cannot drift apart:
+ * create the usage rows the order needs, lock them in one fixed order and find the first one short
+ * of room (`short`); then add every use and record it in the ledger (`taken`).
+ */
+const lockUsageFindShortest = `     INSERT INTO capacity_usage AS u (kind, code, slot, day, used)
+       SELECT w.kind, w.code, w.slot, w.day, 0 FROM jsonb_to_recordset(p_wanted) AS w(kind text, code text, slot text, day date)
+       ORDER BY 1, 2, 3, 4
+       ON CONFLICT DO NOTHING;
+     PERFORM 1 FROM capacity_usage u
+       JOIN jsonb_to_recordset(p_wanted) AS w(kind text, code text, slot text, day date)
+         ON u.kind = w.kind AND u.code = w.code AND u.slot = w.slot AND u.day = w.day
+       ORDER BY u.kind, u.code, u.slot, u.day
+       FOR UPDATE OF u;
+     SELECT w.kind, w.code, w.slot, w.day, w.amount, w.total INTO short
+       FROM jsonb_to_recordset(p_wanted) AS w(kind text, code text, slot text, day date, amount integer, total integer)
+       JOIN capacity_usage u ON u.kind = w.kind AND u.code = w.code AND u.slot = w.slot AND u.day = w.day
+       WHERE u.used + w.amount > w.total
+       ORDER BY w.kind, w.code, w.slot, w.day
+       LIMIT 1;`
+
+const takeAndRecord = `     RETURN QUERY
+       WITH wanted AS (
+         SELECT * FROM jsonb_to_recordset(p_wanted) AS w(kind text, code text, slot text, day date, amount integer, total integer)
+       ), taken AS (
+         UPDATE capacity_usage u SET used = u.used + w.amount, revision = u.revision + 1
+         FROM wanted w
+         WHERE u.kind = w.kind AND u.code = w.code AND u.slot = w.slot AND u.day = w.day
+         RETURNING u.kind, u.code, u.slot, u.day, u.used, u.revision, w.amount, w.total
+       ), recorded AS (
+         INSERT INTO capacity_ledger (order_id, kind, code, slot, day, units)
+         SELECT p_order_id, t.kind, t.code, t.slot, t.day, t.amount FROM taken t
+       )`
+
 /**
  * An order's consumption and its release, each one statement: a round trip costs the server more
  * than the SQL does, and a single statement is its own transaction.
@@ -81,38 +115,13 @@ export const capacityFunctions: ReadonlyArray<string> = [
        RETURN QUERY SELECT 'ALREADY_APPLIED'::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::integer, NULL::integer, NULL::integer;
        RETURN;
      END IF;
-     INSERT INTO capacity_usage AS u (kind, code, slot, day, used)
-       SELECT w.kind, w.code, w.slot, w.day, 0 FROM jsonb_to_recordset(p_wanted) AS w(kind text, code text, slot text, day date)
-       ORDER BY 1, 2, 3, 4
-       ON CONFLICT DO NOTHING;
-     PERFORM 1 FROM capacity_usage u
-       JOIN jsonb_to_recordset(p_wanted) AS w(kind text, code text, slot text, day date)
-         ON u.kind = w.kind AND u.code = w.code AND u.slot = w.slot AND u.day = w.day
-       ORDER BY u.kind, u.code, u.slot, u.day
-       FOR UPDATE OF u;
-     SELECT w.kind, w.code, w.slot, w.day, w.amount, w.total INTO short
-       FROM jsonb_to_recordset(p_wanted) AS w(kind text, code text, slot text, day date, amount integer, total integer)
-       JOIN capacity_usage u ON u.kind = w.kind AND u.code = w.code AND u.slot = w.slot AND u.day = w.day
-       WHERE u.used + w.amount > w.total
-       ORDER BY w.kind, w.code, w.slot, w.day
-       LIMIT 1;
+${lockUsageFindShortest}
      IF FOUND THEN
        DELETE FROM capacity_orders o WHERE o.order_id = p_order_id;
        RETURN QUERY SELECT 'EXHAUSTED'::text, short.kind, short.code, short.slot, to_char(short.day, 'YYYY-MM-DD'), NULL::integer, NULL::integer, short.amount, short.total;
        RETURN;
      END IF;
-     RETURN QUERY
-       WITH wanted AS (
-         SELECT * FROM jsonb_to_recordset(p_wanted) AS w(kind text, code text, slot text, day date, amount integer, total integer)
-       ), taken AS (
-         UPDATE capacity_usage u SET used = u.used + w.amount, revision = u.revision + 1
-         FROM wanted w
-         WHERE u.kind = w.kind AND u.code = w.code AND u.slot = w.slot AND u.day = w.day
-         RETURNING u.kind, u.code, u.slot, u.day, u.used, u.revision, w.amount, w.total
-       ), recorded AS (
-         INSERT INTO capacity_ledger (order_id, kind, code, slot, day, units)
-         SELECT p_order_id, t.kind, t.code, t.slot, t.day, t.amount FROM taken t
-       )
+${takeAndRecord}
        SELECT 'APPLIED'::text, t.kind, t.code, t.slot, to_char(t.day, 'YYYY-MM-DD'), t.used, t.revision, t.amount, t.total FROM taken t;
    END
    $fn$`,
@@ -188,38 +197,13 @@ export const orderRequestStatements: ReadonlyArray<string> = [
          RETURN;
        END IF;
      END LOOP;
-     INSERT INTO capacity_usage AS u (kind, code, slot, day, used)
-       SELECT w.kind, w.code, w.slot, w.day, 0 FROM jsonb_to_recordset(p_wanted) AS w(kind text, code text, slot text, day date)
-       ORDER BY 1, 2, 3, 4
-       ON CONFLICT DO NOTHING;
-     PERFORM 1 FROM capacity_usage u
-       JOIN jsonb_to_recordset(p_wanted) AS w(kind text, code text, slot text, day date)
-         ON u.kind = w.kind AND u.code = w.code AND u.slot = w.slot AND u.day = w.day
-       ORDER BY u.kind, u.code, u.slot, u.day
-       FOR UPDATE OF u;
-     SELECT w.kind, w.code, w.slot, w.day, w.amount, w.total INTO short
-       FROM jsonb_to_recordset(p_wanted) AS w(kind text, code text, slot text, day date, amount integer, total integer)
-       JOIN capacity_usage u ON u.kind = w.kind AND u.code = w.code AND u.slot = w.slot AND u.day = w.day
-       WHERE u.used + w.amount > w.total
-       ORDER BY w.kind, w.code, w.slot, w.day
-       LIMIT 1;
+${lockUsageFindShortest}
      IF FOUND THEN
        DELETE FROM capacity_orders o WHERE o.order_id = p_order_id;
        RETURN QUERY SELECT 'EXHAUSTED'::text, short.kind, short.code, short.slot, to_char(short.day, 'YYYY-MM-DD'), NULL::integer, NULL::integer, short.amount, short.total, NULL::jsonb;
        RETURN;
      END IF;
-     RETURN QUERY
-       WITH wanted AS (
-         SELECT * FROM jsonb_to_recordset(p_wanted) AS w(kind text, code text, slot text, day date, amount integer, total integer)
-       ), taken AS (
-         UPDATE capacity_usage u SET used = u.used + w.amount, revision = u.revision + 1
-         FROM wanted w
-         WHERE u.kind = w.kind AND u.code = w.code AND u.slot = w.slot AND u.day = w.day
-         RETURNING u.kind, u.code, u.slot, u.day, u.used, u.revision, w.amount, w.total
-       ), recorded AS (
-         INSERT INTO capacity_ledger (order_id, kind, code, slot, day, units)
-         SELECT p_order_id, t.kind, t.code, t.slot, t.day, t.amount FROM taken t
-       )
+${takeAndRecord}
        SELECT 'APPLIED'::text, t.kind, t.code, t.slot, to_char(t.day, 'YYYY-MM-DD'), t.used, t.revision, t.amount, t.total, NULL::jsonb FROM taken t;
    END
    $fn$`

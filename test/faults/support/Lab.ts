@@ -20,7 +20,10 @@ export const lab = (name: string, options: { readonly redis?: RedisOptions } = {
     const [postgres, redis] = yield* Effect.all([startPostgres(inject("pgTemplate"), inject("faultsRoot")), startRedis(dir, options.redis)], {
       concurrency: 2
     })
-    return { dir, postgres, redis } as const
+    const names = streams()
+    /** The environment that points a server at this lab: its database, its Redis and its streams. */
+    const connection = { DATABASE_URL: postgres.url, REDIS_URL: redis.url, ...names } as const
+    return { dir, postgres, redis, names, connection } as const
   })
 
 /** Stream names of one test, so nothing is shared even by accident. */
