@@ -17,9 +17,8 @@ import {
 } from "./EngineTypes.ts"
 import { mapPacked } from "./Packed.ts"
 import { isReusedPlan } from "./PlanCache.ts"
-import type { PathPlan } from "./Planner.ts"
+import type { PathPlan } from "./EngineTypes.ts"
 import { lastingJson } from "./SharedText.ts"
-import type { Snapshot } from "./Snapshot.ts"
 import {
   type ArriveDateA,
   type CapacityErrorA,
@@ -31,6 +30,7 @@ import {
   type DispatchItemA,
   type TraceDetail
 } from "./VariantA.ts"
+import type { Snapshot } from "./SnapshotModel.ts"
 
 /** 400: the plain-string body names each bad field and why. */
 export class BadRequest extends Data.TaggedError("BadRequest")<{ readonly message: string }> {}

@@ -3,9 +3,8 @@ import type { DispatchResult, Evaluation, StockShortage, WindowSlot } from "./En
 import type { DeliveryMode, DispatchType } from "./Network.ts"
 import { mapPacked } from "./Packed.ts"
 import { isReusedPlan } from "./PlanCache.ts"
-import type { PathPlan } from "./Planner.ts"
+import type { PathPlan } from "./EngineTypes.ts"
 import { lastingJson } from "./SharedText.ts"
-import type { NodeModel, Snapshot, ZoneModel } from "./Snapshot.ts"
 import type { DeliveryWindowA } from "./VariantA.ts"
 import type {
   ArriveDateB,
@@ -17,6 +16,7 @@ import type {
   LogisticsCapacity
 } from "./VariantB.ts"
 import { CAPACITY_ERROR_CODE, deliveryWindowsOf, traceDetailsOf } from "./VariantAMapping.ts"
+import type { NodeModel, Snapshot, ZoneModel } from "./SnapshotModel.ts"
 
 /** Building LogisticsCapacity entries of variant B from the engine's dispatch results. */
 
