@@ -8,16 +8,16 @@
 // media type are checked in the handler, after the payload is decoded. The server's own HttpApi handler
 // (services/capacity/src/http/DeliveryCapacityHttp.ts) is raw instead: no framework decode.
 import { DeliveryCapacityApi, isJsonContentType } from "@retail/api"
+import { holdsApiKey } from "@retail/auth"
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiBuilder } from "effect/http-api"
 import { answerCapacityInput } from "../../../services/capacity/src/CapacityAnswer.ts"
 import {
   type Answer,
-  isAuthorized,
   UNAUTHORIZED,
   UNSUPPORTED_MEDIA_TYPE
-} from "../../../services/capacity/src/VariantAAnswer.ts"
+} from "../../../services/capacity/src/Answer.ts"
 import { demoCapacity } from "./DemoCapacity.ts"
 import { listen } from "./Listen.ts"
 
@@ -29,7 +29,7 @@ const Api = HttpApi.make("capacity").add(DeliveryCapacityApi)
 
 const DeliveryCapacityLive = HttpApiBuilder.group(Api, "deliveryCapacity", (handlers) =>
   handlers.handle("deliveryCapacity", ({ payload, request }) => {
-    if (!isAuthorized(settings, request.headers["authorization"])) return Effect.succeed(respond(UNAUTHORIZED))
+    if (!holdsApiKey(settings.apiKeys, request.headers["authorization"])) return Effect.succeed(respond(UNAUTHORIZED))
     if (!isJsonContentType(request.headers["content-type"])) return Effect.succeed(respond(UNSUPPORTED_MEDIA_TYPE))
     return Effect.sync(() => respond(answerCapacityInput(settings, snapshot, payload, Date.now())))
   }))

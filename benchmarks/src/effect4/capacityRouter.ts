@@ -4,16 +4,16 @@
 // `answerCapacity` (JSON.parse, the variant's decode, the engine, the encoding). No logger, no
 // tracer, no middleware. Bundled and run by benchmarks/src/suite/Effect4.ts.
 import { isJsonContentType } from "@retail/api"
+import { holdsApiKey } from "@retail/auth"
 import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { answerCapacity } from "../../../services/capacity/src/CapacityAnswer.ts"
 import {
   type Answer,
   INTERNAL,
-  isAuthorized,
   UNAUTHORIZED,
   UNSUPPORTED_MEDIA_TYPE
-} from "../../../services/capacity/src/VariantAAnswer.ts"
+} from "../../../services/capacity/src/Answer.ts"
 import { demoCapacity } from "./DemoCapacity.ts"
 import { listen } from "./Listen.ts"
 
@@ -22,7 +22,7 @@ const { settings, snapshot } = demoCapacity()
 const respond = (answer: Answer) => HttpServerResponse.text(answer.body, { status: answer.status, contentType: answer.contentType })
 
 const CapacityRoute = HttpRouter.add("POST", "/v1/delivery/capacity", (request) => {
-  if (!isAuthorized(settings, request.headers["authorization"])) return Effect.succeed(respond(UNAUTHORIZED))
+  if (!holdsApiKey(settings.apiKeys, request.headers["authorization"])) return Effect.succeed(respond(UNAUTHORIZED))
   if (!isJsonContentType(request.headers["content-type"])) return Effect.succeed(respond(UNSUPPORTED_MEDIA_TYPE))
   return request.text.pipe(
     Effect.map((body) => respond(answerCapacity(settings, snapshot, body, Date.now()))),

@@ -11,9 +11,10 @@ import {
 } from "./EngineTypes.ts"
 import type { DeliveryMode, DispatchType } from "./Network.ts"
 import { cachedPlanPath } from "./PlanCache.ts"
-import type { PathPlan, PlanContext } from "./Planner.ts"
-import type { RoutePath } from "./Routing.ts"
-import { type NodeModel, pathKey, type Snapshot, stockKey, type ZoneModel } from "./Snapshot.ts"
+import type { PathPlan } from "./EngineTypes.ts"
+import type { PlanContext } from "./Planner.ts"
+import { pathKey, stockKey } from "./Snapshot.ts"
+import type { NodeModel, RoutePath, Snapshot, ZoneModel } from "./SnapshotModel.ts"
 
 /**
  * Items go into one dispatch when they share origin, dispatch type, delivery mode and

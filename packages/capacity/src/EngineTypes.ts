@@ -1,8 +1,6 @@
 import type { Day } from "./Calendar.ts"
 import type { DeliveryMode, DispatchType } from "./Network.ts"
-import type { PathPlan } from "./Planner.ts"
-import type { RoutePath } from "./Routing.ts"
-import type { NodeModel, RouteModel, WindowModel } from "./Snapshot.ts"
+import type { NodeModel, RouteModel, RoutePath, WindowModel } from "./SnapshotModel.ts"
 
 /** One item line, normalised from any request variant. */
 export interface EngineItem {
@@ -128,4 +126,16 @@ export interface Evaluation {
   readonly dispatches: ReadonlyArray<DispatchResult>
   /** False when no dispatch has any route: the 404 case. */
   readonly anyRouted: boolean
+}
+
+export interface PathPlan {
+  readonly path: RoutePath
+  readonly pickingDate: Day | undefined
+  readonly usedPickingCapacity: number
+  readonly readyDate: Day | undefined
+  readonly legs: ReadonlyArray<LegPlan>
+  readonly deliveries: ReadonlyArray<DeliveryOption>
+  readonly shortage: CapacityShortage | undefined
+  /** "OK", or why no delivery date could be planned. */
+  readonly message: string
 }

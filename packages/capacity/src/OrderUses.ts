@@ -3,7 +3,7 @@ import { Int, minLength, positive } from "./Checks.ts"
 import type { FieldIssue } from "./DecodeError.ts"
 import type { CapacityUse } from "./Ledger.ts"
 import { type DeliveryMode, type DispatchType, LocalDate } from "./Network.ts"
-import type { NodeModel, RouteModel, Snapshot } from "./Snapshot.ts"
+import type { NodeModel, RouteModel, Snapshot } from "./SnapshotModel.ts"
 
 const NonEmpty = Schema.String.check(minLength(1, "must not be empty"))
 

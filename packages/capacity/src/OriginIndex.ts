@@ -1,6 +1,7 @@
 import type { DeliveryMode, DispatchType } from "./Network.ts"
 import type { OriginCandidate } from "./OriginSearch.ts"
-import { type NodeModel, pathKey, type Snapshot, stockKey } from "./Snapshot.ts"
+import { pathKey, stockKey } from "./Snapshot.ts"
+import type { NodeModel, Snapshot } from "./SnapshotModel.ts"
 
 /**
  * What variant B's origin search asks of a snapshot for every candidate of every request, built

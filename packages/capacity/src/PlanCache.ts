@@ -1,9 +1,9 @@
 import type { Day } from "./Calendar.ts"
 import type { EngineOptions } from "./EngineTypes.ts"
 import type { DispatchType } from "./Network.ts"
-import { clockOf, type DispatchToPlan, type PathPlan, type PlanContext, planPath } from "./Planner.ts"
-import type { RoutePath } from "./Routing.ts"
-import type { NodeModel, Snapshot, ZoneModel } from "./Snapshot.ts"
+import type { PathPlan } from "./EngineTypes.ts"
+import { clockOf, type DispatchToPlan, type PlanContext, planPath } from "./Planner.ts"
+import type { NodeModel, RoutePath, Snapshot, ZoneModel } from "./SnapshotModel.ts"
 
 type Usage = ReadonlyMap<Day, number>
 

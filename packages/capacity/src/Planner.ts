@@ -13,12 +13,12 @@ import type {
   DeliveryOption,
   EngineOptions,
   LegPlan,
+  PathPlan,
   ShortageKind,
   WindowSlot
 } from "./EngineTypes.ts"
 import type { DeliveryMode, DispatchType } from "./Network.ts"
-import type { RoutePath } from "./Routing.ts"
-import type { NodeModel, PoolModel, Snapshot, ZoneModel } from "./Snapshot.ts"
+import type { NodeModel, PoolModel, RoutePath, Snapshot, ZoneModel } from "./SnapshotModel.ts"
 
 /** Per-request state: the instant, and each time zone's local clock computed at most once. */
 export interface PlanContext {
@@ -50,17 +50,6 @@ export interface DispatchToPlan {
   readonly purchaseDate: Day
 }
 
-export interface PathPlan {
-  readonly path: RoutePath
-  readonly pickingDate: Day | undefined
-  readonly usedPickingCapacity: number
-  readonly readyDate: Day | undefined
-  readonly legs: ReadonlyArray<LegPlan>
-  readonly deliveries: ReadonlyArray<DeliveryOption>
-  readonly shortage: CapacityShortage | undefined
-  /** "OK", or why no delivery date could be planned. */
-  readonly message: string
-}
 
 /** Tracks the first refused day of a search, to report it if nothing fits. */
 interface Refusal {

@@ -1,8 +1,5 @@
 import type { DeliveryMode, DispatchType } from "./Network.ts"
-import type { NodeModel, RouteModel, SnapshotOptions } from "./Snapshot.ts"
-
-/** The legs from an origin to a destination, in order; empty when a store is its own pickup point. */
-export type RoutePath = ReadonlyArray<RouteModel>
+import type { NodeModel, RouteModel, RoutePath, SnapshotOptions } from "./SnapshotModel.ts"
 
 const DISPATCH_TYPES: ReadonlyArray<DispatchType> = ["NORMAL", "EXPRESS"]
 const DELIVERY_MODES: ReadonlyArray<DeliveryMode> = ["HOME_DELIVERY", "STORE_WITHDRAWAL"]

@@ -8,7 +8,6 @@ import {
   namesOfMask,
   parseClock,
   parseDay,
-  type WorkCalendar,
   ZoneClock,
   zoneFormatter
 } from "./Calendar.ts"
@@ -20,93 +19,21 @@ import type {
   DispatchType,
   LeadTime,
   NetworkDocument,
-  NetworkNode,
   NetworkRoute
 } from "./Network.ts"
-import { type RoutePath, searchPaths } from "./Routing.ts"
+import { searchPaths } from "./Routing.ts"
+import {
+  defaultSnapshotOptions,
+  type NodeModel,
+  type PoolModel,
+  type RouteModel,
+  type Snapshot,
+  type SnapshotOptions,
+  type WindowModel,
+  type ZoneModel
+} from "./SnapshotModel.ts"
 import { fixedCells, type UsageCell, type UsageCells } from "./UsageCells.ts"
 
-/** Capacity of one pool per date, with what the ledger says is already used. */
-export interface PoolModel {
-  readonly pool: CapacityPool
-  readonly total: number
-  readonly used: ReadonlyMap<Day, number>
-}
-
-export interface NodeModel {
-  readonly code: string
-  readonly node: NetworkNode
-  readonly calendar: WorkCalendar
-  readonly pickingDayNames: ReadonlyArray<DayOfWeek>
-  readonly cutoffMinute: number
-  readonly timeZoneIndex: number
-  readonly picking: Readonly<Record<DispatchType, PoolModel>>
-  readonly dispatch: Readonly<Record<DispatchType, PoolModel>>
-}
-
-export interface RouteModel {
-  readonly id: string
-  readonly route: NetworkRoute
-  readonly source: NodeModel
-  /** The next node, or undefined for a last-mile route into zones. */
-  readonly targetNode: NodeModel | undefined
-  readonly targetZones: ReadonlySet<string>
-  readonly dispatchTypes: ReadonlySet<DispatchType>
-  readonly deliveryModes: ReadonlySet<DeliveryMode>
-  readonly departureDays: DayMask
-  readonly departureDayNames: ReadonlyArray<DayOfWeek>
-  /** Precomputed for the trace: "MON,WED,FRI". */
-  readonly departureDaysText: string
-  readonly cutoffMinute: number
-  readonly leadTime: LeadTime
-  readonly capacity: number
-  readonly used: ReadonlyMap<Day, number>
-  readonly cost: CostRule
-}
-
-export interface WindowModel {
-  readonly code: string
-  readonly start: string
-  readonly end: string
-  readonly capacity: number
-  readonly used: ReadonlyMap<Day, number>
-}
-
-export interface ZoneModel {
-  readonly code: string
-  readonly deliveryDays: DayMask
-  readonly blocked: ReadonlySet<Day>
-  readonly windows: ReadonlyArray<WindowModel>
-}
-
-/**
- * Everything evaluation needs, built once per network change and never mutated: indexes by code,
- * calendars as bit masks and day sets, time-zone clocks, candidate paths. Usage (`used` of
- * pools, routes and windows) is read through usage cells, whose owners replace their maps.
- */
-export interface Snapshot {
-  readonly document: NetworkDocument
-  readonly nodes: ReadonlyMap<string, NodeModel>
-  readonly routes: ReadonlyMap<string, RouteModel>
-  readonly zones: ReadonlyMap<string, ZoneModel>
-  readonly zoneByUbigeo: ReadonlyMap<string, ZoneModel>
-  readonly outgoing: ReadonlyMap<string, ReadonlyArray<RouteModel>>
-  /** Stock units by `node|sku`. */
-  readonly stock: ReadonlyMap<string, number>
-  /** One clock per distinct time zone; nodes refer to theirs by index. */
-  readonly zoneClocks: ReadonlyArray<ZoneClock>
-  /** Candidate paths by `pathKey(...)`, fewest legs first. */
-  readonly paths: ReadonlyMap<string, ReadonlyArray<RoutePath>>
-}
-
-export interface SnapshotOptions {
-  /** Longest path searched, in legs (a CD -> hub -> zone path has 2). */
-  readonly maxLegs: number
-  /** Paths kept per origin and destination. */
-  readonly maxCandidates: number
-}
-
-export const defaultSnapshotOptions: SnapshotOptions = { maxLegs: 4, maxCandidates: 3 }
 
 export const stockKey = (node: string, sku: string): string => `${node}|${sku}`
 

@@ -1,25 +1,24 @@
 import { makeFastDecoder } from "@retail/domain"
-import { Data, Option, Result, Schema } from "effect"
+import { Option, Result, Schema } from "effect"
 import { type Day, formatDay, parseDay } from "./Calendar.ts"
 import { formatRejected } from "./DecodeError.ts"
+import { CAPACITY_ERROR_CODE, deliveryWindowsOf, traceDetailsOf } from "./DispatchTrace.ts"
 import { evaluate } from "./Engine.ts"
 import {
   type CapacityShortage,
   defaultEngineOptions,
-  type DeliveryOption,
   type DispatchResult,
   type EngineItem,
   type EngineOptions,
   type EngineRequest,
   type ItemResult,
-  type ShortageKind,
   type StockShortage
 } from "./EngineTypes.ts"
-import { mapPacked } from "./Packed.ts"
+import { mapForJson } from "./JsonArrays.ts"
 import { isReusedPlan } from "./PlanCache.ts"
-import type { PathPlan } from "./Planner.ts"
-import { lastingJson } from "./SharedText.ts"
-import type { Snapshot } from "./Snapshot.ts"
+import { BadRequest, NoRouteFound } from "./RequestErrors.ts"
+import type { PathPlan } from "./EngineTypes.ts"
+import { markJsonLasting } from "./JsonTextReuse.ts"
 import {
   type ArriveDateA,
   type CapacityErrorA,
@@ -27,16 +26,9 @@ import {
   DeliveryRequestA as DeliveryRequestASchema,
   type DeliveryResult,
   type DeliveryTrace,
-  type DeliveryWindowA,
   type DispatchItemA,
-  type TraceDetail
 } from "./VariantA.ts"
-
-/** 400: the plain-string body names each bad field and why. */
-export class BadRequest extends Data.TaggedError("BadRequest")<{ readonly message: string }> {}
-
-/** 404: no dispatch of the request has any route. */
-export class NoRouteFound extends Data.TaggedError("NoRouteFound")<{ readonly message: string }> {}
+import type { Snapshot } from "./SnapshotModel.ts"
 
 const decodeRequest = Schema.decodeUnknownResult(DeliveryRequestASchema)
 /** Same accept decisions and output as `decodeRequest`, compiled from the schema; `undefined` means "ask Schema" (for the messages). */
@@ -81,14 +73,6 @@ export const ARRIVE_NO_DATE = 2
 
 const dateText = (day: Day | undefined): string => (day === undefined ? "" : formatDay(day))
 
-/** detailedCapacityError[].details[].errorCode of a capacity shortage, in both variants. */
-export const CAPACITY_ERROR_CODE: Readonly<Record<ShortageKind, string>> = {
-  PICKING_CAPACITY: "PICKING_CAPACITY_EXCEEDED",
-  NODE_DISPATCH_CAPACITY: "DISPATCH_CAPACITY_EXCEEDED",
-  ROUTE_CAPACITY: "ROUTE_CAPACITY_EXCEEDED",
-  ZONE_WINDOW_CAPACITY: "DELIVERY_WINDOW_CAPACITY_EXCEEDED"
-}
-
 const capacityError = (shortage: CapacityShortage, sku: string, message: string): CapacityErrorA => ({
   code: "CAPACITY_ERROR",
   details: [{
@@ -118,31 +102,6 @@ interface DispatchParts {
   readonly deliveryTrace: ReadonlyArray<DeliveryTrace>
   readonly arriveDates: ReadonlyArray<ArriveDateA>
 }
-
-/** One TraceDetail per leg of a planned dispatch (both variants). */
-export const traceDetailsOf = (dispatch: DispatchResult): ReadonlyArray<TraceDetail> =>
-  mapPacked(dispatch.legs, (leg, index) => ({
-    sourceNode: leg.route.source.code,
-    targetNode: leg.target,
-    route: leg.route.id,
-    usedDispatchCapacity: leg.usedRouteCapacity,
-    usedPickingCapacity: index === 0 ? dispatch.usedPickingCapacity : 0,
-    dispatchUnits: dispatch.units,
-    leadTime: leg.route.leadTime.days,
-    daysOfWeek: leg.route.departureDaysText,
-    dispatchDate: formatDay(leg.dispatchDate),
-    departureDate: formatDay(leg.departureDate),
-    receptionDate: formatDay(leg.receptionDate)
-  }))
-
-/** Windows of one delivery option as the trace shows them (both variants). */
-export const deliveryWindowsOf = (option: DeliveryOption): ReadonlyArray<DeliveryWindowA> =>
-  mapPacked(option.windows, (slot) => ({
-    deliveryWindow: slot.window.code,
-    deliveryWindowStart: slot.window.start,
-    deliveryWindowEnd: slot.window.end,
-    blocked: slot.blocked
-  }))
 
 const partsOf = (dispatch: DispatchResult): DispatchParts => {
   const details = traceDetailsOf(dispatch)
@@ -181,12 +140,12 @@ const partsOf = (dispatch: DispatchResult): DispatchParts => {
   }
   return {
     route: dispatch.path.map((leg) => leg.id).join(">"),
-    leadTimes: mapPacked(dispatch.path, (leg) => leg.leadTime.days),
-    routeDaysOfWeek: mapPacked(dispatch.path, (leg) => leg.departureDayNames),
+    leadTimes: mapForJson(dispatch.path, (leg) => leg.leadTime.days),
+    routeDaysOfWeek: mapForJson(dispatch.path, (leg) => leg.departureDayNames),
     pickingDays: origin?.pickingDayNames ?? [],
     processingDays: origin?.node.processingDays ?? 0,
-    deliveryDates: mapPacked(dispatch.deliveries, (option) => formatDay(option.date)),
-    deliveryTrace: mapPacked(dispatch.deliveries, (option) => ({
+    deliveryDates: mapForJson(dispatch.deliveries, (option) => formatDay(option.date)),
+    deliveryTrace: mapForJson(dispatch.deliveries, (option) => ({
       deliveryDate: formatDay(option.date),
       details,
       deliveryWindows: deliveryWindowsOf(option)
@@ -210,7 +169,7 @@ const sharedPartsOf = (dispatch: DispatchResult): DispatchParts => {
   const parts = partsOf(dispatch)
   if (!isReusedPlan(plan)) return parts
   partsByPlan.set(plan, { units: dispatch.units, parts })
-  lastingJson(parts.leadTimes, parts.routeDaysOfWeek, parts.pickingDays, parts.deliveryDates, parts.deliveryTrace, parts.arriveDates)
+  markJsonLasting(parts.leadTimes, parts.routeDaysOfWeek, parts.pickingDays, parts.deliveryDates, parts.deliveryTrace, parts.arriveDates)
   return parts
 }
 

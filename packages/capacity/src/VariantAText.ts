@@ -1,4 +1,4 @@
-import { sharedJsonText } from "./SharedText.ts"
+import { sharedJsonText } from "./JsonTextReuse.ts"
 import type { DeliveryResult } from "./VariantA.ts"
 
 /**

@@ -1,11 +1,10 @@
 import { type Day, formatDay } from "./Calendar.ts"
 import type { DispatchResult, Evaluation, StockShortage, WindowSlot } from "./EngineTypes.ts"
 import type { DeliveryMode, DispatchType } from "./Network.ts"
-import { mapPacked } from "./Packed.ts"
+import { mapForJson } from "./JsonArrays.ts"
 import { isReusedPlan } from "./PlanCache.ts"
-import type { PathPlan } from "./Planner.ts"
-import { lastingJson } from "./SharedText.ts"
-import type { NodeModel, Snapshot, ZoneModel } from "./Snapshot.ts"
+import type { PathPlan } from "./EngineTypes.ts"
+import { markJsonLasting } from "./JsonTextReuse.ts"
 import type { DeliveryWindowA } from "./VariantA.ts"
 import type {
   ArriveDateB,
@@ -16,7 +15,8 @@ import type {
   ItemB,
   LogisticsCapacity
 } from "./VariantB.ts"
-import { CAPACITY_ERROR_CODE, deliveryWindowsOf, traceDetailsOf } from "./VariantAMapping.ts"
+import { CAPACITY_ERROR_CODE, deliveryWindowsOf, traceDetailsOf } from "./DispatchTrace.ts"
+import type { NodeModel, Snapshot, ZoneModel } from "./SnapshotModel.ts"
 
 /** Building LogisticsCapacity entries of variant B from the engine's dispatch results. */
 
@@ -48,7 +48,7 @@ const EMPTY_ENTITY: EntityDetails = {
   deliveryTime: "",
   addressInfo: { address: "", district: "", province: "", ubigeoCode: "", country: "", latitude: 0, longitude: 0 }
 }
-lastingJson(EMPTY_ENTITY)
+markJsonLasting(EMPTY_ENTITY)
 
 /** One per node model (a snapshot's models never change), so entries of one node share it and its text, across answers too. */
 const entityOfNode = new WeakMap<NodeModel, EntityDetails>()
@@ -59,7 +59,7 @@ export const entityDetailsOf = (model: NodeModel | undefined): EntityDetails => 
   if (entity === undefined) {
     entity = entityDetailsOfNode(model)
     entityOfNode.set(model, entity)
-    lastingJson(entity)
+    markJsonLasting(entity)
   }
   return entity
 }
@@ -86,8 +86,8 @@ const dispatchItemOf = (item: ItemB, origin: string): ItemB => ({ ...item, origi
 const deliveryDatesOf = (dispatch: DispatchResult): ReadonlyArray<ReadonlyArray<string>> => {
   const first = dispatch.deliveries[0]
   if (first === undefined) return []
-  if (first.windows.length === 0) return [mapPacked(dispatch.deliveries, (option) => formatDay(option.date))]
-  return mapPacked(first.windows, (_, windowIndex) => {
+  if (first.windows.length === 0) return [mapForJson(dispatch.deliveries, (option) => formatDay(option.date))]
+  return mapForJson(first.windows, (_, windowIndex) => {
     const dates: Array<string> = []
     for (const option of dispatch.deliveries) {
       const slot = option.windows[windowIndex]
@@ -114,7 +114,7 @@ const sameWindows = (a: ReadonlyArray<WindowSlot>, b: ReadonlyArray<WindowSlot>)
 const traceOf = (dispatch: DispatchResult): ReadonlyArray<DeliveryTraceB> => {
   const details = traceDetailsOf(dispatch)
   let previous: { readonly slots: ReadonlyArray<WindowSlot>; readonly shown: ReadonlyArray<DeliveryWindowA> } | undefined
-  return mapPacked(dispatch.deliveries, (option) => {
+  return mapForJson(dispatch.deliveries, (option) => {
     if (previous === undefined || !sameWindows(previous.slots, option.windows)) {
       previous = { slots: option.windows, shown: deliveryWindowsOf(option) }
     }
@@ -138,7 +138,7 @@ const stockError = (
   short: ReadonlyArray<{ readonly sku: string; readonly requested: number; readonly available: number; readonly description: string }>
 ): CapacityErrorB => ({
   code: "STOCK_ERROR",
-  details: mapPacked(short, (line) => ({
+  details: mapForJson(short, (line) => ({
     errorCode: "SOLD_OUT_QUANTITY",
     description: line.description,
     sku: line.sku,
@@ -150,7 +150,7 @@ const stockError = (
     message,
     detail: short.map((line) => line.description).join("; "),
     detailCapacity: [],
-    detailStock: mapPacked(short, (line) => ({
+    detailStock: mapForJson(short, (line) => ({
       sku: line.sku,
       warningMessage: line.description,
       requestedQuantity: line.requested,
@@ -164,7 +164,7 @@ const capacityErrorOf = (dispatch: DispatchResult, shipped: ReadonlyArray<Line>)
   if (shortage === undefined) return undefined
   return {
     code: "CAPACITY_ERROR",
-    details: mapPacked(shipped, (line) => ({
+    details: mapForJson(shipped, (line) => ({
       errorCode: CAPACITY_ERROR_CODE[shortage.kind],
       description: dispatch.message,
       sku: line.item.skuCode,
@@ -203,17 +203,17 @@ const planPartsOf = (dispatch: DispatchResult): PlanParts => {
   if (kept !== undefined && kept.units === dispatch.units) return kept
   const parts: PlanParts = {
     units: dispatch.units,
-    leadTimes: mapPacked(dispatch.path, (leg) => leg.leadTime.days),
-    routeDaysOfWeek: mapPacked(dispatch.path, (leg) => leg.departureDayNames),
+    leadTimes: mapForJson(dispatch.path, (leg) => leg.leadTime.days),
+    routeDaysOfWeek: mapForJson(dispatch.path, (leg) => leg.departureDayNames),
     deliveryDates: deliveryDatesOf(dispatch),
     deliveryTrace: traceOf(dispatch),
     arriveDates: arriveDatesOf(dispatch)
   }
   if (plan !== undefined && isReusedPlan(plan)) {
     partsByPlan.set(plan, parts)
-    lastingJson(parts.leadTimes, parts.routeDaysOfWeek, parts.deliveryDates, parts.deliveryTrace, parts.arriveDates)
-    if (dispatch.originNode !== undefined) lastingJson(dispatch.originNode.pickingDayNames)
-    for (const trace of parts.deliveryTrace) lastingJson(trace.details, trace.deliveryWindows)
+    markJsonLasting(parts.leadTimes, parts.routeDaysOfWeek, parts.deliveryDates, parts.deliveryTrace, parts.arriveDates)
+    if (dispatch.originNode !== undefined) markJsonLasting(dispatch.originNode.pickingDayNames)
+    for (const trace of parts.deliveryTrace) markJsonLasting(trace.details, trace.deliveryWindows)
   }
   return parts
 }
@@ -249,7 +249,7 @@ export const entryOfDispatch = (
     errors.push(stockError(
       dispatch.origin,
       `stock is short at ${dispatch.origin} for ${short.length} item(s)`,
-      mapPacked(short, ({ shortage }) => ({
+      mapForJson(short, ({ shortage }) => ({
         sku: shortage.sku,
         requested: shortage.requested,
         available: shortage.available,
@@ -279,7 +279,7 @@ export const entryOfDispatch = (
     deliveryTrace: parts.deliveryTrace,
     arriveDates: parts.arriveDates,
     detailedCapacityError: errors,
-    dispatchItems: mapPacked(shipped, (line) => dispatchItemOf(line.item, dispatch.origin))
+    dispatchItems: mapForJson(shipped, (line) => dispatchItemOf(line.item, dispatch.origin))
   }
 }
 
@@ -313,7 +313,7 @@ export const unservedEntry = (
     detailedCapacityError: [stockError(
       "",
       message,
-      mapPacked(unserved, ({ available, line }) => ({
+      mapForJson(unserved, ({ available, line }) => ({
         sku: line.item.skuCode,
         requested: line.units,
         available,
@@ -332,7 +332,7 @@ export const entriesOfEvaluation = (
   evaluation: Evaluation,
   lines: ReadonlyArray<Line>
 ): Array<LogisticsCapacity> =>
-  mapPacked(evaluation.dispatches, (dispatch) => {
+  mapForJson(evaluation.dispatches, (dispatch) => {
     const shipped: Array<Line> = []
     const short: Array<{ line: Line; shortage: StockShortage }> = []
     evaluation.items.forEach((result, i) => {

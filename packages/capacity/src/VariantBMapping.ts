@@ -12,11 +12,12 @@ import type { DeliveryMode, DispatchType } from "./Network.ts"
 import { originIndexOf } from "./OriginIndex.ts"
 import { rankByProximity, searchOrigins } from "./OriginSearch.ts"
 import { nearestPickupStores } from "./PickupStores.ts"
-import { pathKey, type Snapshot, type ZoneModel } from "./Snapshot.ts"
+import { pathKey } from "./Snapshot.ts"
 import type { DeliveryRequestB, DeliveryResponseB, ItemB, LogisticsCapacity } from "./VariantB.ts"
-import { NoRouteFound } from "./VariantAMapping.ts"
+import { NoRouteFound } from "./RequestErrors.ts"
 import { originOfItem } from "./VariantBDecode.ts"
 import { type Alternative, entriesOfEvaluation, type EntryContext, type Line, unservedEntry } from "./VariantBEntries.ts"
+import type { Snapshot, ZoneModel } from "./SnapshotModel.ts"
 
 /** Pickup stores offered when maxPickupPoint is absent or null. */
 export const DEFAULT_MAX_PICKUP_POINTS = 3

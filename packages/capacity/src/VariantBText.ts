@@ -1,4 +1,4 @@
-import { lastingJsonText as lasting, sharedJsonText } from "./SharedText.ts"
+import { lastingJsonText as lasting, sharedJsonText } from "./JsonTextReuse.ts"
 import type { DeliveryResponseB, DeliveryTraceB, LogisticsCapacity } from "./VariantB.ts"
 
 /**

@@ -1,6 +1,7 @@
 import type { Snapshot } from "@retail/capacity"
 import type { CapacitySettings } from "./CapacityConfig.ts"
-import { type Answer, answerVariantAInput, badJson, plain } from "./VariantAAnswer.ts"
+import { type Answer, badJson, plain } from "./Answer.ts"
+import { answerVariantAInput } from "./VariantAAnswer.ts"
 import { answerVariantBInput } from "./VariantBAnswer.ts"
 
 export type Variant = "A" | "B" | "NEITHER"

@@ -18,7 +18,7 @@ import {
 import { CapacityRepository, type LimitedUse, StoreError, type UsageState } from "@retail/store"
 import { Clock, Context, Deferred, Effect, Layer, Option, Result, Semaphore } from "effect"
 import { ActorFaults } from "./actors/ActorFaults.ts"
-import { actorKey, actorsOf, ownerOf } from "./actors/Owners.ts"
+import { actorKey, actorsOf, ownerOf } from "./actors/ActorIds.ts"
 import { startActor, type UsageActor } from "./actors/UsageActor.ts"
 import { type CapacityEvent, CapacityEvents, statesOfEvent, usageEvent } from "./CapacityEvents.ts"
 

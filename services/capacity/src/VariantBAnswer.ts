@@ -9,7 +9,7 @@ import {
 } from "@retail/capacity"
 import { Result } from "effect"
 import type { CapacitySettings } from "./CapacityConfig.ts"
-import type { Answer } from "./VariantAAnswer.ts"
+import type { Answer } from "./Answer.ts"
 
 /** Variant B's error body `{code, message, details}`, with the status its code stands for. */
 export const errorB = (code: ErrorCodeB, message: string, details: ErrorBodyB["details"] = {}): Answer => ({

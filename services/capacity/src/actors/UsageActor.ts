@@ -3,7 +3,7 @@ import { CapacityRepository, type UsageState } from "@retail/store"
 import { Clock, Deferred, Effect, Fiber, Option, Queue, type Scope } from "effect"
 import { restarts } from "../Restarts.ts"
 import { ActorFaults } from "./ActorFaults.ts"
-import { type ActorId, actorKey, storedKindsOf } from "./Owners.ts"
+import { type ActorId, actorKey, storedKindsOf } from "./ActorIds.ts"
 
 export type ActorMessage =
   /** Absolute usage values (as Postgres returned them after a commit); older revisions are ignored. */

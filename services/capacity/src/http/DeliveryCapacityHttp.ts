@@ -1,4 +1,5 @@
 import { Api, isJsonContentType } from "@retail/api"
+import { holdsApiKey } from "@retail/auth"
 import { Clock, Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -8,10 +9,9 @@ import { answerCapacity } from "../CapacityAnswer.ts"
 import {
   type Answer,
   INTERNAL,
-  isAuthorized,
   UNAUTHORIZED,
   UNSUPPORTED_MEDIA_TYPE
-} from "../VariantAAnswer.ts"
+} from "../Answer.ts"
 
 const respond = (answer: Answer) =>
   HttpServerResponse.text(answer.body, { status: answer.status, contentType: answer.contentType })
@@ -26,7 +26,7 @@ export const DeliveryCapacityHttp = HttpApiBuilder.group(Api, "deliveryCapacity"
     const config = yield* CapacityConfig
     const network = yield* CapacityNetwork
     return handlers.handleRaw("deliveryCapacity", ({ request }) => {
-      if (!isAuthorized(config, request.headers["authorization"])) return Effect.succeed(respond(UNAUTHORIZED))
+      if (!holdsApiKey(config.apiKeys, request.headers["authorization"])) return Effect.succeed(respond(UNAUTHORIZED))
       if (!isJsonContentType(request.headers["content-type"])) return Effect.succeed(respond(UNSUPPORTED_MEDIA_TYPE))
       return Effect.gen(function*() {
         const body = yield* request.text

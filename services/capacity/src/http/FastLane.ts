@@ -1,4 +1,5 @@
 import { isJsonContentType } from "@retail/api"
+import { holdsApiKey } from "@retail/auth"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Context, Effect, Layer } from "effect"
 import { CapacityConfig } from "../CapacityConfig.ts"
@@ -7,10 +8,9 @@ import { answerCapacity } from "../CapacityAnswer.ts"
 import {
   type Answer,
   INTERNAL,
-  isAuthorized,
   UNAUTHORIZED,
   UNSUPPORTED_MEDIA_TYPE
-} from "../VariantAAnswer.ts"
+} from "../Answer.ts"
 import { FastLaneLimit } from "./FastLaneLimit.ts"
 
 const PATH = "/v1/delivery/capacity"
@@ -42,7 +42,7 @@ export class CapacityFastLane extends Context.Service<CapacityFastLane, {
       /** True when the request was taken (answered or being answered) by the fast lane. */
       const take = (request: IncomingMessage, response: ServerResponse): boolean => {
         if (request.method !== "POST" || (request.url !== PATH && request.url !== `${PATH}/`)) return false
-        if (!isAuthorized(config, request.headers.authorization)) {
+        if (!holdsApiKey(config.apiKeys, request.headers.authorization)) {
           request.resume()
           send(response, UNAUTHORIZED)
           return true

@@ -4,7 +4,7 @@
  * element through its generic lookup path; pushing keeps the array packed (JSON.stringify's fast
  * path). Same elements, same order, so the same text.
  */
-export const mapPacked = <A, B>(array: ReadonlyArray<A>, f: (value: A, index: number) => B): Array<B> => {
+export const mapForJson = <A, B>(array: ReadonlyArray<A>, f: (value: A, index: number) => B): Array<B> => {
   const out: Array<B> = []
   for (let i = 0; i < array.length; i++) out.push(f(array[i] as A, i))
   return out

@@ -6,11 +6,11 @@
 const lastingText = new WeakMap<object, string | null>()
 
 /** Marks values as never changing again and shared across answers: their JSON text is written once. */
-export const lastingJson = (...values: ReadonlyArray<object>): void => {
+export const markJsonLasting = (...values: ReadonlyArray<object>): void => {
   for (const value of values) if (!lastingText.has(value)) lastingText.set(value, null)
 }
 
-/** `JSON.stringify(value)`, kept across answers when the value is marked `lastingJson`. */
+/** `JSON.stringify(value)`, kept across answers when the value is marked `markJsonLasting`. */
 export const lastingJsonText = <A extends object>(value: A, write: (value: A) => string = JSON.stringify): string => {
   const kept = lastingText.get(value)
   if (typeof kept === "string") return kept
@@ -23,7 +23,7 @@ export const lastingJsonText = <A extends object>(value: A, write: (value: A) =>
  * JSON text of parts an answer holds more than once (the same array or object, by identity):
  * each is serialised once with JSON.stringify and the text reused, so a writer that splices it in
  * produces exactly what JSON.stringify of the whole answer would. One per answer (the texts are
- * kept until it is dropped); values marked `lastingJson` keep theirs across answers. `write`, when
+ * kept until it is dropped); values marked `markJsonLasting` keep theirs across answers. `write`, when
  * given, must give exactly JSON.stringify's text (a writer that itself splices shared parts).
  */
 export const sharedJsonText = (): <A extends object>(value: A, write?: (value: A) => string) => string => {
