@@ -1,6 +1,7 @@
 import { cpus, loadavg, totalmem } from "node:os"
 import type { Infrastructure } from "./Report.ts"
 import { serverRuntime } from "./support/ServerProcess.ts"
+import { databaseUrl, redisUrl } from "./StoreUrls.ts"
 
 export const machine = (loadAverageAtStart: ReadonlyArray<number>) => ({
   cores: cpus().length,
@@ -11,11 +12,6 @@ export const machine = (loadAverageAtStart: ReadonlyArray<number>) => ({
   loadAverageAtStart: [...loadAverageAtStart],
   loadAverageAtEnd: loadavg().map((l) => Math.round(l * 100) / 100)
 })
-
-const setting = (name: string): string | undefined => {
-  const value = process.env[name]
-  return value === undefined || value === "" ? undefined : value
-}
 
 /**
  * What the servers of a benchmark run with, for each benchmark's section of the report: the
@@ -30,9 +26,6 @@ export const suiteConfiguration = (): string => {
   const server = serverRuntime() === "tsx" ? "TypeScript sources under tsx" : "the npm start bundle with its Node flags"
   return `servers under test: ${database}, ${queue}, ${server}`
 }
-
-export const databaseUrl = (): string | undefined => setting("DATABASE_URL")
-export const redisUrl = (): string | undefined => setting("REDIS_URL")
 
 /** The same choice the server makes (services/server Infrastructure.ts). */
 export const infrastructure = (): Infrastructure => ({

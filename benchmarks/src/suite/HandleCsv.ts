@@ -1,6 +1,6 @@
 import { ensureInputs, type InputFiles } from "../../parsers/generate.ts"
 import { type Benchmark, BenchmarkFailure, figure, type Figure } from "../Benchmark.ts"
-import { databaseUrl, redisUrl } from "../Machine.ts"
+import { databaseUrl, redisUrl } from "../StoreUrls.ts"
 import { itemsPerSecond, measureCandidate, megabytesPerSecond } from "../support/Candidates.ts"
 import { measureCsvPipeline } from "../support/CsvPipeline.ts"
 import { acceptedLoad, loadState } from "../support/Http.ts"

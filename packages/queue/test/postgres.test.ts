@@ -2,15 +2,14 @@
  * The contract on a real PostgreSQL server: DATABASE_URL's when set, else the store's embedded
  * server on a temporary folder (PGlite in memory is one session, so it would not show concurrency).
  */
-import { PgClient } from "@effect/sql-pg"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Database } from "@retail/store"
-import { Array as Arr, Chunk, Context, Effect, Fiber, Layer, ManagedRuntime, Option, Redacted, Ref } from "effect"
+import { Array as Arr, Chunk, Context, Effect, Fiber, Layer, ManagedRuntime, Option, Ref } from "effect"
 import { SqlClient } from "effect/sql"
 import { chmodSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { PostgresStreamQueue, QueueError, StreamQueue, type StreamQueueShape } from "../src/index.ts"
+import { PostgresStreamQueue, StreamQueue, type StreamQueueShape } from "../src/index.ts"
 import { streamQueueContract } from "./contract.ts"
 
 const given = process.env["DATABASE_URL"]
@@ -31,12 +30,7 @@ afterAll(async () => {
 /** A queue on a pool of its own: as another process on the same database would have. */
 const queueLayer = (poolSize: number) =>
   PostgresStreamQueue.layer({ location: "test server" }).pipe(
-    Layer.provide(PgClient.layerFrom(
-      Effect.mapError(
-        PgClient.make({ url: Redacted.make(url), maxConnections: poolSize }),
-        (error) => new QueueError({ operation: "connect", message: error.message })
-      )
-    ))
+    Layer.provide(Layer.orDie(Database.layer({ url: Option.some(url), dataDir, poolSize })))
   )
 
 streamQueueContract({ name: "postgres", layer: queueLayer(8) })
@@ -85,5 +79,5 @@ describe("PostgresStreamQueue across processes", () => {
       const sql = yield* SqlClient.SqlClient
       const rows = yield* sql`SELECT attstorage FROM pg_attribute WHERE attrelid = 'retail_queue_entries'::regclass AND attname = 'payload'`
       expect(rows).toEqual([{ attstorage: "e" }])
-    }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 }))))
+    }).pipe(Effect.provide(Layer.orDie(Database.layer({ url: Option.some(url), dataDir, poolSize: 1 })))))
 })
