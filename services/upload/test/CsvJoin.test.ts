@@ -1,14 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { validateProduct } from "@retail/domain"
-import { type CsvFileName, CsvLayouts } from "@retail/ingest"
+import { type CsvFileHeaders, type CsvFileName, CsvLayouts, decodePartitionRow, encodeLineRow, encodePartitionRow, fieldOfPartitionRow, lineOfPartitionRowBytes, type LoadItem } from "@retail/ingest"
 import { csvFilesOf, type CsvFiles, sampleProduct, sampleProducts } from "@retail/testkit"
 import { Effect, Fiber, Result, Stream } from "effect"
 import { tmpdir } from "node:os"
-import { type CsvFileHeaders, joinedItems } from "../src/files/CsvJoin.ts"
-import { decodePartitionRow, encodePartitionRow, encodeLineRow, fieldOfPartitionRow, lineOfPartitionRowBytes } from "../src/files/CsvPartitionRow.ts"
-import { makeCsvPartitions, partitionCountFor, partitionOf, partitionOfBytes } from "../src/files/CsvPartitions.ts"
-import { partitionCsvFile } from "../src/files/CsvPartSplitter.ts"
-import type { LoadItem } from "../src/files/LoadItem.ts"
+import { makeCsvPartitions, partitionCountFor, partitionOf, partitionOfBytes } from "../src/csv/CsvPartitions.ts"
+import { partitionCsvFile } from "../src/csv/CsvPartSplitter.ts"
+import { joinedItems } from "../src/csv/JoinedItems.ts"
 
 const encoder = new TextEncoder()
 

@@ -7,8 +7,8 @@ import type { StorageFailed } from "@retail/api"
 import { type Cause, Duration, Effect, Fiber, Layer, Option, Queue, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { setTimeout as sleep } from "node:timers/promises"
-import { FileLoadPublisher } from "../src/files/FileLoadPublisher.ts"
-import type { SpoolRecord } from "../src/files/LoadSpool.ts"
+import { FileLoadPublisher } from "../src/publish/FileLoadPublisher.ts"
+import type { SpoolRecord } from "../src/spool/LoadSpool.ts"
 
 /** What the publisher commits to the load's counts, call by call. */
 const committed: Array<{ readonly received: number; readonly accepted: number; readonly failed: number }> = []

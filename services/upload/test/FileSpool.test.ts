@@ -4,11 +4,10 @@ import { sampleProduct } from "@retail/testkit"
 import { Effect, Result, Stream } from "effect"
 import { readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { BatchBuffer } from "../src/files/BatchBuffer.ts"
-import { failedItem, type LoadItem, productItem } from "../src/files/LoadItem.ts"
-import { makeLoadSpool, type SpoolRecord } from "../src/files/LoadSpool.ts"
-import { sameJson } from "../src/files/SameJson.ts"
-import { spoolItems } from "../src/files/SpoolItems.ts"
+import { BatchBuffer } from "../src/spool/BatchBuffer.ts"
+import { failedItem, type LoadItem, productItem, sameJson } from "@retail/ingest"
+import { makeLoadSpool, type SpoolRecord } from "../src/spool/LoadSpool.ts"
+import { spoolItems } from "../src/spool/SpoolItems.ts"
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()

@@ -1,0 +1,94 @@
+import { StorageFailed } from "@retail/api"
+import { type FirstOccurrenceIndex, makeProductCodeIndex } from "@retail/domain"
+import { Effect } from "effect"
+import { join } from "node:path"
+import { hashCode, makeCodeHashes } from "./RunLookupHashes.ts"
+import { type ProductCodeRun, type ReadBuffer, writeProductCodeRun } from "./ProductCodeRun.ts"
+import { filterBlocksFor, makeRunFilter, RunFilters } from "./RunBloomFilters.ts"
+
+/**
+ * Codes kept in the in-memory ProductCodeIndex before they are written out as a run: about 9 MiB
+ * of tables at 13-character codes (36 bytes a code), a quarter of what a million codes held
+ * before. Each run then costs about 1.6 bytes a code in memory and one Bloom probe a lookup (RunFilters).
+ */
+export const DEFAULT_CODES_IN_MEMORY = 256 * 1024
+
+/**
+ * The duplicate rule's index for a file load, bounded in memory whatever the file's size: the
+ * first `codesInMemory` codes in the in-memory ProductCodeIndex, then, each time it fills, its
+ * codes written to a run file in `dir` (ProductCodeRun) and the table cleared. A code is looked
+ * for in every run (a Bloom probe each, the disk only on a hit) and then in memory; runs and table
+ * never share a code, so the answers are those of one index of every code.
+ *
+ * A disk error stops the answers (each is then `undefined`) and is kept: `check` fails the load
+ * with it, so call it after each chunk of products and before anything is published. The run files
+ * are closed and removed when the scope closes.
+ */
+export interface SpillingCodeIndex extends FirstOccurrenceIndex {
+  readonly check: Effect.Effect<void, StorageFailed>
+  readonly size: () => number
+  /** The run files written so far (and not yet removed). */
+  readonly runs: () => ReadonlyArray<string>
+}
+
+const indexFailed = (cause: unknown) =>
+  new StorageFailed({
+    message: `The upload could not be checked for repeated productCodes in temporary storage (${cause instanceof Error ? cause.message : String(cause)}); nothing was published. Retry later.`
+  })
+
+export const makeSpillingCodeIndex = (dir: string, codesInMemory = DEFAULT_CODES_IN_MEMORY) =>
+  Effect.acquireRelease(
+    Effect.sync(() => spillingCodeIndex(dir, Math.max(1, codesInMemory))),
+    (index) => Effect.sync(index.close)
+  )
+
+const spillingCodeIndex = (dir: string, codesInMemory: number): SpillingCodeIndex & { readonly close: () => void } => {
+  const memory = makeProductCodeIndex(Math.min(codesInMemory, 1024))
+  const runs: Array<ProductCodeRun> = []
+  const buffer: ReadBuffer = { bytes: Buffer.allocUnsafe(4096) }
+  const hashes = makeCodeHashes()
+  // Every run holds exactly `codesInMemory` codes, so their filters have one size and interleave.
+  const filters = new RunFilters(filterBlocksFor(codesInMemory))
+  let spilled = 0
+  let failure: StorageFailed | undefined
+  let closed = false
+
+  const spill = (): void => {
+    const filter = makeRunFilter(filters.blocks)
+    const run = writeProductCodeRun(join(dir, `product-codes-${runs.length}.run`), memory.entries(), buffer, filter, filters.blocks)
+    runs.push(run)
+    filters.add(filter)
+    spilled += run.count
+    memory.clear()
+  }
+
+  return {
+    firstOrAdd: (code, index) => {
+      if (failure !== undefined || closed) return undefined
+      try {
+        if (runs.length > 0) {
+          filters.prepare(hashCode(code, hashes))
+          for (let run = filters.next(0); run !== -1; run = filters.next(run + 1)) {
+            const first = runs[run]!.find(code, hashes)
+            if (first !== undefined) return first
+          }
+        }
+        const first = memory.firstOrAdd(code, index)
+        if (first === undefined && memory.size() >= codesInMemory) spill()
+        return first
+      } catch (cause) {
+        failure = indexFailed(cause)
+        return undefined
+      }
+    },
+    check: Effect.suspend(() => failure === undefined ? Effect.void : Effect.fail(failure)),
+    size: () => spilled + memory.size(),
+    runs: () => runs.map((run) => run.path),
+    close: () => {
+      closed = true
+      for (const run of runs) run.close()
+      runs.length = 0
+      memory.clear()
+    }
+  }
+}
