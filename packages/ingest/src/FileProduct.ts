@@ -1,5 +1,5 @@
 /** What a file yields per product: its raw value to validate, or a failure found while reading it (CSV rows). */
-export type LoadItem =
+export type FileProduct =
   | {
     readonly _tag: "Product"
     readonly index: number
@@ -11,6 +11,6 @@ export type LoadItem =
   }
   | { readonly _tag: "Failed"; readonly sku: string; readonly error: string }
 
-export const productItem = (index: number, value: unknown, json?: Uint8Array): LoadItem =>
+export const productItem = (index: number, value: unknown, json?: Uint8Array): FileProduct =>
   json === undefined ? { _tag: "Product", index, value } : { _tag: "Product", index, value, json }
-export const failedItem = (sku: string, error: string): LoadItem => ({ _tag: "Failed", sku, error })
+export const failedItem = (sku: string, error: string): FileProduct => ({ _tag: "Failed", sku, error })

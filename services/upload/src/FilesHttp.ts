@@ -6,7 +6,7 @@ import { CsvJoinPool } from "./csv/CsvJoinPool.ts"
 import { FileLoadPublisher } from "./publish/FileLoadPublisher.ts"
 import { JsonValidationPool } from "./json/JsonValidationPool.ts"
 import { UploadConfig } from "./UploadConfig.ts"
-import { refuseBusyCompany } from "./multipart/TooManyFileLoadsAnswer.ts"
+import { answerTooManyFileLoads } from "./multipart/TooManyFileLoadsAnswer.ts"
 import { csvFileLoad } from "./csv/CsvFileLoad.ts"
 import { jsonFileLoad } from "./json/JsonFileLoad.ts"
 import { companyWithScope } from "./products/ProductsHttp.ts"
@@ -19,7 +19,7 @@ export const FilesHttp = HttpApiBuilder.group(Api, "files", (handlers) =>
       yield* Effect.context<UploadConfig | FileLoadPublisher | CsvJoinPool | JsonValidationPool>()
     )
     /** At most FILE_LOADS_PER_COMPANY file loads of one company at a time; one more is 429. */
-    const inSlotOf = (company: string) => <A, E, R>(load: Effect.Effect<A, E, R>) => refuseBusyCompany(slots.withSlot(company)(load))
+    const inSlotOf = (company: string) => <A, E, R>(load: Effect.Effect<A, E, R>) => answerTooManyFileLoads(slots.withSlot(company)(load))
     return handlers
       .handleRaw("handleJson", ({ request }) =>
         Effect.gen(function*() {

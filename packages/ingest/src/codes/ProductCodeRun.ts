@@ -1,13 +1,13 @@
 import type { ProductCodeEntries } from "@retail/domain"
 import { closeSync, fstatSync, openSync, readSync, unlinkSync, writeSync } from "node:fs"
-import { type CodeHashes, hashBytes, hashCode, makeCodeHashes } from "./RunLookupHashes.ts"
+import { type RunLookupHashes, hashBytes, hashCode, makeRunLookupHashes } from "./RunLookupHashes.ts"
 import { addToFilter } from "./RunBloomFilters.ts"
 
 /**
  * One run of a spilled productCode index: codes with their first index in a file, grouped in
  * buckets by the top bits of a 32-bit hash (a counting sort, about `CODES_PER_BUCKET` codes a
  * bucket), and in memory each bucket's file offset (its Bloom filter, filled while the run is
- * written, is kept by RunFilters). A lookup, made only when the filter says maybe, is one
+ * written, is kept by RunBloomFilters). A lookup, made only when the filter says maybe, is one
  * positioned read of the code's bucket, about 1.6 KB.
  *
  * Record: hash (u32), first index (u32), length (u32; bit 31 set when the code has a character
@@ -19,7 +19,7 @@ export interface ProductCodeRun {
   readonly count: number
   readonly path: string
   /** The first index of `code` when the run holds it (a read of the disk); `hashes` must be `hashCode(code)`'s. */
-  readonly find: (code: string, hashes: CodeHashes) => number | undefined
+  readonly find: (code: string, hashes: RunLookupHashes) => number | undefined
   readonly close: () => void
 }
 
@@ -91,7 +91,7 @@ export const writeProductCodeRun = (
   // A counting sort by bucket: `places` keeps each entry's hash, `placed` the entries bucket by bucket.
   const places = new Uint32Array(count)
   const bucketStarts = new Uint32Array(buckets + 1)
-  const hashes = makeCodeHashes()
+  const hashes = makeRunLookupHashes()
   for (let e = 0; e < count; e++) {
     if (e < narrow) hashBytes(chars, starts[e]!, starts[e + 1]!, hashes)
     else hashCode(wideCodes[e - narrow]!, hashes)

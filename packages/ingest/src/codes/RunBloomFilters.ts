@@ -1,4 +1,4 @@
-import type { CodeHashes } from "./RunLookupHashes.ts"
+import type { RunLookupHashes } from "./RunLookupHashes.ts"
 
 export const BITS_PER_CODE = 12
 const PROBES = 7
@@ -10,10 +10,10 @@ export const filterBlocksFor = (codes: number): number => Math.max(1, Math.ceil(
 
 export const makeRunFilter = (blocks: number): Uint32Array => new Uint32Array(blocks * BLOCK_WORDS)
 
-const blockOf = (hashes: CodeHashes, blocks: number): number => Math.floor((hashes.filter * blocks) / 0x100000000)
+const blockOf = (hashes: RunLookupHashes, blocks: number): number => Math.floor((hashes.filter * blocks) / 0x100000000)
 
 /** Adds a code to one run's filter (`makeRunFilter`): PROBES bits of one block, by double hashing of `place`. */
-export const addToFilter = (filter: Uint32Array, blocks: number, hashes: CodeHashes): void => {
+export const addToFilter = (filter: Uint32Array, blocks: number, hashes: RunLookupHashes): void => {
   const base = blockOf(hashes, blocks) * BLOCK_WORDS
   const step = (hashes.place >>> 9) | 1
   for (let i = 0, bit = hashes.place; i < PROBES; i++, bit += step) {
@@ -30,7 +30,7 @@ export const addToFilter = (filter: Uint32Array, blocks: number, hashes: CodeHas
  * filter (26 runs: 0.85 µs a lookup of an absent code instead of 1.9, the false positives' reads
  * included). Adding a run copies the filters once.
  */
-export class RunFilters {
+export class RunBloomFilters {
   private words = new Uint32Array(0)
   private runs = 0
   private readonly offsets = new Int32Array(PROBES)
@@ -57,7 +57,7 @@ export class RunFilters {
   }
 
   /** Sets the code that `next` looks for. */
-  prepare(hashes: CodeHashes): void {
+  prepare(hashes: RunLookupHashes): void {
     this.base = blockOf(hashes, this.blocks) * this.runs * BLOCK_WORDS
     const step = (hashes.place >>> 9) | 1
     for (let i = 0, bit = hashes.place; i < PROBES; i++, bit += step) {

@@ -1,11 +1,11 @@
 /** `place` picks a code's bucket in a run, `filter` its Bloom block; `wide` when a character is above U+00FF. */
-export interface CodeHashes {
+export interface RunLookupHashes {
   place: number
   filter: number
   wide: boolean
 }
 
-export const makeCodeHashes = (): CodeHashes => ({ place: 0, filter: 0, wide: false })
+export const makeRunLookupHashes = (): RunLookupHashes => ({ place: 0, filter: 0, wide: false })
 
 const finish = (h: number): number => {
   h ^= h >>> 16
@@ -17,7 +17,7 @@ const finish = (h: number): number => {
 }
 
 /** Two multiplicative hashes over the code's UTF-16 units, finished by murmur3's mixer, into `into` (no allocation a lookup). */
-export const hashCode = (code: string, into: CodeHashes): CodeHashes => {
+export const hashCode = (code: string, into: RunLookupHashes): RunLookupHashes => {
   let a = 0x811c9dc5
   let b = 0x9747b28c
   let wide = false
@@ -34,7 +34,7 @@ export const hashCode = (code: string, into: CodeHashes): CodeHashes => {
 }
 
 /** `hashCode` of the Latin-1 code chars[start, end). */
-export const hashBytes = (chars: Uint8Array, start: number, end: number, into: CodeHashes): CodeHashes => {
+export const hashBytes = (chars: Uint8Array, start: number, end: number, into: RunLookupHashes): RunLookupHashes => {
   let a = 0x811c9dc5
   let b = 0x9747b28c
   for (let i = start; i < end; i++) {

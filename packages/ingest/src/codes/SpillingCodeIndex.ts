@@ -2,14 +2,14 @@ import { StorageFailed } from "@retail/api"
 import { type FirstOccurrenceIndex, makeProductCodeIndex } from "@retail/domain"
 import { Effect } from "effect"
 import { join } from "node:path"
-import { hashCode, makeCodeHashes } from "./RunLookupHashes.ts"
+import { hashCode, makeRunLookupHashes } from "./RunLookupHashes.ts"
 import { type ProductCodeRun, type ReadBuffer, writeProductCodeRun } from "./ProductCodeRun.ts"
-import { filterBlocksFor, makeRunFilter, RunFilters } from "./RunBloomFilters.ts"
+import { filterBlocksFor, makeRunFilter, RunBloomFilters } from "./RunBloomFilters.ts"
 
 /**
  * Codes kept in the in-memory ProductCodeIndex before they are written out as a run: about 9 MiB
  * of tables at 13-character codes (36 bytes a code), a quarter of what a million codes held
- * before. Each run then costs about 1.6 bytes a code in memory and one Bloom probe a lookup (RunFilters).
+ * before. Each run then costs about 1.6 bytes a code in memory and one Bloom probe a lookup (RunBloomFilters).
  */
 export const DEFAULT_CODES_IN_MEMORY = 256 * 1024
 
@@ -46,9 +46,9 @@ const spillingCodeIndex = (dir: string, codesInMemory: number): SpillingCodeInde
   const memory = makeProductCodeIndex(Math.min(codesInMemory, 1024))
   const runs: Array<ProductCodeRun> = []
   const buffer: ReadBuffer = { bytes: Buffer.allocUnsafe(4096) }
-  const hashes = makeCodeHashes()
+  const hashes = makeRunLookupHashes()
   // Every run holds exactly `codesInMemory` codes, so their filters have one size and interleave.
-  const filters = new RunFilters(filterBlocksFor(codesInMemory))
+  const filters = new RunBloomFilters(filterBlocksFor(codesInMemory))
   let spilled = 0
   let failure: StorageFailed | undefined
   let closed = false

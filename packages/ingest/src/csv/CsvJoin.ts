@@ -2,7 +2,7 @@ import type { CsvFileName } from "./CsvLayout.ts"
 import type { CsvProblem, CsvRecord, CsvValue } from "./CsvRecords.ts"
 import type { CsvRow } from "./CsvReader.ts"
 import { isUtf8 } from "node:buffer"
-import { CodeTable } from "./ProductCodeNumbers.ts"
+import { ProductCodeNumbers } from "./ProductCodeNumbers.ts"
 import {
   decodePartitionRow,
   type FieldSpan,
@@ -13,7 +13,7 @@ import {
 } from "./CsvPartitionRow.ts"
 import type { CsvProductJson } from "./CsvProductJson.ts"
 import type { CsvFileHeaders } from "./CsvFileHeaders.ts"
-import { failedItem, type LoadItem } from "../FileProduct.ts"
+import { failedItem, type FileProduct } from "../FileProduct.ts"
 import { LineLists, PartitionLines } from "./PartitionLines.ts"
 
 type ChildFile = Exclude<CsvFileName, "productsCsv">
@@ -105,11 +105,11 @@ const productValue = (headers: CsvFileHeaders, product: CsvRow, children: ChildR
 /**
  * One partition's rows grouped without a string per row: its lines as byte offsets (`PartitionLines`),
  * the child rows chained per productCode and file (`LineLists`), each productCode numbered from its bytes
- * (`CodeTable`). Methods, not closures made per partition: V8 optimizes them once for all partitions.
+ * (`ProductCodeNumbers`). Methods, not closures made per partition: V8 optimizes them once for all partitions.
  */
 class PartitionGroups {
   readonly bytes: Uint8Array
-  readonly codes = new CodeTable()
+  readonly codes = new ProductCodeNumbers()
   readonly children: LineLists
   private readonly span: FieldSpan = { start: 0, end: 0 }
   private readonly codeAt: Readonly<Record<CsvFileName, number>>
@@ -194,7 +194,7 @@ class PartitionGroups {
  * product row (in file order) with its children, lazily. Yields one item per product row, one failure
  * per child row without a productCode and one per productCode that has child rows but no product row.
  */
-export function* joinPartition(bytes: Uint8Array, headers: CsvFileHeaders): Generator<LoadItem> {
+export function* joinPartition(bytes: Uint8Array, headers: CsvFileHeaders): Generator<FileProduct> {
   for (const item of joinPartitionEncoding(bytes, headers, undefined)) {
     if (item._tag !== "Encoded") yield item
   }
@@ -215,7 +215,7 @@ export function* joinPartitionEncoding(
   input: Uint8Array,
   headers: CsvFileHeaders,
   encode: CsvProductJson | undefined
-): Generator<LoadItem | EncodedProduct> {
+): Generator<FileProduct | EncodedProduct> {
   // The byte path reads UTF-16 lengths from UTF-8 and trusts it holds no surrogate. The split only writes
   // valid UTF-8; anything else is read as the text decoding gives (U+FFFD for a bad sequence), as it was.
   const lines = new PartitionLines(isUtf8(input) ? input : Buffer.from(Buffer.from(input.buffer, input.byteOffset, input.length).toString("utf8"), "utf8"))

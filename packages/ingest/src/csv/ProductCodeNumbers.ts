@@ -19,7 +19,7 @@ const grown = <A extends Int32Array | Buffer>(array: A, need: number, make: (len
  * first seen, looked up from bytes without making a string. Its own copy of each code's bytes, so a
  * code may come from any buffer.
  */
-export class CodeTable {
+export class ProductCodeNumbers {
   private keys = Buffer.alloc(16 * 1024)
   private keysUsed = 0
   private keyStart = new Int32Array(1024)

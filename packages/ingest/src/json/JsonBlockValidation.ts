@@ -13,7 +13,7 @@ import {
   RE_ENCODED,
   SAME_BYTES
 } from "./JsonBlock.ts"
-import { sameJson } from "./ValidationKeptInput.ts"
+import { validationKeptInput } from "./ValidationKeptInput.ts"
 
 /**
  * Parses and validates the products of one block on their own (product rules and companyCode; the
@@ -50,7 +50,7 @@ export const validateJsonBlock = (block: JsonBlock): JsonBlockResult => {
       codeLengths[accepted * 2] = product.productCode.length
       codeLengths[accepted * 2 + 1] = product.skuCode.length
       accepted++
-      if (sameJson(value, product)) outcomes[i] = SAME_BYTES
+      if (validationKeptInput(value, product)) outcomes[i] = SAME_BYTES
       else {
         outcomes[i] = RE_ENCODED
         reEncoded.push(JSON.stringify(product))

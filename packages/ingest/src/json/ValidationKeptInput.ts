@@ -15,10 +15,10 @@ const keyCount = (record: object): number => {
  * and drops undeclared keys, so what this mostly finds out is whether `input` held a key that was
  * dropped; when it did not, the input's own JSON text can be published instead of re-encoding it.
  */
-export const sameJson = (input: unknown, decoded: unknown): boolean => {
+export const validationKeptInput = (input: unknown, decoded: unknown): boolean => {
   if (Array.isArray(decoded)) {
     if (!Array.isArray(input) || input.length !== decoded.length) return false
-    for (let i = 0; i < decoded.length; i++) if (!sameJson(input[i], decoded[i])) return false
+    for (let i = 0; i < decoded.length; i++) if (!validationKeptInput(input[i], decoded[i])) return false
     return true
   }
   if (!isRecord(decoded)) return input === decoded
@@ -27,7 +27,7 @@ export const sameJson = (input: unknown, decoded: unknown): boolean => {
   for (const key in decoded) {
     keys++
     const value = decoded[key]
-    if (isObject(value) ? !sameJson(input[key], value) : input[key] !== value) return false
+    if (isObject(value) ? !validationKeptInput(input[key], value) : input[key] !== value) return false
   }
   return keys === keyCount(input)
 }

@@ -6,7 +6,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { FileLoadPublisher } from "../publish/FileLoadPublisher.ts"
 import { JsonValidationPool } from "./JsonValidationPool.ts"
 import { UploadConfig } from "../UploadConfig.ts"
-import { refuseBusyCompany } from "../multipart/TooManyFileLoadsAnswer.ts"
+import { answerTooManyFileLoads } from "../multipart/TooManyFileLoadsAnswer.ts"
 import { jsonFileLoad, PRODUCTS_JSON } from "./JsonFileLoad.ts"
 
 export const COMPANY = "company"
@@ -38,7 +38,7 @@ export const InternalFilesHttp = HttpApiBuilder.group(InternalApi, "internalFile
       yield* Effect.context<UploadConfig | FileLoadPublisher | JsonValidationPool>()
     )
     return handlers.handleRaw("handleJsonInt", ({ request }) =>
-      refuseBusyCompany(
+      answerTooManyFileLoads(
         jsonFileLoad(request, "HANDLE_JSON_INT", (fields) => Effect.tap(companyField(fields), slots.slotIn), { fields: [COMPANY] })
       ).pipe(Effect.provideContext(services)))
   }))

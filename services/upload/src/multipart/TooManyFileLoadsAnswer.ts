@@ -3,7 +3,7 @@ import { TooManyFileLoads } from "@retail/limits"
 import { Effect } from "effect"
 
 /** A company at its FILE_LOADS_PER_COMPANY (or INTERNAL_FILE_LOADS_PER_COMPANY) limit: 429 with Retry-After. */
-export const refuseBusyCompany = <A, E, R>(load: Effect.Effect<A, E | TooManyFileLoads, R>) =>
+export const answerTooManyFileLoads = <A, E, R>(load: Effect.Effect<A, E | TooManyFileLoads, R>) =>
   Effect.catchIf(load, (error): error is TooManyFileLoads => error instanceof TooManyFileLoads, (busy) =>
     tooManyRequests(
       busy.retryAfterSeconds,

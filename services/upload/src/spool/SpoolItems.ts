@@ -3,7 +3,7 @@ import type { StorageFailed } from "@retail/api"
 import type { ErrorEntry } from "@retail/store"
 import { Effect, Result, Stream } from "effect"
 import { BatchBuffer } from "./BatchBuffer.ts"
-import { type LoadItem, makeSpillingCodeIndex, sameJson } from "@retail/ingest"
+import { type FileProduct, makeSpillingCodeIndex, validationKeptInput } from "@retail/ingest"
 import type { LoadSpool } from "./LoadSpool.ts"
 
 const ERRORS_PAGE = 1000
@@ -99,17 +99,17 @@ export type SpoolWriter = ReturnType<typeof makeSpoolWriter>
 /**
  * Validates every item of a file as load-products does and writes accepted products (in
  * batches) and failures (in pages) to the spool. An accepted product is spooled as the bytes it
- * came as when the item carries them and validation kept all of it (`sameJson`), else re-encoded.
+ * came as when the item carries them and validation kept all of it (`validationKeptInput`), else re-encoded.
  * Memory: the batches of one chunk of items, one page, the response's errors, the productCodes'
  * index (bounded: it spills to the spool's folder, and its files go when spooling ends).
  */
-export const spoolItems = <E, R>(items: Stream.Stream<LoadItem, E, R>, options: SpoolOptions) =>
+export const spoolItems = <E, R>(items: Stream.Stream<FileProduct, E, R>, options: SpoolOptions) =>
   Effect.scoped(Effect.gen(function*() {
     const codes = yield* makeSpillingCodeIndex(options.spool.folder, options.codesInMemory)
     const validator = makeLoadValidator(options.company, codes)
     const writer = makeSpoolWriter(options)
 
-    const consume = (chunk: ReadonlyArray<LoadItem>) =>
+    const consume = (chunk: ReadonlyArray<FileProduct>) =>
       Effect.suspend(() => {
         for (const item of chunk) {
           if (item._tag === "Failed") {
@@ -118,7 +118,7 @@ export const spoolItems = <E, R>(items: Stream.Stream<LoadItem, E, R>, options: 
             Result.match(validator.validate(item.value, item.index), {
               onFailure: (failure) => writer.fail(item.locate === undefined ? failure : { sku: failure.sku, error: item.locate(failure.error) }),
               onSuccess: (product) => {
-                if (item.json !== undefined && sameJson(item.value, product)) writer.acceptBytes(item.json)
+                if (item.json !== undefined && validationKeptInput(item.value, product)) writer.acceptBytes(item.json)
                 else writer.acceptText(JSON.stringify(product))
               }
             })
