@@ -9,7 +9,7 @@ import { UploadConfig } from "./UploadConfig.ts"
 import { answerTooManyFileLoads } from "./multipart/TooManyFileLoadsAnswer.ts"
 import { csvFileLoad } from "./csv/CsvFileLoad.ts"
 import { jsonFileLoad } from "./json/JsonFileLoad.ts"
-import { companyWithScope } from "./products/ProductsHttp.ts"
+import { companyWithScope } from "./CompanyWithScope.ts"
 
 export const FilesHttp = HttpApiBuilder.group(Api, "files", (handlers) =>
   Effect.gen(function*() {

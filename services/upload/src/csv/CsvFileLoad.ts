@@ -10,7 +10,7 @@ import { partitionCsvFile } from "./CsvPartSplitter.ts"
 import { makeLoadSpool } from "../spool/LoadSpool.ts"
 import { spoolItems } from "../spool/SpoolItems.ts"
 import { UploadConfig } from "../UploadConfig.ts"
-import { missingPart } from "../json/JsonFileLoad.ts"
+import { missingPart } from "../multipart/MissingPart.ts"
 import { type FileContent, readMultipart } from "../multipart/MultipartUpload.ts"
 import { joinedItems } from "./JoinedItems.ts"
 

@@ -8,11 +8,9 @@ import type { SpoolTotals } from "../spool/SpoolItems.ts"
 import { spoolJsonFile } from "./SpoolJsonFile.ts"
 import { UploadConfig } from "../UploadConfig.ts"
 import { type MultipartOptions, readMultipart } from "../multipart/MultipartUpload.ts"
+import { missingPart } from "../multipart/MissingPart.ts"
 
 export const PRODUCTS_JSON = "productsJson"
-
-export const missingPart = (name: string, kind: "file" | "text") =>
-  new InvalidRequest({ message: `The multipart part ${name} (${kind === "file" ? "a file" : "a text field"}) is required` })
 
 /**
  * A JSON products file load: the `productsJson` part is scanned, validated and spooled as it

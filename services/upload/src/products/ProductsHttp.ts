@@ -1,16 +1,11 @@
-import { Api, CurrentPrincipal, InvalidRequest, type Principal, Scopes } from "@retail/api"
+import { Api, CurrentPrincipal, InvalidRequest, Scopes } from "@retail/api"
 import { MAX_PRODUCTS_PER_LOAD } from "@retail/domain"
 import { Effect } from "effect"
-import { HttpApiBuilder, HttpApiError } from "effect/http-api"
+import { HttpApiBuilder } from "effect/http-api"
 import { LoadIntake } from "./LoadIntake.ts"
+import { companyWithScope } from "../CompanyWithScope.ts"
 import { UploadConfig } from "../UploadConfig.ts"
 import { readJsonBody } from "./JsonBody.ts"
-
-/** The company a caller loads products for: its token must carry the scope and a company. */
-export const companyWithScope = (principal: Principal, scope: string) =>
-  principal.scopes.has(scope) && principal.company !== null
-    ? Effect.succeed(principal.company)
-    : Effect.fail(new HttpApiError.Forbidden({}))
 
 const productsOf = (body: unknown) => {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
