@@ -1,29 +1,9 @@
-import { InternalApi, InvalidRequest } from "@retail/api"
-import { MAX_CODE_LENGTH } from "@retail/domain"
+import { InternalApi } from "@retail/api"
 import { FileLoadSlots } from "@retail/limits"
-import { Context, Effect } from "effect"
+import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { FileLoadPublisher } from "../publish/FileLoadPublisher.ts"
-import { JsonValidationPool } from "./JsonValidationPool.ts"
-import { UploadConfig } from "../UploadConfig.ts"
 import { answerTooManyFileLoads } from "../multipart/TooManyFileLoadsAnswer.ts"
-import { jsonFileLoad, PRODUCTS_JSON } from "./JsonFileLoad.ts"
-
-export const COMPANY = "company"
-
-/** The company of an internal load: a text part sent before the file, since the file is read as it streams. */
-export const companyField = (fields: ReadonlyMap<string, string>) => {
-  const company = fields.get(COMPANY)?.trim()
-  if (company === undefined) {
-    return Effect.fail(
-      new InvalidRequest({ message: `The multipart part ${COMPANY} (a text field) is required, before the ${PRODUCTS_JSON} part` })
-    )
-  }
-  if (company.length === 0 || company.length > MAX_CODE_LENGTH) {
-    return Effect.fail(new InvalidRequest({ message: `${COMPANY}: must be 1 to ${MAX_CODE_LENGTH} characters` }))
-  }
-  return Effect.succeed(company)
-}
+import { JsonFileLoads } from "./JsonFileLoads.ts"
 
 /**
  * Served on the internal listener only: no token, the company is named by the caller. Its loads
@@ -33,12 +13,6 @@ export const companyField = (fields: ReadonlyMap<string, string>) => {
 export const InternalFilesHttp = HttpApiBuilder.group(InternalApi, "internalFiles", (handlers) =>
   Effect.gen(function*() {
     const slots = yield* FileLoadSlots
-    /** What a file load runs on, required by this group's layer and given to each load (a handler's own needs would fall to the router). */
-    const services = Context.pick(UploadConfig, FileLoadPublisher, JsonValidationPool)(
-      yield* Effect.context<UploadConfig | FileLoadPublisher | JsonValidationPool>()
-    )
-    return handlers.handleRaw("handleJsonInt", ({ request }) =>
-      answerTooManyFileLoads(
-        jsonFileLoad(request, "HANDLE_JSON_INT", (fields) => Effect.tap(companyField(fields), slots.slotIn), { fields: [COMPANY] })
-      ).pipe(Effect.provideContext(services)))
+    const loads = yield* JsonFileLoads
+    return handlers.handleRaw("handleJsonInt", ({ request }) => answerTooManyFileLoads(loads.loadNamingCompany(request, slots.slotIn)))
   }))

@@ -1,47 +1,13 @@
-import { Api, CurrentPrincipal, InvalidRequest, LoadNotFound, Scopes, StorageFailed } from "@retail/api"
-import { LoadRepository, type StoreError } from "@retail/store"
-import { Effect, Option } from "effect"
-import { HttpApiBuilder, HttpApiError } from "effect/http-api"
-import { errorsPageQuery } from "./ErrorsPageQuery.ts"
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-const storageFailed = (error: StoreError) =>
-  Effect.andThen(
-    Effect.logError("reading a load failed", error),
-    Effect.fail(new StorageFailed({ message: "The database is unavailable; retry later" }))
-  )
+import { Api, CurrentPrincipal } from "@retail/api"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { LoadLookup } from "./LoadLookup.ts"
 
 export const LoadsHttp = HttpApiBuilder.group(Api, "loads", (handlers) =>
   Effect.gen(function*() {
-    const loads = yield* LoadRepository
-
-    /** A load is visible only to callers of its own company; any other gets the same 404 as an unknown code. */
-    const visibleLoad = (processCode: string) =>
-      Effect.gen(function*() {
-        const principal = yield* CurrentPrincipal
-        if (!principal.scopes.has(Scopes.productsRead) && !principal.scopes.has(Scopes.productsWrite)) {
-          return yield* Effect.fail(new HttpApiError.Forbidden({}))
-        }
-        const notFound = new LoadNotFound({ message: `No load with process code ${processCode}` })
-        if (!UUID.test(processCode)) return yield* Effect.fail(notFound)
-        const load = yield* loads.find(processCode.toLowerCase()).pipe(Effect.catchTag("StoreError", storageFailed))
-        return yield* Option.match(Option.filter(load, (l) => l.company === principal.company), {
-          onNone: () => Effect.fail(notFound),
-          onSome: Effect.succeed
-        })
-      })
-
+    const lookup = yield* LoadLookup
     return handlers
-      .handle("getLoad", ({ params }) => visibleLoad(params.processCode))
+      .handle("getLoad", ({ params }) => Effect.flatMap(CurrentPrincipal, (principal) => lookup.load(principal, params.processCode)))
       .handle("getLoadErrors", ({ params, query }) =>
-        Effect.gen(function*() {
-          const load = yield* visibleLoad(params.processCode)
-          const page = yield* errorsPageQuery(query)
-          return yield* loads.errors(load.processCode, page).pipe(
-            Effect.catchTag("InvalidCursor", (error) =>
-              Effect.fail(new InvalidRequest({ message: `cursor: ${error.message} (got ${error.cursor})` }))),
-            Effect.catchTag("StoreError", storageFailed)
-          )
-        }))
+        Effect.flatMap(CurrentPrincipal, (principal) => lookup.errors(principal, params.processCode, query)))
   }))
