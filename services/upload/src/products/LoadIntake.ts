@@ -13,6 +13,7 @@ import { LoadRepository } from "@retail/store"
 import { Context, Effect, Layer, Result } from "effect"
 import { LoadOwner } from "../publish/LoadOwner.ts"
 import { ProductPublisher } from "../publish/ProductPublisher.ts"
+import { ProcessCodes } from "../publish/ProcessCodes.ts"
 
 export interface IntakeRequest {
   readonly company: string
@@ -35,7 +36,7 @@ export class LoadIntake extends Context.Service<LoadIntake>()("@retail/upload/Lo
 
     const accept = (request: IntakeRequest) =>
       Effect.gen(function*() {
-        const processCode = crypto.randomUUID()
+        const processCode = yield* (yield* ProcessCodes).next
         const validator = makeLoadValidator(request.company)
         const accepted: Array<Product> = []
         const errors: Array<LoadError> = []

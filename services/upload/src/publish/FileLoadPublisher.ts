@@ -8,6 +8,7 @@ import { type EncodedBatch, ProductPublisher } from "./ProductPublisher.ts"
 import { BufferPool } from "./BufferPool.ts"
 import type { LoadSpool, SpoolRecord } from "../spool/LoadSpool.ts"
 import type { SpoolTotals } from "../spool/SpoolItems.ts"
+import { ProcessCodes } from "./ProcessCodes.ts"
 
 /**
  * Batches published together, in one MULTI: 400 round trips to Redis become 50 for 100k products,
@@ -43,7 +44,7 @@ export class FileLoadPublisher extends Context.Service<FileLoadPublisher>()("@re
 
     const publish = ({ company, source, spool, totals }: SpooledLoad) =>
       Effect.gen(function*() {
-        const processCode = crypto.randomUUID()
+        const processCode = yield* (yield* ProcessCodes).next
         const load = { processCode, company }
         yield* loads.create({ processCode, company, source, received: 0, accepted: 0, failed: 0, errors: [], receiving: true, owner: owner.id, queue: publisher.stream }).pipe(
           Effect.tapError((error) => Effect.logError("could not record a file load", error)),
