@@ -1,4 +1,4 @@
-import { move, transferableSymbol, valueSymbol } from "piscina"
+import { transferResult } from "../threads/TransferResult.ts"
 import { type CsvJoinResult, type CsvJoinTask, runCsvJoinTask } from "./CsvJoinTask.ts"
 
 /**
@@ -9,5 +9,5 @@ export default async function joinCsvPartition(task: CsvJoinTask) {
   const result: CsvJoinResult = await runCsvJoinTask(task)
   // Products written into the requester's shared buffer are already there; only a buffer of the worker's own is moved.
   const own = [result.accepted.buffer, result.products.buffer, result.ends.buffer].filter((b) => b instanceof ArrayBuffer)
-  return move({ [transferableSymbol]: own, [valueSymbol]: result })
+  return transferResult(result, own)
 }
