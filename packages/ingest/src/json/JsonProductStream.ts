@@ -1,4 +1,5 @@
-import { Effect, Stream } from "effect"
+import type { Stream } from "effect"
+import { parseByteStream } from "../ByteParserStream.ts"
 import { type JsonScanOptions, JsonProductScanner, type ScannedProduct } from "./JsonProductScanner.ts"
 import type { JsonSyntaxError } from "./JsonSyntaxError.ts"
 
@@ -10,23 +11,4 @@ import type { JsonSyntaxError } from "./JsonSyntaxError.ts"
 export const scanJsonProducts =
   (options?: JsonScanOptions) =>
   <E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<ScannedProduct, E | JsonSyntaxError, R> =>
-    Stream.suspend(() => {
-      const scanner = new JsonProductScanner(options)
-      // mapAccumArrayEffect, not mapArrayEffect: a chunk of bytes may complete no product at all.
-      const products = Stream.mapAccumArrayEffect(bytes, () => scanner, (state, chunks) => {
-        const out: Array<ScannedProduct> = []
-        const emit = (product: ScannedProduct): void => {
-          out.push(product)
-        }
-        for (const chunk of chunks) {
-          const error = state.push(chunk, emit)
-          if (error !== undefined) return Effect.fail(error)
-        }
-        return Effect.succeed([state, out] as const)
-      })
-      const ending = Stream.suspend(() => {
-        const error = scanner.end()
-        return error === undefined ? Stream.empty : Stream.fail(error)
-      })
-      return Stream.concat(products, ending)
-    })
+    parseByteStream(() => new JsonProductScanner(options), bytes)
