@@ -5,7 +5,7 @@ import { Effect, Result, Stream } from "effect"
 import { readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { BatchBuffer } from "../src/spool/BatchBuffer.ts"
-import { failedItem, type FileProduct, productItem, validationKeptInput } from "@retail/ingest"
+import { failedItem, type FileProduct, productItem } from "@retail/ingest"
 import { makeLoadSpool, type SpoolRecord } from "../src/spool/LoadSpool.ts"
 import { spoolItems } from "../src/spool/SpoolItems.ts"
 
@@ -29,23 +29,6 @@ const spooled = (items: ReadonlyArray<FileProduct>, batchSize: number, codesInMe
 
 const batchesOf = (records: ReadonlyArray<SpoolRecord>) =>
   records.flatMap((record) => (record._tag === "Batch" ? [{ count: record.count, text: decoder.decode(record.productsJson) }] : []))
-
-describe("validationKeptInput", () => {
-  it("holds for a validated product and the value it was decoded from", () => {
-    const raw: unknown = JSON.parse(JSON.stringify(sampleProduct(1)))
-    expect(validationKeptInput(raw, decoded(raw))).toBe(true)
-  })
-
-  it("fails when validation dropped an undeclared key, at the top or in a child", () => {
-    const top: unknown = JSON.parse(JSON.stringify({ ...sampleProduct(1), extra: 1 }))
-    expect(validationKeptInput(top, decoded(top))).toBe(false)
-    const product = sampleProduct(2)
-    const nested: unknown = JSON.parse(JSON.stringify({ ...product, barcodes: [product.barcodes[0], { ...product.barcodes[1], note: "x" }] }))
-    expect(validationKeptInput(nested, decoded(nested))).toBe(false)
-    const proto: unknown = JSON.parse(`{"__proto__":{},${JSON.stringify(sampleProduct(3)).slice(1)}`)
-    expect(validationKeptInput(proto, decoded(proto))).toBe(false)
-  })
-})
 
 describe("spoolItems and the spool", () => {
   it.effect("spools a product as its own bytes when validation kept all of it, else re-encoded; errors in pages; records in order", () =>
