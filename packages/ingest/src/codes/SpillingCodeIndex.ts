@@ -1,6 +1,4 @@
-import { StorageFailed } from "@retail/api"
 import { type FirstOccurrenceIndex, makeProductCodeIndex } from "@retail/domain"
-import { Effect } from "effect"
 import { join } from "node:path"
 import { hashCode, makeRunLookupHashes } from "./RunLookupHashes.ts"
 import { type ProductCodeRun, type ReadBuffer, writeProductCodeRun } from "./ProductCodeRun.ts"
@@ -20,29 +18,21 @@ export const DEFAULT_CODES_IN_MEMORY = 256 * 1024
  * for in every run (a Bloom probe each, the disk only on a hit) and then in memory; runs and table
  * never share a code, so the answers are those of one index of every code.
  *
- * A disk error stops the answers (each is then `undefined`) and is kept: `check` fails the load
- * with it, so call it after each chunk of products and before anything is published. The run files
- * are closed and removed when the scope closes.
+ * A disk error stops the answers (each is then `undefined`) and is kept: `failure` says what it
+ * was, so look at it after each chunk of products and before anything is published. `close` closes
+ * and removes the run files. Synchronous: the answers come in line with the products.
  */
 export interface SpillingCodeIndex extends FirstOccurrenceIndex {
-  readonly check: Effect.Effect<void, StorageFailed>
+  /** The disk error that stopped the answers, if one did. */
+  readonly failure: () => { readonly cause: unknown } | undefined
   readonly size: () => number
   /** The run files written so far (and not yet removed). */
   readonly runs: () => ReadonlyArray<string>
+  readonly close: () => void
 }
 
-const indexFailed = (cause: unknown) =>
-  new StorageFailed({
-    message: `The upload could not be checked for repeated productCodes in temporary storage (${cause instanceof Error ? cause.message : String(cause)}); nothing was published. Retry later.`
-  })
-
-export const makeSpillingCodeIndex = (dir: string, codesInMemory = DEFAULT_CODES_IN_MEMORY) =>
-  Effect.acquireRelease(
-    Effect.sync(() => spillingCodeIndex(dir, Math.max(1, codesInMemory))),
-    (index) => Effect.sync(index.close)
-  )
-
-const spillingCodeIndex = (dir: string, codesInMemory: number): SpillingCodeIndex & { readonly close: () => void } => {
+export const openSpillingCodeIndex = (dir: string, requestedInMemory = DEFAULT_CODES_IN_MEMORY): SpillingCodeIndex => {
+  const codesInMemory = Math.max(1, requestedInMemory)
   const memory = makeProductCodeIndex(Math.min(codesInMemory, 1024))
   const runs: Array<ProductCodeRun> = []
   const buffer: ReadBuffer = { bytes: Buffer.allocUnsafe(4096) }
@@ -50,7 +40,7 @@ const spillingCodeIndex = (dir: string, codesInMemory: number): SpillingCodeInde
   // Every run holds exactly `codesInMemory` codes, so their filters have one size and interleave.
   const filters = new RunBloomFilters(filterBlocksFor(codesInMemory))
   let spilled = 0
-  let failure: StorageFailed | undefined
+  let failure: { readonly cause: unknown } | undefined
   let closed = false
 
   const spill = (): void => {
@@ -77,11 +67,11 @@ const spillingCodeIndex = (dir: string, codesInMemory: number): SpillingCodeInde
         if (first === undefined && memory.size() >= codesInMemory) spill()
         return first
       } catch (cause) {
-        failure = indexFailed(cause)
+        failure = { cause }
         return undefined
       }
     },
-    check: Effect.suspend(() => failure === undefined ? Effect.void : Effect.fail(failure)),
+    failure: () => failure,
     size: () => spilled + memory.size(),
     runs: () => runs.map((run) => run.path),
     close: () => {

@@ -1,9 +1,10 @@
 import type { StorageFailed } from "@retail/api"
 import { makeFirstOccurrences } from "@retail/domain"
-import { FAILED, type JsonBlock, type JsonBlockResult, JsonBlockSplitter, type JsonScanOptions, JsonSyntaxError, LAYOUT_END, LAYOUT_FIELDS, makeSpillingCodeIndex, productItem, SAME_BYTES, scanJsonProducts } from "@retail/ingest"
+import { FAILED, type JsonBlock, type JsonBlockResult, JsonBlockSplitter, type JsonScanOptions, JsonSyntaxError, LAYOUT_END, LAYOUT_FIELDS, productItem, SAME_BYTES, scanJsonProducts } from "@retail/ingest"
 import { Effect, Fiber, Stream } from "effect"
 import { JsonValidationPool, type ValidationThreadFailed } from "./JsonValidationPool.ts"
 import { type SpoolOptions, type SpoolTotals, type SpoolWriter, makeSpoolWriter, spoolItems } from "../spool/SpoolItems.ts"
+import { makeSpillingCodeIndex } from "../spool/LoadCodeIndex.ts"
 
 /** About 280 products of the benchmark's 1.8 KB: a task long enough (~2 ms) to dwarf the pool's overhead per task. */
 const BLOCK_BYTES = 512 * 1024

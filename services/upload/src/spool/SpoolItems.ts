@@ -3,8 +3,9 @@ import type { StorageFailed } from "@retail/api"
 import type { ErrorEntry } from "@retail/store"
 import { Effect, Result, Stream } from "effect"
 import { BatchBuffer } from "./BatchBuffer.ts"
-import { type FileProduct, makeSpillingCodeIndex, validationKeptInput } from "@retail/ingest"
+import { type FileProduct, validationKeptInput } from "@retail/ingest"
 import type { LoadSpool } from "./LoadSpool.ts"
+import { makeSpillingCodeIndex } from "./LoadCodeIndex.ts"
 
 const ERRORS_PAGE = 1000
 

@@ -4,9 +4,8 @@ import fc from "fast-check"
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { hashCode, makeRunLookupHashes } from "../../src/codes/RunLookupHashes.ts"
-import { CODES_PER_BUCKET } from "../../src/codes/ProductCodeRun.ts"
-import { makeSpillingCodeIndex } from "../../src/codes/SpillingCodeIndex.ts"
+import { CODES_PER_BUCKET, hashCode, makeRunLookupHashes } from "@retail/ingest"
+import { makeSpillingCodeIndex } from "../src/spool/LoadCodeIndex.ts"
 
 /** The reference: what `firstOrAdd` must answer, kept in a Map. */
 const referenceIndex = () => {
