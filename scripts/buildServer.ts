@@ -23,7 +23,7 @@ export const external = ["@electric-sql/pglite", "@electric-sql/pglite-socket", 
  * heap, and the readable bundle (8.6 MB, two bytes a character for the curly quotes in
  * dependencies' comments) held 16.5 MB of it; this one holds 3.4 MB, and traces still name functions.
  * The CSV join worker threads run their own bundle beside it, `<outfile without .mjs>.csv-join-worker.mjs`
- * (services/upload/src/files/CsvJoinPool.ts finds it by that name), built the same way; so do the JSON
+ * (services/upload/src/csv/CsvJoinPool.ts finds it by that name), built the same way; so do the JSON
  * validation threads, `<outfile without .mjs>.json-validation-thread.mjs` (JsonValidationPool.ts).
  */
 export const buildServer = async (outfile = "dist/server.mjs"): Promise<string> => {
@@ -43,8 +43,8 @@ export const buildServer = async (outfile = "dist/server.mjs"): Promise<string> 
   } as const
   await Promise.all([
     build({ ...common, entryPoints: [join(repositoryRoot, "services/server/src/main.ts")], outfile: target }),
-    build({ ...common, entryPoints: [join(repositoryRoot, "services/upload/src/files/CsvJoinWorker.ts")], outfile: csvJoinWorkerFile(target) }),
-    build({ ...common, entryPoints: [join(repositoryRoot, "services/upload/src/files/JsonValidationThread.ts")], outfile: jsonValidationThreadFile(target) })
+    build({ ...common, entryPoints: [join(repositoryRoot, "services/upload/src/csv/CsvJoinWorker.ts")], outfile: csvJoinWorkerFile(target) }),
+    build({ ...common, entryPoints: [join(repositoryRoot, "services/upload/src/json/JsonValidationThread.ts")], outfile: jsonValidationThreadFile(target) })
   ])
   return target
 }

@@ -4,7 +4,7 @@
 // Each task writes into one reused shared output buffer, as the server's tasks do (CsvJoinedSpool.ts).
 import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
-import { runCsvJoinTask, type CsvJoinTask } from "../../services/upload/src/files/CsvJoinTask.ts"
+import { runCsvJoinTask, type CsvJoinTask } from "../../services/upload/src/csv/CsvJoinTask.ts"
 
 const [dir, roundsArg = "3"] = process.argv.slice(2)
 const { count, headers } = JSON.parse(readFileSync(`${dir}/headers.json`, "utf8")) as { count: number; headers: CsvJoinTask["headers"] }

@@ -3,18 +3,18 @@
 // Usage (in its own process so peak RSS is its own, worker threads included; run.ts and the suite's handle-csv do this):
 //   [CSV_JOIN_THREADS=2] node --import tsx benchmarks/csv/join.ts <productsCsv> <hierarchiesCsv> <barcodesCsv> <attributesCsv>
 // CSV_JOIN_THREADS as the server reads it (default 2; 0 joins in the main thread).
-import { CsvLayouts } from "@retail/ingest"
+import { type CsvFileHeaders, CsvLayouts } from "@retail/ingest"
 import { Effect, Stream } from "effect"
 import { createReadStream, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import v8 from "node:v8"
-import { type CsvFileHeaders, joinedItems } from "../../services/upload/src/files/CsvJoin.ts"
-import { spoolJoinedPartitions } from "../../services/upload/src/files/CsvJoinedSpool.ts"
-import { makeCsvJoinPool } from "../../services/upload/src/files/CsvJoinPool.ts"
-import { makeCsvPartitions, partitionCountFor } from "../../services/upload/src/files/CsvPartitions.ts"
-import { partitionCsvFile } from "../../services/upload/src/files/CsvPartSplitter.ts"
-import { makeLoadSpool } from "../../services/upload/src/files/LoadSpool.ts"
-import { spoolItems } from "../../services/upload/src/files/SpoolItems.ts"
+import { spoolJoinedPartitions } from "../../services/upload/src/csv/CsvJoinedSpool.ts"
+import { makeCsvJoinPool } from "../../services/upload/src/csv/CsvJoinPool.ts"
+import { makeCsvPartitions, partitionCountFor } from "../../services/upload/src/csv/CsvPartitions.ts"
+import { partitionCsvFile } from "../../services/upload/src/csv/CsvPartSplitter.ts"
+import { makeLoadSpool } from "../../services/upload/src/spool/LoadSpool.ts"
+import { spoolItems } from "../../services/upload/src/spool/SpoolItems.ts"
+import { joinedItems } from "../../services/upload/src/csv/JoinedItems.ts"
 
 const [productsPath, hierarchiesPath, barcodesPath, attributesPath] = process.argv.slice(2)
 if (productsPath === undefined || hierarchiesPath === undefined || barcodesPath === undefined || attributesPath === undefined) {

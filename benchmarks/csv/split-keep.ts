@@ -5,8 +5,8 @@ import { Effect, Stream } from "effect"
 import { createReadStream, cpSync, statSync, writeFileSync } from "node:fs"
 import { dirname } from "node:path"
 import { tmpdir } from "node:os"
-import { makeCsvPartitions, partitionCountFor } from "../../services/upload/src/files/CsvPartitions.ts"
-import { partitionCsvFile } from "../../services/upload/src/files/CsvPartSplitter.ts"
+import { makeCsvPartitions, partitionCountFor } from "../../services/upload/src/csv/CsvPartitions.ts"
+import { partitionCsvFile } from "../../services/upload/src/csv/CsvPartSplitter.ts"
 
 const [out, ...paths] = process.argv.slice(2)
 const fileStream = (path: string) =>

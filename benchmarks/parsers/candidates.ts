@@ -95,14 +95,14 @@ export const candidates: Record<string, Candidate> = {
     return n
   },
   "json:scanner": async () => {
-    const { JsonProductScanner } = await import("../../packages/ingest/src/JsonProductScanner.ts")
+    const { JsonProductScanner } = await import("../../packages/ingest/src/json/JsonProductScanner.ts")
     return (file) => {
       const scanner = new JsonProductScanner()
       return pushAll(file, scanner, () => scanner.end())
     }
   },
   "json:scanner-effect-stream": async () => {
-    const { scanJsonProducts } = await import("../../packages/ingest/src/JsonProductStream.ts")
+    const { scanJsonProducts } = await import("../../packages/ingest/src/json/JsonProductStream.ts")
     const { Effect, Stream } = await import("effect")
     return (file) =>
       Stream.fromAsyncIterable(stream(file) as AsyncIterable<Buffer>, (e) => e).pipe(
@@ -121,15 +121,15 @@ export const candidates: Record<string, Candidate> = {
   "json:stream-json-streamArray": () => streamJson({}),
   "json:stream-json-streamArray-streamValues-false": () => streamJson({ streamValues: false }),
   "csv:mine-rows": async () => {
-    const { CsvReader } = await import("../../packages/ingest/src/CsvReader.ts")
+    const { CsvReader } = await import("../../packages/ingest/src/csv/CsvReader.ts")
     return (file) => {
       const reader = new CsvReader()
       return pushAll(file, reader, (emit) => reader.end(emit))
     }
   },
   "csv:mine-typed-records": async () => {
-    const { CsvRecordReader } = await import("../../packages/ingest/src/CsvRecordReader.ts")
-    const { AttributesCsv, BarcodesCsv, HierarchiesCsv, ProductsCsv } = await import("../../packages/ingest/src/CsvLayout.ts")
+    const { CsvRecordReader } = await import("../../packages/ingest/src/csv/CsvRecordReader.ts")
+    const { AttributesCsv, BarcodesCsv, HierarchiesCsv, ProductsCsv } = await import("../../packages/ingest/src/csv/CsvLayout.ts")
     const layouts = [ProductsCsv, HierarchiesCsv, BarcodesCsv, AttributesCsv]
     return (file, i) => {
       const reader = new CsvRecordReader(layouts[i % layouts.length]!)

@@ -1,8 +1,7 @@
-import { DEFAULT_MAX_ELEMENT_VALUES } from "@retail/ingest"
+import { DEFAULT_CODES_IN_MEMORY, DEFAULT_MAX_ELEMENT_VALUES } from "@retail/ingest"
 import { integer, positiveInteger as positive } from "@retail/config"
 import { Config, Context, Effect, Layer } from "effect"
 import { tmpdir } from "node:os"
-import { DEFAULT_CODES_IN_MEMORY } from "./files/SpillingCodeIndex.ts"
 
 /** Everything the upload service reads from the environment, in one place (documented in README.md). */
 export class UploadConfig extends Context.Service<UploadConfig, {

@@ -1,16 +1,20 @@
 import { Layer } from "effect"
-import { BatchWorkers } from "./BatchWorkers.ts"
-import { CsvJoinPool } from "./files/CsvJoinPool.ts"
-import { FileLoadPublisher } from "./files/FileLoadPublisher.ts"
-import { JsonValidationPool } from "./files/JsonValidationPool.ts"
-import { FilesHttp } from "./http/FilesHttp.ts"
-import { InternalFilesHttp } from "./http/InternalFilesHttp.ts"
-import { LoadsHttp } from "./http/LoadsHttp.ts"
-import { ProductsHttp } from "./http/ProductsHttp.ts"
-import { LoadIntake } from "./LoadIntake.ts"
-import { LoadReconciler } from "./LoadReconciler.ts"
-import { OutboxRelay } from "./OutboxRelay.ts"
-import { ProductPublisher } from "./ProductPublisher.ts"
+import { BatchWorkers } from "./persist/BatchWorkers.ts"
+import { CsvFileLoads } from "./csv/CsvFileLoads.ts"
+import { CsvJoinPool } from "./csv/CsvJoinPool.ts"
+import { FileLoadPublisher } from "./publish/FileLoadPublisher.ts"
+import { JsonFileLoads } from "./json/JsonFileLoads.ts"
+import { JsonValidationPool } from "./json/JsonValidationPool.ts"
+import { FilesHttp } from "./FilesHttp.ts"
+import { InternalFilesHttp } from "./json/InternalFilesHttp.ts"
+import { LoadLookup } from "./loads/LoadLookup.ts"
+import { LoadsHttp } from "./loads/LoadsHttp.ts"
+import { ProductLoads } from "./products/ProductLoads.ts"
+import { ProductsHttp } from "./products/ProductsHttp.ts"
+import { LoadIntake } from "./products/LoadIntake.ts"
+import { LoadReconciler } from "./loads/LoadReconciler.ts"
+import { OutboxRelay } from "./persist/OutboxRelay.ts"
+import { ProductPublisher } from "./publish/ProductPublisher.ts"
 import { UploadConfig } from "./UploadConfig.ts"
 
 /**
@@ -18,6 +22,7 @@ import { UploadConfig } from "./UploadConfig.ts"
  * come from outside (shared with the internal listener).
  */
 export const http = Layer.mergeAll(ProductsHttp, FilesHttp, LoadsHttp).pipe(
+  Layer.provide(Layer.mergeAll(ProductLoads.layer, JsonFileLoads.layer, CsvFileLoads.layer, LoadLookup.layer)),
   Layer.provide(Layer.mergeAll(LoadIntake.layer, FileLoadPublisher.layer, CsvJoinPool.layer)),
   Layer.provide(ProductPublisher.layer),
   Layer.provide(UploadConfig.layer)
@@ -25,6 +30,7 @@ export const http = Layer.mergeAll(ProductsHttp, FilesHttp, LoadsHttp).pipe(
 
 /** The endpoints of the internal listener, ready to be added to the InternalApi; its FileLoadSlots come from outside. */
 export const internalHttp = InternalFilesHttp.pipe(
+  Layer.provide(JsonFileLoads.layer),
   Layer.provide(FileLoadPublisher.layer),
   Layer.provide(ProductPublisher.layer),
   Layer.provide(UploadConfig.layer)

@@ -1,14 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { validateProduct } from "@retail/domain"
-import { type CsvFileName, CsvLayouts } from "@retail/ingest"
+import { type CsvFileHeaders, type CsvFileName, CsvLayouts, decodePartitionRow, encodeLineRow, encodePartitionRow, fieldOfPartitionRow, lineOfPartitionRowBytes, type FileProduct } from "@retail/ingest"
 import { csvFilesOf, type CsvFiles, sampleProduct, sampleProducts } from "@retail/testkit"
 import { Effect, Fiber, Result, Stream } from "effect"
 import { tmpdir } from "node:os"
-import { type CsvFileHeaders, joinedItems } from "../src/files/CsvJoin.ts"
-import { decodePartitionRow, encodePartitionRow, encodeLineRow, fieldOfPartitionRow, lineOfPartitionRowBytes } from "../src/files/CsvPartitionRow.ts"
-import { makeCsvPartitions, partitionCountFor, partitionOf, partitionOfBytes } from "../src/files/CsvPartitions.ts"
-import { partitionCsvFile } from "../src/files/CsvPartSplitter.ts"
-import type { LoadItem } from "../src/files/LoadItem.ts"
+import { makeCsvPartitions, partitionCountFor, partitionOf, partitionOfBytes } from "../src/csv/CsvPartitions.ts"
+import { partitionCsvFile } from "../src/csv/CsvPartSplitter.ts"
+import { joinedItems } from "../src/csv/JoinedItems.ts"
 
 const encoder = new TextEncoder()
 
@@ -41,9 +39,9 @@ const join = (files: Partial<CsvFiles>, count: number, order: ReadonlyArray<CsvF
     return { items, perPartition }
   }))
 
-const productsOf = (items: ReadonlyArray<LoadItem>) =>
+const productsOf = (items: ReadonlyArray<FileProduct>) =>
   items.flatMap((item) => item._tag === "Product" ? [item.value] : [])
-const failuresOf = (items: ReadonlyArray<LoadItem>) =>
+const failuresOf = (items: ReadonlyArray<FileProduct>) =>
   items.flatMap((item) => item._tag === "Failed" ? [{ sku: item.sku, error: item.error }] : [])
 
 describe("CSV join", () => {
@@ -76,7 +74,7 @@ describe("CSV join", () => {
   it.effect("gives the same products whatever the partition count and the order of the files", () =>
     Effect.gen(function*() {
       const files = csvFilesOf(sampleProducts(500, { prefix: "K" }), { delimiter: ";", lineEnd: "\r\n", bom: true })
-      const sorted = (items: ReadonlyArray<LoadItem>) => productsOf(items).map((v) => JSON.stringify(v)).sort()
+      const sorted = (items: ReadonlyArray<FileProduct>) => productsOf(items).map((v) => JSON.stringify(v)).sort()
       const one = yield* join(files, 1, ["productsCsv", "hierarchiesCsv", "barcodesCsv", "attributesCsv"])
       const many = yield* join(files, 13)
       expect(one.items).toHaveLength(500)

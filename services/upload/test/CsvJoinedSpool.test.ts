@@ -1,15 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
-import { type CsvFileName, CsvLayouts } from "@retail/ingest"
+import { type CsvFileHeaders, type CsvFileName, CsvLayouts } from "@retail/ingest"
 import { csvFilesOf, type CsvFiles, sampleProduct, sampleProducts } from "@retail/testkit"
 import { Effect, Exit, Stream } from "effect"
 import { tmpdir } from "node:os"
-import { type CsvFileHeaders, joinedItems } from "../src/files/CsvJoin.ts"
-import { spoolJoinedPartitions } from "../src/files/CsvJoinedSpool.ts"
-import { makeCsvJoinPool } from "../src/files/CsvJoinPool.ts"
-import { makeCsvPartitions } from "../src/files/CsvPartitions.ts"
-import { partitionCsvFile } from "../src/files/CsvPartSplitter.ts"
-import { makeLoadSpool, type SpoolRecord } from "../src/files/LoadSpool.ts"
-import { spoolItems } from "../src/files/SpoolItems.ts"
+import { spoolJoinedPartitions } from "../src/csv/CsvJoinedSpool.ts"
+import { makeCsvJoinPool } from "../src/csv/CsvJoinPool.ts"
+import { makeCsvPartitions } from "../src/csv/CsvPartitions.ts"
+import { partitionCsvFile } from "../src/csv/CsvPartSplitter.ts"
+import { makeLoadSpool, type SpoolRecord } from "../src/spool/LoadSpool.ts"
+import { spoolItems } from "../src/spool/SpoolItems.ts"
+import { joinedItems } from "../src/csv/JoinedItems.ts"
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()

@@ -7,8 +7,9 @@ import type { StorageFailed } from "@retail/api"
 import { type Cause, Duration, Effect, Fiber, Layer, Option, Queue, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { setTimeout as sleep } from "node:timers/promises"
-import { FileLoadPublisher } from "../src/files/FileLoadPublisher.ts"
-import type { SpoolRecord } from "../src/files/LoadSpool.ts"
+import { FileLoadPublisher } from "../src/publish/FileLoadPublisher.ts"
+import { ProcessCodes } from "../src/publish/ProcessCodes.ts"
+import type { SpoolRecord } from "../src/spool/LoadSpool.ts"
 
 /** What the publisher commits to the load's counts, call by call. */
 const committed: Array<{ readonly received: number; readonly accepted: number; readonly failed: number }> = []
@@ -85,6 +86,22 @@ describe("FileLoadPublisher", () => {
         const loads = yield* LoadRepository
         const view = Option.getOrThrow(yield* loads.find(answer.processCode))
         expect(view.totals).toMatchObject({ received: 352, accepted: 350, failed: 2 })
+      }))
+
+    it.effect("records the load under the process code ProcessCodes gives", () =>
+      Effect.gen(function*() {
+        const processCode = "0b8e6c1e-5f0a-4c57-9a39-6a1f0c2b7d11"
+        const publisher = yield* FileLoadPublisher
+        const spool = yield* handFedSpool
+        const publishing = yield* publisher.publish({ company: "ACME", source: "HANDLE_JSON", spool, totals: { total: 0, accepted: 0, failed: 0, firstErrors: [] } }).pipe(
+          Effect.provideService(ProcessCodes, { next: Effect.succeed(processCode) }),
+          Effect.forkChild
+        )
+        yield* spool.end
+        const answer = yield* Fiber.join(publishing)
+        expect(answer.processCode).toBe(processCode)
+        const loads = yield* LoadRepository
+        expect(Option.getOrThrow(yield* loads.find(processCode)).company).toBe("ACME")
       }))
   })
 })

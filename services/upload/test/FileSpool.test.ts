@@ -4,11 +4,10 @@ import { sampleProduct } from "@retail/testkit"
 import { Effect, Result, Stream } from "effect"
 import { readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { BatchBuffer } from "../src/files/BatchBuffer.ts"
-import { failedItem, type LoadItem, productItem } from "../src/files/LoadItem.ts"
-import { makeLoadSpool, type SpoolRecord } from "../src/files/LoadSpool.ts"
-import { sameJson } from "../src/files/SameJson.ts"
-import { spoolItems } from "../src/files/SpoolItems.ts"
+import { BatchBuffer } from "../src/spool/BatchBuffer.ts"
+import { failedItem, type FileProduct, productItem } from "@retail/ingest"
+import { makeLoadSpool, type SpoolRecord } from "../src/spool/LoadSpool.ts"
+import { spoolItems } from "../src/spool/SpoolItems.ts"
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
@@ -17,9 +16,9 @@ const decoded = (raw: unknown) =>
   Result.getOrThrowWith(validateProduct(raw), (failure) => new Error(`sample product refused: ${failure.error}`))
 
 /** A product as a JSON file may hold it: its text (formatted as given) and what JSON.parse makes of it. */
-const fromText = (index: number, text: string): LoadItem => productItem(index, JSON.parse(text), encoder.encode(text))
+const fromText = (index: number, text: string): FileProduct => productItem(index, JSON.parse(text), encoder.encode(text))
 
-const spooled = (items: ReadonlyArray<LoadItem>, batchSize: number, codesInMemory?: number) =>
+const spooled = (items: ReadonlyArray<FileProduct>, batchSize: number, codesInMemory?: number) =>
   Effect.scoped(Effect.gen(function*() {
     const spool = yield* makeLoadSpool(tmpdir())
     const options = { company: "ACME", spool, batchSize, responseErrorsCap: 10 }
@@ -30,23 +29,6 @@ const spooled = (items: ReadonlyArray<LoadItem>, batchSize: number, codesInMemor
 
 const batchesOf = (records: ReadonlyArray<SpoolRecord>) =>
   records.flatMap((record) => (record._tag === "Batch" ? [{ count: record.count, text: decoder.decode(record.productsJson) }] : []))
-
-describe("sameJson", () => {
-  it("holds for a validated product and the value it was decoded from", () => {
-    const raw: unknown = JSON.parse(JSON.stringify(sampleProduct(1)))
-    expect(sameJson(raw, decoded(raw))).toBe(true)
-  })
-
-  it("fails when validation dropped an undeclared key, at the top or in a child", () => {
-    const top: unknown = JSON.parse(JSON.stringify({ ...sampleProduct(1), extra: 1 }))
-    expect(sameJson(top, decoded(top))).toBe(false)
-    const product = sampleProduct(2)
-    const nested: unknown = JSON.parse(JSON.stringify({ ...product, barcodes: [product.barcodes[0], { ...product.barcodes[1], note: "x" }] }))
-    expect(sameJson(nested, decoded(nested))).toBe(false)
-    const proto: unknown = JSON.parse(`{"__proto__":{},${JSON.stringify(sampleProduct(3)).slice(1)}`)
-    expect(sameJson(proto, decoded(proto))).toBe(false)
-  })
-})
 
 describe("spoolItems and the spool", () => {
   it.effect("spools a product as its own bytes when validation kept all of it, else re-encoded; errors in pages; records in order", () =>

@@ -4,9 +4,8 @@ import fc from "fast-check"
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { hashCode, makeCodeHashes } from "../src/files/CodeHashes.ts"
-import { CODES_PER_BUCKET } from "../src/files/ProductCodeRun.ts"
-import { makeSpillingCodeIndex } from "../src/files/SpillingCodeIndex.ts"
+import { CODES_PER_BUCKET, hashCode, makeRunLookupHashes } from "@retail/ingest"
+import { makeSpillingCodeIndex } from "../src/spool/LoadCodeIndex.ts"
 
 /** The reference: what `firstOrAdd` must answer, kept in a Map. */
 const referenceIndex = () => {
@@ -58,7 +57,7 @@ describe("SpillingCodeIndex", () => {
   it("finds each of 200,000 codes again in 20 runs, codes whose hashes collide included", () => {
     const codes = Array.from({ length: 200_000 }, (_, i) => `PRD-${String(i * 7919).padStart(10, "0")}`)
     const byPlace = new Map<number, number>()
-    const hashes = makeCodeHashes()
+    const hashes = makeRunLookupHashes()
     let collisions = 0
     for (const c of codes) {
       const place = hashCode(c, hashes).place

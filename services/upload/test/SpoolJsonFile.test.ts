@@ -3,11 +3,10 @@ import { sampleProduct } from "@retail/testkit"
 import { Data, Effect, Result, Stream } from "effect"
 import fc from "fast-check"
 import { tmpdir } from "node:os"
-import type { JsonBlock } from "../src/files/JsonBlock.ts"
-import { validateJsonBlock } from "../src/files/JsonBlockValidation.ts"
-import { JsonValidationPool } from "../src/files/JsonValidationPool.ts"
-import { makeLoadSpool } from "../src/files/LoadSpool.ts"
-import { spoolJsonFile } from "../src/files/SpoolJsonFile.ts"
+import { type JsonBlock, validateJsonBlock } from "@retail/ingest"
+import { JsonValidationPool } from "../src/json/JsonValidationPool.ts"
+import { makeLoadSpool } from "../src/spool/LoadSpool.ts"
+import { spoolJsonFile } from "../src/json/SpoolJsonFile.ts"
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()

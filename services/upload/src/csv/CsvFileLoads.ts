@@ -1,0 +1,23 @@
+import { Context, Effect, Layer } from "effect"
+import type { HttpServerRequest } from "effect/http"
+import { FileLoadPublisher } from "../publish/FileLoadPublisher.ts"
+import { UploadConfig } from "../UploadConfig.ts"
+import { csvFileLoad } from "./CsvFileLoad.ts"
+import { CsvJoinPool } from "./CsvJoinPool.ts"
+
+/**
+ * The CSV file loads (`/handle-csv`). What a load runs on is taken when the layer is built and
+ * given to each load (a handler's own needs would fall to the router).
+ */
+export class CsvFileLoads extends Context.Service<CsvFileLoads>()("@retail/upload/CsvFileLoads", {
+  make: Effect.gen(function*() {
+    const services = Context.pick(UploadConfig, FileLoadPublisher, CsvJoinPool)(
+      yield* Effect.context<UploadConfig | FileLoadPublisher | CsvJoinPool>()
+    )
+    return {
+      load: (request: HttpServerRequest.HttpServerRequest, company: string) => csvFileLoad(request, company).pipe(Effect.provideContext(services))
+    }
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,0 +1,146 @@
+import { StreamQueue } from "@retail/queue"
+import { LoadOwnership, LoadRepository, type UnfinishedLoad } from "@retail/store"
+import { Cause, Clock, Context, Effect, Layer, Ref, Schedule } from "effect"
+import { LoadOwner } from "../publish/LoadOwner.ts"
+import { loadBatchesSet } from "../publish/LoadTracking.ts"
+import { UploadConfig } from "../UploadConfig.ts"
+
+/** A load the queue lost batches of, as /ready reports it. */
+export interface QueueLoss {
+  readonly at: string
+  readonly processCode: string
+  readonly lostBatches: number
+  readonly batches: number
+}
+
+const RECENT_LOSSES = 20
+
+/** How a queue of each kind comes to lose batches, for the reason a caller reads. */
+const LOST_BY = {
+  memory: "the in-process queue stopped with its server before they were persisted",
+  redis: "Redis lost them before they were persisted (restarted without its append-only file?)",
+  postgres: "the queue's tables lost them before they were persisted (emptied, or the database restored from an older backup?)"
+} as const
+
+const RESEND = "The products counted as persisted are stored; the rest never will be: send the load again."
+
+/** What became of a load the reconciler looked at. */
+type Verdict =
+  | { readonly _tag: "InProgress" }
+  | { readonly _tag: "Published" }
+  | { readonly _tag: "Fail"; readonly reason: string; readonly lost?: { readonly missing: number; readonly batches: number } }
+
+const inProgress: Verdict = { _tag: "InProgress" }
+
+/**
+ * Makes every load end COMPLETED or FAILED in bounded time, whatever died. Each process renews
+ * its lease (a heartbeat) and, every LOAD_RECONCILE_INTERVAL_MS, looks at the loads not yet final:
+ * - a load still being received by a process whose lease ran out (LOAD_LEASE_MS) was never fully
+ *   published: FAILED;
+ * - a published load whose batches are neither recorded in the database nor still on the queue
+ *   (tracked per load beside the stream) lost them with the queue: FAILED, and reported;
+ * - a load fully published whose owner died before marking it PROCESSING is marked so.
+ */
+export class LoadReconciler extends Context.Service<LoadReconciler>()("@retail/upload/LoadReconciler", {
+  make: Effect.gen(function*() {
+    const ownership = yield* LoadOwnership
+    const loads = yield* LoadRepository
+    const queue = yield* StreamQueue
+    const owner = yield* LoadOwner
+    const config = yield* UploadConfig
+    const losses = yield* Ref.make<ReadonlyArray<QueueLoss>>([])
+
+    /** Batch numbers 0..batches-1 neither on the queue nor recorded; the queue is read first, so a batch acked in between is recorded. */
+    const missingBatches = (load: UnfinishedLoad, batches: number) =>
+      Effect.gen(function*() {
+        const onQueue = new Set(yield* queue.tracked(loadBatchesSet(config.batchesStream, load.processCode)))
+        const recorded = new Set(yield* ownership.recordedBatches(load.processCode))
+        let missing = 0
+        for (let batchNo = 0; batchNo < batches; batchNo++) {
+          if (!onQueue.has(String(batchNo)) && !recorded.has(batchNo)) missing++
+        }
+        return { missing, recorded: recorded.size }
+      })
+
+    const judge = (load: UnfinishedLoad): Effect.Effect<Verdict, unknown> =>
+      Effect.gen(function*() {
+        const mine = load.owner === owner.id
+        const ownerGone = !mine && !load.ownerAlive
+        if (load.receiving) {
+          return ownerGone
+            ? {
+              _tag: "Fail",
+              reason: `The server receiving this load stopped before publishing all of it (no heartbeat for ${config.loadLeaseMs} ms). ${RESEND}`
+            }
+            : inProgress
+        }
+        // Publication of a request body goes on until its owner marks it PROCESSING.
+        if (load.batches === null || (load.status === "RECEIVED" && !ownerGone)) return inProgress
+        // The in-process queue of another live process is out of sight.
+        if (queue.processLocal && !mine && !ownerGone) return inProgress
+        const { missing, recorded } = yield* missingBatches(load, load.batches)
+        if (missing === 0) return load.status === "RECEIVED" ? { _tag: "Published" } : inProgress
+        if (load.status === "RECEIVED" && missing === load.batches && recorded === 0) {
+          return { _tag: "Fail", reason: `The server receiving this load stopped before publishing it; nothing of it was stored. Send the load again.` }
+        }
+        const where = LOST_BY[queue.kind]
+        return {
+          _tag: "Fail",
+          reason: `${missing} of the load's ${load.batches} batches were lost: ${where}. ${RESEND}`,
+          lost: { missing, batches: load.batches }
+        }
+      })
+
+    const settle = (load: UnfinishedLoad) =>
+      Effect.flatMap(judge(load), (verdict) => {
+        switch (verdict._tag) {
+          case "InProgress":
+            return Effect.void
+          case "Published":
+            return loads.markProcessing(load.processCode)
+          case "Fail":
+            return Effect.gen(function*() {
+              if (!(yield* loads.markFailed(load.processCode, verdict.reason))) return
+              const lost = verdict.lost
+              if (lost === undefined) {
+                yield* Effect.logWarning(`load ${load.processCode} FAILED: ${verdict.reason}`)
+                return
+              }
+              yield* Effect.logError(`the queue lost data: load ${load.processCode} FAILED: ${verdict.reason}`)
+              const at = new Date(yield* Clock.currentTimeMillis).toISOString()
+              yield* Ref.update(losses, (recent) =>
+                [{ at, processCode: load.processCode, lostBatches: lost.missing, batches: lost.batches }, ...recent].slice(0, RECENT_LOSSES))
+            })
+        }
+      })
+
+    const pass = Effect.gen(function*() {
+      yield* ownership.heartbeat(owner.id, owner.name)
+      const unfinished = yield* ownership.unfinished(config.loadLeaseMs, config.batchesStream)
+      yield* Effect.forEach(unfinished, (load) =>
+        settle(load).pipe(Effect.catchCause((cause) => Effect.logWarning(`could not reconcile load ${load.processCode}`, cause))), { discard: true })
+    })
+
+    yield* ownership.register(owner.id, owner.name).pipe(
+      Effect.catch((error) => Effect.logWarning("could not register this server's lease yet; retrying with the next heartbeat", error))
+    )
+    // Registered before the loop is forked, so the loop is interrupted first and the lease given up last.
+    yield* Effect.addFinalizer(() =>
+      ownership.deregister(owner.id).pipe(Effect.catch((error) => Effect.logWarning("could not give up this server's lease", error)))
+    )
+    yield* pass.pipe(
+      Effect.catchCause((cause) =>
+        Cause.hasInterruptsOnly(cause) ? Effect.interrupt : Effect.logWarning("reconciling loads failed; retrying", cause)
+      ),
+      Effect.repeat(Schedule.spaced(config.reconcileIntervalMs)),
+      Effect.forkScoped
+    )
+
+    return {
+      /** The most recent loads the queue lost batches of, newest first. */
+      losses: Ref.get(losses)
+    } as const
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,0 +1,151 @@
+import { decodeProductBatch, type ProductBatch } from "@retail/domain"
+import { type Delivery, StreamQueue } from "@retail/queue"
+import { Database, LoadRepository, ProductRepository, StoreError } from "@retail/store"
+import { Cause, Effect, Fiber, Layer, Result, Schedule } from "effect"
+import { trackBatches } from "../publish/LoadTracking.ts"
+import { UploadConfig } from "../UploadConfig.ts"
+
+const restartAfterFailure = <A, E, R>(name: string, loop: Effect.Effect<A, E, R>) =>
+  loop.pipe(
+    Effect.catchCause((cause) =>
+      Cause.hasInterruptsOnly(cause) ? Effect.interrupt : Effect.logError(`${name} failed; restarting`, cause)
+    ),
+    Effect.repeat(Schedule.spaced("1 second"))
+  )
+
+/**
+ * A persisted (or dead-lettered) batch leaves the stream, and its load's tracking set, in one step:
+ * Redis holds the backlog, not every batch ever loaded.
+ */
+const workDone = (stream: string, batch: ProductBatch | null) =>
+  batch === null ? { deleteEntries: true } : { deleteEntries: true, untrack: trackBatches(stream, batch.processCode, [batch.batchNo]) }
+
+/**
+ * Consumers of the product batches stream: persist a batch in one transaction, then ack.
+ * A batch that fails stays pending and is claimed again after CLAIM_IDLE_MS; after
+ * MAX_DELIVERIES failures while the database is up it goes to the dead-letter stream and its
+ * products are recorded as failed on the load. While the database is down nothing is acked
+ * and nothing is dead-lettered, and a delivery that met the outage is given back uncounted: the
+ * consumer waits for the database.
+ */
+export const BatchWorkers = Layer.effectDiscard(
+  Effect.gen(function*() {
+    const queue = yield* StreamQueue
+    const products = yield* ProductRepository
+    const loads = yield* LoadRepository
+    const config = yield* UploadConfig
+    const { batchesStream: stream, consumerGroup: group } = config
+
+    // Interruptible although handling is not: shutdown must not wait for the database to come back.
+    // The batch is not acked, so it is redelivered.
+    const waitForDatabase = Database.ready.pipe(
+      Effect.retry(Schedule.min([Schedule.exponential("100 millis"), Schedule.spaced("5 seconds")])),
+      Effect.orDie,
+      Effect.interruptible
+    )
+
+    const deadLetter = (delivery: Delivery, batch: ProductBatch | null, reason: string) =>
+      Effect.gen(function*() {
+        if (batch !== null) {
+          yield* loads.recordDeadBatch(batch.processCode, batch.batchNo, batch.products.map((p) => ({ sku: p.skuCode })), reason)
+        }
+        yield* queue.deadLetter(stream, group, delivery, reason, workDone(stream, batch))
+        yield* Effect.logWarning(`batch ${delivery.id} dead-lettered after ${delivery.deliveries} deliveries: ${reason}`)
+      })
+
+    /**
+     * Persisting in a fiber of its own, uninterruptible, which the timeout stops waiting for without
+     * interrupting it: an answer that comes late only finishes a transaction nobody waits for (the batch,
+     * not acked, is delivered again), while interrupting it could wait on the hung connection itself.
+     */
+    const persisting = (batch: ProductBatch) =>
+      Effect.flatMap(Effect.forkDetach(Effect.uninterruptible(products.persistBatch(batch))), Fiber.join)
+
+    const handle = (consumer: string) => (delivery: Delivery) =>
+      Result.match(decodeProductBatch(delivery.payload), {
+        onFailure: (error) => deadLetter(delivery, null, `undecodable batch: ${error.message}`),
+        onSuccess: (batch) =>
+          persisting(batch).pipe(
+            // Handling is uninterruptible so that shutdown lets a batch finish; a hung database must not hold it forever.
+            Effect.timeoutOrElse({
+              duration: config.persistTimeoutMs,
+              orElse: () => Effect.fail(new StoreError({ operation: "persistBatch", message: `no answer within ${config.persistTimeoutMs} ms` }))
+            }),
+            Effect.andThen(queue.ack(stream, group, [delivery.id], workDone(stream, batch))),
+            Effect.catchTag("StoreError", (error) =>
+              Effect.gen(function*() {
+                const databaseUp = Result.isSuccess(yield* Effect.result(Database.ready))
+                if (databaseUp && delivery.deliveries >= config.maxDeliveries) {
+                  return yield* deadLetter(delivery, batch, `persisting failed ${delivery.deliveries} times: ${error.message}`)
+                }
+                yield* Effect.logWarning(`batch ${delivery.id} not persisted (delivery ${delivery.deliveries}); left pending`, error)
+                if (!databaseUp) {
+                  // The outage's deliveries must not bring the batch nearer to the dead letters.
+                  yield* queue.uncountDelivery(stream, group, consumer, delivery).pipe(
+                    Effect.catch((queueError) => Effect.logWarning(`delivery ${delivery.deliveries} of batch ${delivery.id} still counts`, queueError))
+                  )
+                  yield* waitForDatabase
+                }
+              })
+            )
+          )
+      }).pipe(Effect.uninterruptible)
+
+    // A group that vanished after this process saw it went with its stream: Redis lost its data.
+    let groupSeen = false
+    const ensureGroup = Effect.flatMap(queue.ensureGroup(stream, group), (created) => {
+      const lost = created && groupSeen
+      groupSeen = true
+      return lost
+        ? Effect.logError(
+          `the stream ${stream} and its consumer group were gone and have been created again: the queue (${queue.kind}) lost its data` +
+            `${queue.kind === "redis" ? " (Redis restarted without appendonly?)" : ""}; loads whose batches went with it are failed by the reconciler`
+        )
+        : Effect.void
+    })
+
+    /**
+     * The in-process queue dies with the process: shutdown lets the consumers persist what was
+     * accepted, up to QUEUE_DRAIN_TIMEOUT_MS. What is left then is lost, and its loads are failed by
+     * the reconciler when the server starts again.
+     */
+    const drain = Effect.gen(function*() {
+      const backlog = yield* queue.length(stream)
+      if (backlog === 0) return
+      yield* Effect.logInfo(`shutdown: persisting the ${backlog} batches left in the in-process queue (at most ${config.queueDrainTimeoutMs} ms)`)
+      const left = yield* queue.length(stream).pipe(
+        Effect.repeat({ schedule: Schedule.spaced("100 millis"), until: (n) => n === 0 }),
+        Effect.as(0),
+        Effect.timeoutOrElse({ duration: config.queueDrainTimeoutMs, orElse: () => queue.length(stream) })
+      )
+      yield* left === 0
+        ? Effect.logInfo("shutdown: the in-process queue is drained")
+        : Effect.logError(
+          `shutdown: ${left} batches of the in-process queue were not persisted within QUEUE_DRAIN_TIMEOUT_MS and are lost; ` +
+            "their loads end FAILED when the server starts again"
+        )
+    }).pipe(Effect.catch((error) => Effect.logError("shutdown: could not drain the in-process queue", error)))
+
+    const consume = (consumer: string) =>
+      Effect.andThen(
+        ensureGroup,
+        queue.read(stream, group, consumer, { count: 1, blockMs: 2_000 }).pipe(
+          Effect.flatMap(Effect.forEach(handle(consumer), { discard: true })),
+          Effect.forever
+        )
+      )
+
+    const reclaim = (consumer: string) =>
+      Effect.andThen(ensureGroup, queue.claimStale(stream, group, consumer, { minIdleMs: config.claimIdleMs, count: 10 }).pipe(
+        Effect.flatMap(Effect.forEach(handle(consumer), { discard: true }))
+      )).pipe(Effect.repeat(Schedule.spaced(Math.max(100, Math.floor(config.claimIdleMs / 2)))))
+
+    for (let i = 0; i < config.workers; i++) {
+      const consumer = `${config.consumerPrefix}-${i}`
+      yield* Effect.forkScoped(restartAfterFailure(`consumer ${consumer}`, consume(consumer)))
+    }
+    yield* Effect.forkScoped(restartAfterFailure("reclaimer", reclaim(`${config.consumerPrefix}-reclaimer`)))
+    // Added after the consumers were forked, so it runs before they are interrupted.
+    if (queue.processLocal) yield* Effect.addFinalizer(() => drain)
+  })
+)

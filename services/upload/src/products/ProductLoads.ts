@@ -1,0 +1,45 @@
+import { InvalidRequest } from "@retail/api"
+import { MAX_PRODUCTS_PER_LOAD } from "@retail/domain"
+import { Context, Effect, Layer } from "effect"
+import type { HttpServerRequest } from "effect/http"
+import { UploadConfig } from "../UploadConfig.ts"
+import { readJsonBody } from "./JsonBody.ts"
+import { LoadIntake } from "./LoadIntake.ts"
+
+const productsOf = (body: unknown) => {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    return Effect.fail(new InvalidRequest({ message: "The request body must be a JSON object with a products array" }))
+  }
+  const products: unknown = (body as Record<string, unknown>)["products"]
+  if (products === undefined) return Effect.fail(new InvalidRequest({ message: "products: is required" }))
+  if (!Array.isArray(products)) return Effect.fail(new InvalidRequest({ message: "products: must be an array" }))
+  if (products.length > MAX_PRODUCTS_PER_LOAD) {
+    return Effect.fail(
+      new InvalidRequest({
+        message: `The maximum number of products per load is ${MAX_PRODUCTS_PER_LOAD}; this load has ${products.length}`
+      })
+    )
+  }
+  return Effect.succeed(products as ReadonlyArray<unknown>)
+}
+
+/** `/load-products`: a JSON body of at most LOAD_PRODUCTS_MAX_BYTES, its products taken in by the intake. */
+export class ProductLoads extends Context.Service<ProductLoads>()("@retail/upload/ProductLoads", {
+  make: Effect.gen(function*() {
+    const intake = yield* LoadIntake
+    const config = yield* UploadConfig
+    return {
+      load: (request: HttpServerRequest.HttpServerRequest, company: string) =>
+        Effect.gen(function*() {
+          const products = yield* Effect.flatMap(readJsonBody(request, {
+            maxBytes: config.loadProductsMaxBytes,
+            maxValues: config.loadProductsMaxValues,
+            maxValuesVariable: "LOAD_PRODUCTS_MAX_VALUES"
+          }), productsOf)
+          return yield* intake.accept({ company, source: "LOAD_PRODUCTS", products })
+        })
+    }
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,0 +1,79 @@
+import type { Product, ProductBatch } from "@retail/domain"
+import { StreamQueue } from "@retail/queue"
+import { Context, Effect, Layer } from "effect"
+import { trackBatches } from "./LoadTracking.ts"
+import { UploadConfig } from "../UploadConfig.ts"
+
+export interface LoadRef {
+  readonly processCode: string
+  readonly company: string
+}
+
+/** One batch whose products are already the bytes of a JSON array (from a file load's spool). */
+export interface EncodedBatch {
+  readonly batchNo: number
+  readonly productsJson: Uint8Array
+}
+
+/** A ProductBatch entry around products already encoded, built as bytes in `allocate`d memory: `{"processCode":..,"batchNo":N,"products":` + products + `}`. */
+const encodedEntry = (load: LoadRef, batch: EncodedBatch, allocate: (length: number) => Uint8Array): Uint8Array => {
+  const head = Buffer.from(
+    `{"processCode":${JSON.stringify(load.processCode)},"company":${JSON.stringify(load.company)},"batchNo":${batch.batchNo},"products":`,
+    "utf8"
+  )
+  const entry = allocate(head.length + batch.productsJson.length + 1)
+  entry.set(head, 0)
+  entry.set(batch.productsJson, head.length)
+  entry[entry.length - 1] = 0x7d
+  return entry
+}
+
+/** Cuts accepted products into batches (one queue entry each) and publishes them all or none. */
+export class ProductPublisher extends Context.Service<ProductPublisher>()("@retail/upload/ProductPublisher", {
+  make: Effect.gen(function*() {
+    const queue = yield* StreamQueue
+    const { batchSize, batchesStream } = yield* UploadConfig
+
+    const payloads = (load: LoadRef, products: ReadonlyArray<Product>, firstBatchNo: number) => {
+      const entries: Array<string> = []
+      for (let start = 0, i = 0; start < products.length; start += batchSize, i++) {
+        // Products are already decoded and their encoded form is the same JSON, so no re-encoding.
+        const batch: typeof ProductBatch.Encoded = {
+          processCode: load.processCode,
+          company: load.company,
+          batchNo: firstBatchNo + i,
+          products: products.slice(start, start + batchSize)
+        }
+        entries.push(JSON.stringify(batch))
+      }
+      return entries
+    }
+
+    return {
+      batchSize,
+      /** The stream batches are published on, recorded on each load (its reconcilers are that stream's). */
+      stream: batchesStream,
+      /** Publishes every product of the call atomically; returns the number of batches written. */
+      publish: (load: LoadRef, products: ReadonlyArray<Product>, firstBatchNo = 0) =>
+        Effect.suspend(() => {
+          const entries = payloads(load, products, firstBatchNo)
+          const track = trackBatches(batchesStream, load.processCode, entries.map((_, i) => firstBatchNo + i))
+          return Effect.as(queue.publish(batchesStream, entries, { track }), entries.length)
+        }),
+      /** How many entries `count` products are published as. */
+      batchesFor: (count: number) => Math.ceil(count / batchSize),
+      /**
+       * Publishes batches whose products are already encoded (from a file load's spool), atomically, one
+       * entry each; the entries are built in `allocate`d memory, which the caller may reuse once this completes.
+       */
+      publishEncoded: (load: LoadRef, batches: ReadonlyArray<EncodedBatch>, allocate: (length: number) => Uint8Array = Buffer.allocUnsafe) =>
+        Effect.suspend(() => {
+          const entries = batches.map((batch) => encodedEntry(load, batch, allocate))
+          const track = trackBatches(batchesStream, load.processCode, batches.map((batch) => batch.batchNo))
+          return queue.publish(batchesStream, entries, { track }).pipe(Effect.as(entries))
+        })
+    } as const
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}
