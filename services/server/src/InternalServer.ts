@@ -1,7 +1,6 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { InternalApi } from "@retail/api"
 import { InternalFileLoadSlotsLive } from "@retail/limits"
-import { UploadService } from "@retail/service-upload"
 import { Context, Duration, Effect, Layer } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -28,10 +27,8 @@ const InternalListener = Layer.unwrap(
  * Internal loads take slots of their own (INTERNAL_FILE_LOADS_PER_COMPANY): anyone on the host can
  * call this listener without a token, and must not be able to hold a company's public slots.
  */
-const InternalApiLive = HttpApiBuilder.layer(InternalApi).pipe(
-  Layer.provide(UploadService.internalHttp),
-  Layer.provide(InternalFileLoadSlotsLive)
-)
+const internalApi = <A, E, R>(handlers: Layer.Layer<A, E, R>) =>
+  HttpApiBuilder.layer(InternalApi).pipe(Layer.provide(handlers), Layer.provide(InternalFileLoadSlotsLive))
 
 const address = Layer.effect(
   InternalAddress,
@@ -44,15 +41,16 @@ const address = Layer.effect(
 )
 
 /**
- * The endpoints without authentication (POST /v1/handle-json-int) on their own listener, which
+ * The endpoints without authentication (POST /v1/handle-json-int, whose handlers are given) on their own listener, which
  * the public port never routes to: HttpRouter.serve gives it a router of its own, so its routes
  * are not served on the public port. Infrastructure comes from outside.
  */
-export const InternalServerLive = HttpRouter.serve(
-  Layer.merge(InternalApiLive, BodyWatchdog),
-  { disableLogger: true, disableListenLog: true, middleware: trackInFlight }
-).pipe(
-  Layer.provide(NoRequestSpans),
-  Layer.merge(address),
-  Layer.provide(InternalListener)
-)
+export const internalServer = <A, E, R>(handlers: Layer.Layer<A, E, R>) =>
+  HttpRouter.serve(
+    Layer.merge(internalApi(handlers), BodyWatchdog),
+    { disableLogger: true, disableListenLog: true, middleware: trackInFlight }
+  ).pipe(
+    Layer.provide(NoRequestSpans),
+    Layer.merge(address),
+    Layer.provide(InternalListener)
+  )

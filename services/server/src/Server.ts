@@ -1,8 +1,8 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { Api, PayloadTooLarge } from "@retail/api"
 import { BearerAuthentication } from "@retail/auth"
-import { CapacityFastLane, CapacityService } from "@retail/service-capacity"
-import { UploadService } from "@retail/service-upload"
+import { CapacityAdminHttp, CapacityFastLane, CapacityService, DeliveryCapacityHttp } from "@retail/service-capacity"
+import { FilesHttp, InternalFilesHttp, LoadsHttp, ProductsHttp, UploadService } from "@retail/service-upload"
 import { ByteSize, Duration, Effect, Layer, Schema } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -14,13 +14,13 @@ import { createFastLaneServer } from "./FastLaneServer.ts"
 import { HealthHttp } from "./HealthHttp.ts"
 import { InFlightRequests, trackInFlight } from "./InFlightRequests.ts"
 import { Infrastructure } from "./Infrastructure.ts"
-import { InternalServerLive } from "./InternalServer.ts"
+import { internalServer } from "./InternalServer.ts"
 import { NoRequestSpans } from "./NoRequestSpans.ts"
 import { ServerConfig } from "./ServerConfig.ts"
 
 /** The public API's routes, the OpenAPI document generated from its contract, and its handlers. */
 const ApiLive = HttpApiBuilder.layer(Api, { openapiPath: "/v1/openapi.json" }).pipe(
-  Layer.provide([UploadService.http, CapacityService.http, HealthHttp]),
+  Layer.provide([ProductsHttp, FilesHttp, LoadsHttp, DeliveryCapacityHttp, CapacityAdminHttp, HealthHttp]),
   Layer.provide([BearerAuthentication, CapacityService.authentication])
 )
 
@@ -87,7 +87,7 @@ const PublicAppLive = HttpRouter.serve(
 ).pipe(Layer.provide(NoRequestSpans))
 
 /** The public API on the HttpServer it is given, and the internal API on its own listener. */
-export const AppLive = Layer.merge(PublicAppLive, InternalServerLive)
+export const AppLive = Layer.merge(PublicAppLive, internalServer(InternalFilesHttp))
 
 /** Closed after the HTTP servers: waits (bounded) until the handlers still running, cut off or not, have ended. */
 const AwaitHandlers = (shutdownGraceMs: number) =>

@@ -1,6 +1,6 @@
 import { Api, CurrentPrincipal, Scopes } from "@retail/api"
 import { FileLoadSlots } from "@retail/limits"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { companyWithScope } from "./CompanyWithScope.ts"
 import { CsvFileLoads } from "./csv/CsvFileLoads.ts"
@@ -19,4 +19,4 @@ export const FilesHttp = HttpApiBuilder.group(Api, "files", (handlers) =>
     return handlers
       .handleRaw("handleJson", ({ request }) => Effect.flatMap(company, (company) => jsonLoads.load(request, company).pipe(inSlotOf(company))))
       .handleRaw("handleCsv", ({ request }) => Effect.flatMap(company, (company) => csvLoads.load(request, company).pipe(inSlotOf(company))))
-  }))
+  })).pipe(Layer.provide(Layer.merge(JsonFileLoads.layer, CsvFileLoads.layer)))

@@ -1,4 +1,8 @@
 export * from "./persist/BatchWorkers.ts"
+export { FilesHttp } from "./FilesHttp.ts"
+export { InternalFilesHttp } from "./json/InternalFilesHttp.ts"
+export { LoadsHttp } from "./loads/LoadsHttp.ts"
+export { ProductsHttp } from "./products/ProductsHttp.ts"
 export { JsonValidationPool, ValidationThreadFailed } from "./json/JsonValidationPool.ts"
 export * from "./products/LoadIntake.ts"
 export * from "./publish/LoadOwner.ts"

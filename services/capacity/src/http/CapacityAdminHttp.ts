@@ -11,10 +11,11 @@ import {
 } from "@retail/api"
 import { formatIssues } from "@retail/capacity"
 import type { StoreError } from "@retail/store"
-import { Effect, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { orderConflict } from "./OrderConflictAnswer.ts"
 import { CapacityNetwork } from "../CapacityNetwork.ts"
+import { NetworkReplica } from "../NetworkReplica.ts"
 
 const storageFailed = (error: StoreError) => new StorageFailed({ message: `The database failed: ${error.message}` })
 
@@ -94,4 +95,4 @@ export const CapacityAdminHttp = HttpApiBuilder.group(Api, "capacityAdmin", (han
             orders: ledger.orders.map((row) => ({ orderId: row.orderId, kind: row.kind, pool: row.slot, date: row.day, units: row.units }))
           }
         }))
-  }))
+  })).pipe(Layer.provide(NetworkReplica))

@@ -1,10 +1,11 @@
 import { Api, isJsonContentType } from "@retail/api"
 import { holdsApiKey } from "@retail/auth"
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { CapacityConfig } from "../CapacityConfig.ts"
 import { CapacityNetwork } from "../CapacityNetwork.ts"
+import { NetworkReplica } from "../NetworkReplica.ts"
 import { answerCapacity } from "../CapacityAnswer.ts"
 import {
   type Answer,
@@ -33,4 +34,4 @@ export const DeliveryCapacityHttp = HttpApiBuilder.group(Api, "deliveryCapacity"
         return respond(answerCapacity(config, network.peek(), body, yield* Clock.currentTimeMillis))
       }).pipe(Effect.catchCause(() => Effect.succeed(respond(INTERNAL))))
     })
-  }))
+  })).pipe(Layer.provide(NetworkReplica))

@@ -1,6 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { FileLoadPublisher } from "../publish/FileLoadPublisher.ts"
+import { ProductPublisher } from "../publish/ProductPublisher.ts"
 import { UploadConfig } from "../UploadConfig.ts"
 import { csvFileLoad } from "./CsvFileLoad.ts"
 import { CsvJoinPool } from "./CsvJoinPool.ts"
@@ -19,5 +20,10 @@ export class CsvFileLoads extends Context.Service<CsvFileLoads>()("@retail/uploa
     }
   })
 }) {
-  static readonly layer = Layer.effect(this, this.make)
+  /** With its dependencies inside the service (the join threads' pool included). */
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide(Layer.merge(FileLoadPublisher.layer, CsvJoinPool.layer)),
+    Layer.provide(ProductPublisher.layer),
+    Layer.provide(UploadConfig.layer)
+  )
 }

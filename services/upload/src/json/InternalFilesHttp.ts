@@ -1,6 +1,6 @@
 import { InternalApi } from "@retail/api"
 import { FileLoadSlots } from "@retail/limits"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { answerTooManyFileLoads } from "../multipart/TooManyFileLoadsAnswer.ts"
 import { JsonFileLoads } from "./JsonFileLoads.ts"
@@ -15,4 +15,4 @@ export const InternalFilesHttp = HttpApiBuilder.group(InternalApi, "internalFile
     const slots = yield* FileLoadSlots
     const loads = yield* JsonFileLoads
     return handlers.handleRaw("handleJsonInt", ({ request }) => answerTooManyFileLoads(loads.loadNamingCompany(request, slots.slotIn)))
-  }))
+  })).pipe(Layer.provide(JsonFileLoads.layer))

@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, type Scope } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { FileLoadPublisher } from "../publish/FileLoadPublisher.ts"
+import { ProductPublisher } from "../publish/ProductPublisher.ts"
 import { UploadConfig } from "../UploadConfig.ts"
 import { COMPANY, companyField } from "./CompanyField.ts"
 import { jsonFileLoad } from "./JsonFileLoad.ts"
@@ -27,5 +28,10 @@ export class JsonFileLoads extends Context.Service<JsonFileLoads>()("@retail/upl
     }
   })
 }) {
-  static readonly layer = Layer.effect(this, this.make)
+  /** With its dependencies inside the service; the JsonValidationPool comes from outside (shared by both listeners). */
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide(FileLoadPublisher.layer),
+    Layer.provide(ProductPublisher.layer),
+    Layer.provide(UploadConfig.layer)
+  )
 }

@@ -1,5 +1,5 @@
 import { Api, CurrentPrincipal } from "@retail/api"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { LoadLookup } from "./LoadLookup.ts"
 
@@ -10,4 +10,4 @@ export const LoadsHttp = HttpApiBuilder.group(Api, "loads", (handlers) =>
       .handle("getLoad", ({ params }) => Effect.flatMap(CurrentPrincipal, (principal) => lookup.load(principal, params.processCode)))
       .handle("getLoadErrors", ({ params, query }) =>
         Effect.flatMap(CurrentPrincipal, (principal) => lookup.errors(principal, params.processCode, query)))
-  }))
+  })).pipe(Layer.provide(LoadLookup.layer))

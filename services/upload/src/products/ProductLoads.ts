@@ -2,6 +2,7 @@ import { InvalidRequest } from "@retail/api"
 import { MAX_PRODUCTS_PER_LOAD } from "@retail/domain"
 import { Context, Effect, Layer } from "effect"
 import type { HttpServerRequest } from "effect/http"
+import { ProductPublisher } from "../publish/ProductPublisher.ts"
 import { UploadConfig } from "../UploadConfig.ts"
 import { readJsonBody } from "./JsonBody.ts"
 import { LoadIntake } from "./LoadIntake.ts"
@@ -41,5 +42,10 @@ export class ProductLoads extends Context.Service<ProductLoads>()("@retail/uploa
     }
   })
 }) {
-  static readonly layer = Layer.effect(this, this.make)
+  /** With its dependencies inside the service; needs the stores, the queue and the load's owner from outside. */
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide(LoadIntake.layer),
+    Layer.provide(ProductPublisher.layer),
+    Layer.provide(UploadConfig.layer)
+  )
 }

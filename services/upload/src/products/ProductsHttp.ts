@@ -1,5 +1,5 @@
 import { Api, CurrentPrincipal, Scopes } from "@retail/api"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { companyWithScope } from "../CompanyWithScope.ts"
 import { ProductLoads } from "./ProductLoads.ts"
@@ -12,4 +12,4 @@ export const ProductsHttp = HttpApiBuilder.group(Api, "products", (handlers) =>
         const company = yield* companyWithScope(yield* CurrentPrincipal, Scopes.productsWrite)
         return yield* loads.load(request, company)
       }))
-  }))
+  })).pipe(Layer.provide(ProductLoads.layer))
