@@ -49,6 +49,31 @@ const brokenReason = (file: string, target: string): string | undefined => {
   return undefined
 }
 
+/** Documents whose code spans name repository paths of today (the specs and the starting design are copies, left as written). */
+const pathDocuments = [
+  join(root, "README.md"),
+  join(root, "benchmarks", "README.md"),
+  ...readdirSync(join(root, "packages"))
+    .map((name) => join(root, "packages", name, "README.md"))
+    .filter((file) => existsSync(file)),
+  ...markdownUnder(join(root, "docs")).filter((file) => {
+    const inside = relative(root, file)
+    return !inside.startsWith(join("docs", "specs")) && inside !== join("docs", "starting-design.md")
+  })
+]
+
+const pathRoots = ["packages", "services", "test", "benchmarks", "scripts", "docs", "deploy"]
+
+/** Repository paths written in code spans (a trailing `/` or `:line` dropped); glob patterns are skipped. */
+const codeSpanPaths = (markdown: string): Array<string> =>
+  [...markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, "").matchAll(/`([^`\n]+)`/g)]
+    .map((match) => (match[1] ?? "").trim())
+    .filter((span) => /^[A-Za-z0-9_.@/-]+(?::\d+(?:-\d+)?)?\/?$/.test(span) && pathRoots.some((first) => span.startsWith(`${first}/`)))
+    .map((span) => span.replace(/:\d+(?:-\d+)?$/, "").replace(/\/$/, ""))
+
+/** The paths of `markdown`'s code spans that name nothing in the repository. */
+const missingPaths = (markdown: string): Array<string> => codeSpanPaths(markdown).filter((path) => !existsSync(join(root, path)))
+
 describe("the documentation", () => {
   it("finds the README and the docs", () => {
     expect(documents.map((file) => relative(root, file))).toEqual(expect.arrayContaining(["README.md", "docs/api.md", "docs/specs/product-upload.md"]))
@@ -71,6 +96,11 @@ describe("the documentation", () => {
     expect(outside).toEqual([])
   })
 
+  it("names in code spans only repository paths that exist", () => {
+    const missing = pathDocuments.flatMap((file) => missingPaths(readFileSync(file, "utf8")).map((path) => `${relative(root, file)}: ${path}`))
+    expect(missing).toEqual([])
+  })
+
   it("docs/api.md is what scripts/apiReference.ts generates from the contract today", () => {
     expect(readFileSync(apiReferenceFile, "utf8")).toBe(renderApiReference())
   })
@@ -88,5 +118,20 @@ describe("the link checker", () => {
   it("reads links in prose only, and numbers repeated headings as GitHub does", () => {
     expect(linkTargets("[a](x.md) `[b](y.md)`\n```\n[c](z.md)\n```\n[d](w.md \"title\")")).toEqual(["x.md", "w.md"])
     expect([...anchorsOf("# Memory\n## Memory\n## `POST /v1/loads/{code}`")]).toEqual(["memory", "memory-1", "post-v1loadscode"])
+  })
+})
+
+describe("the path checker", () => {
+  it("reads repository paths from code spans, drops a trailing / or :line, skips globs and fenced blocks", () => {
+    expect(codeSpanPaths("`packages/ingest/src/json/` `services/upload/src/x.ts:12` `src/a.ts` `packages/*/README.md` `npm test`\n```\n`docs/y.md`\n```")).toEqual([
+      "packages/ingest/src/json",
+      "services/upload/src/x.ts"
+    ])
+  })
+
+  it("reports a path that does not exist and accepts one that does", () => {
+    expect(missingPaths("`services/upload/src/files/NoSuchFile.ts` and `test/docs.test.ts:3` and `packages/ingest/src/`")).toEqual([
+      "services/upload/src/files/NoSuchFile.ts"
+    ])
   })
 })
