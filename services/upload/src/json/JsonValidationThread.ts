@@ -1,6 +1,6 @@
 /**
  * Entry of a JSON validation thread (a piscina worker; bundled on its own as
- * dist/json-validation-thread.mjs by scripts/buildServer.ts): validates one block per task and
+ * dist/server.json-validation-thread.mjs by scripts/buildServer.ts): validates one block per task and
  * hands its buffers back to the event loop's thread by transfer, not by copy.
  */
 import { type JsonBlock, validateJsonBlock } from "@retail/ingest"
