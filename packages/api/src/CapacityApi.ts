@@ -51,7 +51,7 @@ export class DeliveryCapacityApi extends HttpApiGroup.make("deliveryCapacity")
         "Requires `Authorization: Bearer <api-key>` (CAPACITY_API_KEYS). Variant B when the body has saleChannel or " +
           "deliveryData, variant A when its items have origin or deliveryMode; neither: plain-string 400. Variant A errors " +
           "are plain strings (400 names every bad field, 404 no route, 500 internal); variant B errors are " +
-          "{code, message, details}. 401 (missing or unknown key) and 415 (a Content-Type other than application/json, " +
+          "{code, message, details}. 401 (missing or unknown key) and 415 (a Content-Type other than application/json or an application/*+json type, " +
           "charset=utf-8 allowed) are plain strings for both: they are answered before the body is read."
       )
   )
