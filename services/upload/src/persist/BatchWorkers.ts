@@ -1,5 +1,5 @@
 import { decodeProductBatch, type ProductBatch } from "@retail/domain"
-import { type Delivery, StreamQueue } from "@retail/queue"
+import { type Delivery, QueueTracing, StreamQueue } from "@retail/queue"
 import { Database, LoadRepository, ProductRepository, StoreError } from "@retail/store"
 import { Cause, Effect, Fiber, Layer, Result, Schedule } from "effect"
 import { trackBatches } from "../publish/LoadTracking.ts"
@@ -12,6 +12,11 @@ const restartAfterFailure = <A, E, R>(name: string, loop: Effect.Effect<A, E, R>
     ),
     Effect.repeat(Schedule.spaced("1 second"))
   )
+
+const persistSpan = (batch: ProductBatch) =>
+  Effect.withSpan("batch.persist", {
+    attributes: { processCode: batch.processCode, company: batch.company, batchNo: batch.batchNo, products: batch.products.length }
+  })
 
 /**
  * A persisted (or dead-lettered) batch leaves the stream, and its load's tracking set, in one step:
@@ -59,7 +64,7 @@ export const BatchWorkers = Layer.effectDiscard(
      * not acked, is delivered again), while interrupting it could wait on the hung connection itself.
      */
     const persisting = (batch: ProductBatch) =>
-      Effect.flatMap(Effect.forkDetach(Effect.uninterruptible(products.persistBatch(batch))), Fiber.join)
+      Effect.flatMap(Effect.forkDetach(Effect.uninterruptible(products.persistBatch(batch).pipe(persistSpan(batch)))), Fiber.join)
 
     const handle = (consumer: string) => (delivery: Delivery) =>
       Result.match(decodeProductBatch(delivery.payload), {
@@ -89,7 +94,7 @@ export const BatchWorkers = Layer.effectDiscard(
               })
             )
           )
-      }).pipe(Effect.uninterruptible)
+      }).pipe(Effect.uninterruptible, QueueTracing.consumeSpan("batch.consume", stream, delivery))
 
     // A group that vanished after this process saw it went with its stream: Redis lost its data.
     let groupSeen = false
