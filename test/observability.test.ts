@@ -1,9 +1,10 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { TraceSampling, TracingLive, loggingWith, tracingWith } from "@retail/service-server"
+import { MemoryStreamQueue, QueueTracing, StreamQueue } from "@retail/queue"
 import { sampleProducts } from "@retail/testkit"
 import { ConfigProvider, Effect, Layer, Option, References, Tracer } from "effect"
 import { TestConsole } from "effect/testing"
-import { eventually, postJson } from "./support/Http.ts"
+import { eventually, postJson, request } from "./support/Http.ts"
 import { type LoadBody, loadView } from "./support/Loads.ts"
 import { mintToken, TestServer } from "./support/TestServer.ts"
 
@@ -36,7 +37,7 @@ const loadOf = (prefix: string, count: number) =>
   })
 
 describe("observability", () => {
-  layer(TestServer({ PRODUCT_BATCH_SIZE: "50" }).pipe(Layer.provideMerge(Observed)), { timeout: 120_000, excludeTestServices: true })((it) => {
+  layer(TestServer({ PRODUCT_BATCH_SIZE: "50", CAPACITY_API_KEYS: "obs-key" }).pipe(Layer.provideMerge(Observed)), { timeout: 120_000, excludeTestServices: true })((it) => {
     it.effect("a sampled load is one trace: request, publish, then per stream entry consume and persist, linked through the entry", () =>
       Effect.gen(function*() {
         draw = 0
@@ -64,13 +65,35 @@ describe("observability", () => {
         expect(trace.every((span) => span.sampled)).toBe(true)
       }))
 
-    it.effect("a load not sampled records no span, and its consumers keep that decision from the entry", () =>
+    it.effect("a load not sampled records no span", () =>
       Effect.gen(function*() {
         draw = 0.99
         const before = recorded.length
         yield* loadOf(`TU-${crypto.randomUUID().slice(0, 8)}-`, 60)
         const since = recorded.slice(before)
         expect(since.filter((span) => ["POST /v1/load-products", "queue.publish", "batch.consume", "batch.persist"].includes(span.name))).toEqual([])
+      }))
+
+    it.effect("a capacity request on the fast lane is one server span, sampled before any work, with its phases as events", () =>
+      Effect.gen(function*() {
+        const capacity = (headers: Record<string, string>) =>
+          request("/v1/delivery/capacity", { body: JSON.stringify({ items: [] }), headers: { "content-type": "application/json", authorization: "Bearer obs-key", ...headers } })
+        const lane = () => recorded.filter(named("POST /v1/delivery/capacity"))
+        draw = 0.99
+        yield* capacity({})
+        expect(lane()).toEqual([])
+        draw = 0
+        const answer = yield* capacity({})
+        const [span] = yield* eventually(Effect.sync(lane), (spans) => spans.length === 1 && spans[0]!.status._tag === "Ended")
+        expect(span!.kind).toBe("server")
+        expect(span!.attributes.get("http.response.status_code")).toBe(answer.status)
+        expect(span!.events.map(([name]) => name)).toEqual(["request.body.received", "response.sent"])
+        // A caller's sampled trace is continued whatever the ratio draws.
+        draw = 0.99
+        yield* capacity({ traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" })
+        const continued = yield* eventually(Effect.sync(lane), (spans) => spans.length === 2)
+        expect(continued[1]!.traceId).toBe("0af7651916cd43dd8448eb211c80319c")
+        expect(parentId(continued[1]!)).toBe("b7ad6b7169203331")
       }))
 
     it.effect("LOG_FORMAT=json: each line is a JSON object, and a load's status changes carry its processCode and counts", () =>
@@ -89,6 +112,33 @@ describe("observability", () => {
         expect(changes[2]!.annotations).toMatchObject({ company: "ACME", received: 60, accepted: 60, persisted: 60, failed: 0 })
         expect(typeof changes[2]!.annotations["durationMs"]).toBe("number")
       }))
+  })
+
+  it.effect("an entry published in a span not sampled says so (flags 00), and its consumer's span follows it, whatever it draws", () => {
+    const spans: Array<Tracer.NativeSpan> = []
+    const exporting = Tracer.make({
+      span(options) {
+        const span = new Tracer.NativeSpan(options)
+        spans.push(span)
+        return span
+      }
+    })
+    let drawn = 0.99
+    return Effect.gen(function*() {
+      const queue = yield* StreamQueue
+      yield* queue.ensureGroup("s", "g")
+      yield* queue.publish("s", ["batch"]).pipe(Effect.withSpan("request"))
+      drawn = 0
+      const [delivery] = yield* queue.read("s", "g", "c", { count: 1, blockMs: 0 })
+      expect(delivery?.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/)
+      const consumed = yield* Effect.currentSpan.pipe(QueueTracing.consumeSpan("batch.consume", "s", delivery!))
+      expect(consumed.sampled).toBe(false)
+      expect(consumed.traceId).toBe(delivery!.traceparent!.split("-")[1])
+      expect(spans).toEqual([])
+      // A new trace, drawn under the ratio, is sampled and exported.
+      yield* Effect.void.pipe(Effect.withSpan("other"))
+      expect(spans.map((span) => span.name)).toEqual(["other"])
+    }).pipe(Effect.provide(Layer.mergeAll(QueueTracing.traced(MemoryStreamQueue.layer), tracingWith(exporting, 0.5, () => drawn))))
   })
 
   it.effect("without OTEL_EXPORTER_OTLP_ENDPOINT the tracer is off and nothing samples", () =>

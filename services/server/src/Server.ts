@@ -11,6 +11,7 @@ import * as HttpApiScalar from "effect/http-api/HttpApiScalar"
 import { watchBody } from "./BodyWatchdog.ts"
 import { DecodeErrorBodies } from "./DecodeErrorBody.ts"
 import { createFastLaneServer } from "./FastLaneServer.ts"
+import { laneTracing } from "./FastLaneTracing.ts"
 import { HealthHttp } from "./HealthHttp.ts"
 import { InFlightRequests, trackInFlight } from "./InFlightRequests.ts"
 import { Infrastructure } from "./Infrastructure.ts"
@@ -104,7 +105,8 @@ export const Listener = Layer.unwrap(
   Effect.gen(function*() {
     const { host, port, shutdownGraceMs } = yield* ServerConfig
     const lane = yield* CapacityFastLane
-    return NodeHttpServer.layer(createFastLaneServer(lane.take, shutdownGraceMs), {
+    const traced = yield* laneTracing
+    return NodeHttpServer.layer(createFastLaneServer(traced(lane.take), shutdownGraceMs), {
       port,
       host,
       gracefulShutdownTimeout: Duration.millis(shutdownGraceMs)
