@@ -9,6 +9,7 @@ import { BodyWatchdog } from "./BodyWatchdog.ts"
 import { createGracefulServer } from "./FastLaneServer.ts"
 import { trackInFlight } from "./InFlightRequests.ts"
 import { NoRequestSpans } from "./NoRequestSpans.ts"
+import { logRequestErrors } from "./RequestLog.ts"
 import { ServerConfig } from "./ServerConfig.ts"
 
 /** Where the internal listener is bound (INTERNAL_HOST:INTERNAL_PORT; a port of 0 is resolved here). */
@@ -48,7 +49,7 @@ const address = Layer.effect(
 export const internalServer = <A, E, R>(handlers: Layer.Layer<A, E, R>) =>
   HttpRouter.serve(
     Layer.merge(internalApi(handlers), BodyWatchdog),
-    { disableLogger: true, disableListenLog: true, middleware: trackInFlight }
+    { disableLogger: true, disableListenLog: true, middleware: (app) => trackInFlight(logRequestErrors(app)) }
   ).pipe(
     Layer.provide(NoRequestSpans),
     Layer.merge(address),

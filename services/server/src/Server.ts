@@ -4,7 +4,7 @@ import { BearerAuthentication } from "@retail/auth"
 import { CapacityAdminHttp, CapacityFastLane, CapacityService, DeliveryCapacityHttp } from "@retail/service-capacity"
 import { FilesHttp, InternalFilesHttp, LoadsHttp, ProductsHttp, UploadService } from "@retail/service-upload"
 import { ByteSize, Duration, Effect, Layer, Schema } from "effect"
-import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 // Imported on its own: through the package index the bundle keeps Scalar's embedded 3 MB script.
 import * as HttpApiScalar from "effect/http-api/HttpApiScalar"
@@ -17,7 +17,10 @@ import { InFlightRequests, trackInFlight } from "./InFlightRequests.ts"
 import { Infrastructure } from "./Infrastructure.ts"
 import { internalServer } from "./InternalServer.ts"
 import { NoRequestSpans } from "./NoRequestSpans.ts"
+import { logRequestErrors } from "./RequestLog.ts"
 import { ServerConfig } from "./ServerConfig.ts"
+import { logDrain } from "./ShutdownLog.ts"
+import { withStartupLog } from "./StartupLog.ts"
 
 /** The public API's routes, the OpenAPI document generated from its contract, and its handlers. */
 const ApiLive = HttpApiBuilder.layer(Api, { openapiPath: "/v1/openapi.json" }).pipe(
@@ -84,7 +87,7 @@ const PublicAppLive = HttpRouter.serve(
     RequestGuards,
     DecodeErrorBodies
   ),
-  { disableLogger: true, disableListenLog: true, middleware: trackInFlight }
+  { disableLogger: true, disableListenLog: true, middleware: (app) => trackInFlight(logRequestErrors(app)) }
 ).pipe(Layer.provide(NoRequestSpans))
 
 /** The public API on the HttpServer it is given, and the internal API on its own listener. */
@@ -94,7 +97,7 @@ export const AppLive = Layer.merge(PublicAppLive, internalServer(InternalFilesHt
 const AwaitHandlers = (shutdownGraceMs: number) =>
   Layer.effectDiscard(Effect.flatMap(InFlightRequests, (inFlight) =>
     Effect.addFinalizer(() =>
-      inFlight.drained.pipe(Effect.timeout(Duration.millis(shutdownGraceMs + 10_000)), Effect.ignore)
+      logDrain(inFlight, inFlight.drained.pipe(Effect.timeout(Duration.millis(shutdownGraceMs + 10_000)), Effect.ignore))
     )))
 
 /**
@@ -116,7 +119,7 @@ export const Listener = Layer.unwrap(
 
 /** What `npm start` runs: HTTP on HOST:PORT over the infrastructure chosen by configuration. */
 export const ServerLive = AppLive.pipe(
-  HttpServer.withLogAddress,
+  withStartupLog,
   Layer.provide(Listener),
   Layer.provide(Lifecycle),
   Layer.provide(Infrastructure)

@@ -131,6 +131,20 @@ export const BatchWorkers = Layer.effectDiscard(
         )
     }).pipe(Effect.catch((error) => Effect.logError("shutdown: could not drain the in-process queue", error)))
 
+    /** Shutdown says what the workers leave: a durable queue keeps it for the next worker, the in-process one loses it. */
+    const leftOnQueue = queue.length(stream).pipe(
+      Effect.flatMap((left) =>
+        Effect.logInfo(
+          queue.processLocal
+            ? `shutdown: workers stopped; ${left} batches left in the in-process queue`
+            : `shutdown: workers stopped; ${left} batches wait on ${stream} (${queue.kind}) for the next worker`
+        ).pipe(
+          Effect.annotateLogs({ event: "shutdown.queue", stream, batches: left })
+        )
+      ),
+      Effect.catch((error) => Effect.logWarning(`shutdown: could not tell what waits on ${stream}`, error))
+    )
+
     const consume = (consumer: string) =>
       Effect.andThen(
         ensureGroup,
@@ -145,6 +159,8 @@ export const BatchWorkers = Layer.effectDiscard(
         Effect.flatMap(Effect.forEach(handle(consumer), { discard: true }))
       )).pipe(Effect.repeat(Schedule.spaced(Math.max(100, Math.floor(config.claimIdleMs / 2)))))
 
+    // Added before the consumers are forked, so it runs after they have stopped (and after the drain).
+    yield* Effect.addFinalizer(() => leftOnQueue)
     for (let i = 0; i < config.workers; i++) {
       const consumer = `${config.consumerPrefix}-${i}`
       yield* Effect.forkScoped(restartAfterFailure(`consumer ${consumer}`, consume(consumer)))
