@@ -1,8 +1,9 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { TraceSampling, TracingLive, loggingWith, tracingWith } from "@retail/service-server"
+import { formatFor, LoggingConfig, LoggingLive, logRequestErrors, TraceSampling, TracingLive, tracingWith } from "@retail/service-server"
 import { MemoryStreamQueue, QueueTracing, StreamQueue } from "@retail/queue"
 import { sampleProducts } from "@retail/testkit"
-import { ConfigProvider, Effect, Layer, Option, References, Tracer } from "effect"
+import { ConfigProvider, Effect, Layer, Logger, Option, References, Tracer } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { TestConsole } from "effect/testing"
 import { eventually, postJson, request } from "./support/Http.ts"
 import { type LoadBody, loadView } from "./support/Loads.ts"
@@ -24,7 +25,8 @@ const spansOf = (traceId: string) => recorded.filter((span) => span.traceId === 
 const named = (name: string) => (span: Tracer.NativeSpan) => span.name === name
 const parentId = (span: Tracer.NativeSpan) => Option.match(span.parent, { onNone: () => undefined, onSome: (parent) => parent.spanId })
 
-const Observed = Layer.mergeAll(tracingWith(recorder, 0.5, () => draw), loggingWith("json", "Info"), TestConsole.layer)
+const Logging = LoggingLive.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ LOG_FORMAT: "json", LOG_LEVEL: "info" }))))
+const Observed = Layer.mergeAll(tracingWith(recorder, 0.5, () => draw), Logging, TestConsole.layer)
 
 const loadOf = (prefix: string, count: number) =>
   Effect.gen(function*() {
@@ -140,6 +142,46 @@ describe("observability", () => {
       expect(spans.map((span) => span.name)).toEqual(["other"])
     }).pipe(Effect.provide(Layer.mergeAll(QueueTracing.traced(MemoryStreamQueue.layer), tracingWith(exporting, 0.5, () => drawn))))
   })
+
+  it.effect("with the tracer off a publish writes no traceparent into its entries", () =>
+    Effect.gen(function*() {
+      const queue = yield* StreamQueue
+      yield* queue.ensureGroup("s", "g")
+      yield* queue.publish("s", ["batch"]).pipe(Effect.withSpan("request"))
+      const [delivery] = yield* queue.read("s", "g", "c", { count: 1, blockMs: 0 })
+      expect(delivery).toEqual({ id: expect.any(String), payload: "batch", deliveries: 1 })
+    }).pipe(Effect.provide(QueueTracing.traced(MemoryStreamQueue.layer)), Effect.provideService(References.TracerEnabled, false)))
+
+  it.effect("request lines: a 5xx at error with its cause, a 4xx at debug, a success not at all", () => {
+    const lines: Array<{ level: string; message: unknown; cause: unknown; annotations: Record<string, unknown> }> = []
+    const capture = Logger.map(Logger.formatStructured, (entry) => {
+      lines.push(entry)
+    })
+    const answer = (path: string, app: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>) =>
+      logRequestErrors(app).pipe(
+        Effect.exit,
+        Effect.provideService(HttpServerRequest.HttpServerRequest, HttpServerRequest.fromWeb(new Request(`http://localhost${path}?x=1`)))
+      )
+    return Effect.gen(function*() {
+      yield* answer("/ok", Effect.succeed(HttpServerResponse.empty({ status: 200 })))
+      yield* answer("/missing", Effect.succeed(HttpServerResponse.empty({ status: 404 })))
+      yield* answer("/boom", Effect.die(new Error("the database went away")))
+      expect(lines.map((line) => [line.level, line.message, line.annotations["http.status"]])).toEqual([
+        ["DEBUG", "GET /missing answered 404", 404],
+        ["ERROR", "GET /boom answered 500", 500]
+      ])
+      expect(String(lines[1]!.cause)).toContain("the database went away")
+    }).pipe(Effect.provide(Logger.layer([capture])), Effect.provideService(References.MinimumLogLevel, "Debug"))
+  })
+
+  it.effect("LOG_FORMAT unset is pretty on a terminal and logfmt elsewhere; LOG_LEVEL takes either case", () =>
+    Effect.gen(function*() {
+      expect([formatFor(undefined, true), formatFor(undefined, false), formatFor("json", true)]).toEqual(["pretty", "logfmt", "json"])
+      const { level } = yield* LoggingConfig.parse(ConfigProvider.fromUnknown({ LOG_LEVEL: "DEBUG" }))
+      expect(level).toBe("Debug")
+      const refused = yield* Effect.exit(LoggingConfig.parse(ConfigProvider.fromUnknown({ LOG_LEVEL: "loud" })))
+      expect(refused._tag).toBe("Failure")
+    }))
 
   it.effect("without OTEL_EXPORTER_OTLP_ENDPOINT the tracer is off and nothing samples", () =>
     Effect.gen(function*() {
