@@ -10,7 +10,11 @@ const durationMs = (row: ChangedLoadRow): number => Math.max(0, Date.parse(row.u
  * outbox event (docs/observability.md, "Logs").
  */
 export const logStatusChange = (row: ChangedLoadRow): Effect.Effect<void> =>
-  Effect.logInfo(`load ${row.processCode} ${row.previousStatus ?? "created"} -> ${row.status}`).pipe(
+  Effect.logInfo(
+    `load ${row.processCode} of ${row.company} ${row.previousStatus ?? "created"} -> ${row.status} after ${durationMs(row)} ms: ` +
+      `received ${row.received}, accepted ${row.accepted}, persisted ${row.persisted}, failed ${row.failed}` +
+      (row.failureReason === null ? "" : ` (${row.failureReason})`)
+  ).pipe(
     Effect.annotateLogs({
       event: "load.status",
       processCode: row.processCode,
