@@ -45,6 +45,9 @@ const randomHex = (length: number) => {
   return out.slice(0, length)
 }
 
+const NO_ATTRIBUTES = new Map<string, unknown>()
+const NO_LINKS: Array<Tracer.SpanLink> = []
+
 /**
  * A span not sampled: nothing recorded, nothing exported, ids made only if something asks (a stream
  * entry carries its context, flags 00, so that its consumer keeps the decision).
@@ -52,8 +55,9 @@ const randomHex = (length: number) => {
 class UnsampledSpan implements Tracer.Span {
   readonly _tag = "Span"
   readonly sampled = false
-  readonly attributes = new Map<string, unknown>()
-  readonly links: Array<Tracer.SpanLink> = []
+  // Shared and never written: attribute() and addLinks() do nothing.
+  readonly attributes = NO_ATTRIBUTES
+  readonly links = NO_LINKS
   readonly name: string
   readonly parent: Option.Option<Tracer.AnySpan>
   readonly annotations: Context.Context<never>
