@@ -13,8 +13,30 @@ export const TracingConfig = Config.all({
   baseEndpoint: Config.option(Config.String("OTEL_EXPORTER_OTLP_ENDPOINT")).pipe(Config.map(Option.filter((url) => url !== ""))),
   sampler: Config.Literals(SAMPLERS, "OTEL_TRACES_SAMPLER").pipe(Config.withDefault("parentbased_traceidratio" as const)),
   ratio: number("OTEL_TRACES_SAMPLER_ARG", 0.01, { min: 0, max: 1, note: "the share of new traces kept" }),
-  serviceName: Config.String("OTEL_SERVICE_NAME").pipe(Config.withDefault("retail-logistics"))
+  serviceName: Config.String("OTEL_SERVICE_NAME").pipe(Config.withDefault("retail-logistics")),
+  /** `key=value,key2=value2`, values URI-encoded (the SDK's form): a vendor's API key, for instance. */
+  headers: Config.String("OTEL_EXPORTER_OTLP_HEADERS").pipe(Config.withDefault(""))
 })
+
+const decodedOr = (value: string): string => {
+  try {
+    return decodeURIComponent(value)
+  } catch {
+    return value
+  }
+}
+
+/** The headers of OTEL_EXPORTER_OTLP_HEADERS; a pair without `=` is skipped. */
+export const parseHeaders = (text: string): Record<string, string> => {
+  const headers: Record<string, string> = {}
+  for (const pair of text.split(",")) {
+    const at = pair.indexOf("=")
+    if (at <= 0) continue
+    const value = pair.slice(at + 1).trim()
+    headers[pair.slice(0, at).trim().toLowerCase()] = decodedOr(value)
+  }
+  return headers
+}
 
 /** The traces URL: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, or OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`. */
 export const tracesUrl = (config: { readonly endpoint: Option.Option<string>; readonly baseEndpoint: Option.Option<string> }) =>
@@ -123,7 +145,7 @@ export const TracingLive: Layer.Layer<never, Config.ConfigError> = Layer.unwrap(
     yield* Effect.logInfo(`traces: OTLP to ${url.value}, service ${config.serviceName}, ${config.sampler} sampling ${ratio}`)
     const exporting = Layer.unwrap(
       Effect.map(
-        OtlpTracer.make({ url: url.value, resource: { serviceName: config.serviceName } }),
+        OtlpTracer.make({ url: url.value, resource: { serviceName: config.serviceName }, headers: parseHeaders(config.headers) }),
         (tracer) => tracingWith(tracer, ratio)
       )
     )
