@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { HttpApiSchema } from "effect/http-api"
-import { MessageError } from "./MessageError.ts"
+import { MessageError, withTag } from "./MessageError.ts"
 
 /** Variant A errors are plain strings (spec: "plain string body"); declared here for the OpenAPI document only. */
 const plain = (status: number, description: string) =>
@@ -18,14 +18,18 @@ export class CapacityConflict extends MessageError<CapacityConflict>()(
   "Capacity ran out since the dates were offered; nothing was taken"
 ) {}
 
-/** The body is CapacityConflict's `{message}` plus the order id and the fields that differ (docs/capacity.md). */
-export class OrderConflict extends Schema.TaggedError<OrderConflict>()(
+/** The body is CapacityConflict's `{message}` plus the order id and the fields that differ (docs/capacity.md); no `_tag` on the wire. */
+export class OrderConflict extends withTag(
   "OrderConflict",
-  { message: Schema.String, orderId: Schema.String, fields: Schema.Array(Schema.String) },
-  {
-    httpApiStatus: 409,
-    description: "The orderId was applied already with other content (`fields` names what differs); the applied order stands and nothing was taken"
-  }
+  Schema.Error<OrderConflict, { readonly _tag: "OrderConflict" }>("OrderConflict")(
+    Schema.Struct({ message: Schema.String, orderId: Schema.String, fields: Schema.Array(Schema.String) }).annotate({
+      identifier: "OrderConflict"
+    }),
+    {
+      httpApiStatus: 409,
+      description: "The orderId was applied already with other content (`fields` names what differs); the applied order stands and nothing was taken"
+    }
+  )
 ) {}
 
 export class OrderNotFound extends MessageError<OrderNotFound>()("OrderNotFound", 404, "No capacity is held for this order id") {}

@@ -5,9 +5,9 @@ import { HttpApiError } from "effect/http-api"
 
 /**
  * A request the contract could not decode (its path, query, headers or JSON payload) is 400 with
- * the body it always had: `{"_tag":"HttpApiDecodeError","issues":[{"_tag","path","message"}...],
- * "message"}`, the issues listed one per problem and the message drawn as a tree. The framework
- * answers an empty 400 itself; a body that is not JSON at all still is one.
+ * the spec's ErrorMessage, `{"message"}`: the message names where the bad value was (the body, a
+ * query parameter...), each bad field by its path, and why, one problem after another. A body that
+ * is not JSON at all says so. The framework would answer an empty 400 itself.
  */
 
 type IssueTag = "Type" | "Missing" | "Unexpected" | "Forbidden" | "Refinement" | "Transformation"
@@ -107,22 +107,33 @@ const walk = (
   }
 }
 
-const draw = (indentation: string, forest: ReadonlyArray<Tree>): string => {
-  let text = ""
-  forest.forEach((tree, index) => {
-    const isLast = index === forest.length - 1
-    text += `${indentation}${isLast ? "└" : "├"}─ ${tree.value}`
-    text += draw(`${indentation}${forest.length > 1 && !isLast ? "│  " : "   "}`, tree.forest)
-  })
-  return text
+type DecodeKind = "Params" | "Headers" | "Query" | "Payload"
+
+const WHERE: Readonly<Record<DecodeKind, string>> = {
+  Params: "path parameter",
+  Headers: "header",
+  Query: "query parameter",
+  Payload: "body field"
 }
 
-/** The decode error body of `issue`, found against `input` (what was decoded). */
-export const decodeErrorBody = (issue: SchemaIssue.Issue, input: unknown) => {
+/** `nodes[0].code`, or the body itself when the path is empty. */
+const fieldPath = (path: ReadonlyArray<PropertyKey>): string =>
+  path.reduce<string>(
+    (text, key) => (typeof key === "number" ? `${text}[${key}]` : text === "" ? String(key) : `${text}.${String(key)}`),
+    ""
+  )
+
+/** The decode error body of `issue`, found against `input` (what was decoded from `kind`): `{ message }`. */
+export const decodeErrorBody = (issue: SchemaIssue.Issue, input: unknown, kind: DecodeKind = "Payload") => {
   const issues: Array<DecodeIssue> = []
-  const tree = walk(issue, [], input, undefined, issues)
-  return { _tag: "HttpApiDecodeError", issues, message: tree.value + draw("\n", tree.forest) }
+  walk(issue, [], input, undefined, issues)
+  const problems = issues.map(({ message, path }) =>
+    path.length === 0 ? `${kind === "Payload" ? "the body" : `the ${WHERE[kind]}s`}: ${message}` : `${WHERE[kind]} ${fieldPath(path)}: ${message}`
+  )
+  return { message: `Invalid request: ${problems.join("; ")}` }
 }
+
+export const NOT_JSON_BODY = { message: "Invalid request: the body is not valid JSON" }
 
 const queryOf = (url: string): Record<string, string | Array<string>> => {
   const query: Record<string, string | Array<string>> = {}
@@ -146,26 +157,31 @@ const parsedBody = (request: HttpServerRequest.HttpServerRequest) =>
 
 const isInvalidJson = (issue: SchemaIssue.Issue) => issue._tag === "InvalidValue" && messageOf(issue) === "Expected a valid JSON body"
 
-const decodeFailure = (cause: Cause.Cause<unknown>): HttpApiError.HttpApiSchemaError | undefined => {
+const isRequestKind = (kind: HttpApiError.HttpApiSchemaError["kind"]): kind is DecodeKind => kind !== "Body" && kind !== "ResponseHeaders"
+
+/** The request part the contract could not decode, and why. */
+const decodeFailure = (cause: Cause.Cause<unknown>): { readonly kind: DecodeKind; readonly issue: SchemaIssue.Issue } | undefined => {
   for (const reason of cause.reasons) {
     const error = reason._tag === "Die" ? reason.defect : reason._tag === "Fail" ? reason.error : undefined
-    if (HttpApiError.HttpApiSchemaError.is(error) && error.kind !== "Body" && error.kind !== "ResponseHeaders") return error
+    if (HttpApiError.HttpApiSchemaError.is(error) && isRequestKind(error.kind)) return { kind: error.kind, issue: error.cause.issue }
   }
   return undefined
 }
 
-/** Answers the requests the contract could not decode with the old 400 body (see above). */
+/** Answers the requests the contract could not decode with a 400 ErrorMessage (see above). */
 export const DecodeErrorBodies = HttpRouter.middleware(
   <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
     Effect.catchCause(app, (cause) => {
       const failure = decodeFailure(cause)
-      if (failure === undefined || isInvalidJson(failure.cause.issue)) return Effect.failCause(cause)
+      if (failure === undefined) return Effect.failCause(cause)
+      const { issue, kind } = failure
+      if (isInvalidJson(issue)) return Effect.succeed(HttpServerResponse.jsonUnsafe(NOT_JSON_BODY, { status: 400 }))
       return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
         Effect.map(
-          failure.kind === "Payload"
+          kind === "Payload"
             ? parsedBody(request)
-            : Effect.succeed(failure.kind === "Query" ? queryOf(request.url) : failure.kind === "Headers" ? request.headers : undefined),
-          (input) => HttpServerResponse.jsonUnsafe(decodeErrorBody(failure.cause.issue, input), { status: 400 })
+            : Effect.succeed(kind === "Query" ? queryOf(request.url) : kind === "Headers" ? request.headers : undefined),
+          (input) => HttpServerResponse.jsonUnsafe(decodeErrorBody(issue, input, kind), { status: 400 })
         ))
     }),
   { global: true }
