@@ -123,7 +123,8 @@ export class CapacityAdminApi extends HttpApiGroup.make("capacityAdmin")
       params: { code: Schema.String },
       query: { from: LocalDate, to: LocalDate },
       success: NodeLedgerView,
-      error: [NodeNotFound, StorageFailed]
+      // 400: a from or to that is not a YYYY-MM-DD date (the contract's decoding answers it).
+      error: [InvalidRequest, NodeNotFound, StorageFailed]
     }).annotate(OpenApi.Summary, "A node's picking and dispatch usage and the orders behind it")
   )
   // Middlewares added later run first: the key is checked before any byte of the body is read.
