@@ -202,6 +202,7 @@ const endpointsOf = (spec: OpenApi.OpenAPISpec) =>
 const apiLines = (spec: OpenApi.OpenAPISpec, heading: string, listener: string): Array<string> => {
   const endpoints = endpointsOf(spec)
   const lines = [`## ${heading}`, "", `${escapeText(spec.info.title)}, version ${spec.info.version}. ${listener}`, ""]
+  if (spec.info.description !== undefined) lines.push(escapeText(spec.info.description), "")
   for (const tag of spec.tags) {
     const tagged = endpoints.filter(({ operation }) => operation.tags.includes(tag.name))
     lines.push(`### ${tag.name}`, "")
@@ -262,7 +263,10 @@ export const renderApiReference = (): string => {
     "",
     "Generated from the HttpApi contract in `packages/api` (`OpenApi.fromApi`); run",
     "`npx tsx scripts/apiReference.ts` after changing the contract (`test/docs.test.ts` fails until then).",
-    "A running server serves the same public document at `GET /v1/openapi.json` and renders it at `/v1/docs`.",
+    "A running server serves the same public document at `GET /v1/openapi.json` (its `servers` from `OPENAPI_SERVERS`)",
+    "and renders it at `/v1/docs` (Scalar's script served by the server itself); the internal listener serves its own",
+    "document at `GET /v1/openapi.json`. Error bodies are exactly the spec's ErrorMessage, `{\"message\"}`, unless a",
+    "response names another schema; capacity's variant A errors are plain text.",
     "What the endpoints do, with examples: [README](../README.md#api); the limits behind 408, 413 and 429:",
     "[limits.md](limits.md).",
     "",
