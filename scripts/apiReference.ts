@@ -206,6 +206,7 @@ const apiLines = (spec: OpenApi.OpenAPISpec, heading: string, listener: string):
   for (const tag of spec.tags) {
     const tagged = endpoints.filter(({ operation }) => operation.tags.includes(tag.name))
     lines.push(`### ${tag.name}`, "")
+    if (tag.description !== undefined) lines.push(`${escapeText(tag.description)}.`, "")
     for (const { method, operation, path } of tagged) lines.push(...operationLines(method, path, operation))
   }
   return lines

@@ -62,6 +62,7 @@ export class DeliveryCapacityApi extends HttpApiGroup.make("deliveryCapacity")
       )
   )
   .prefix("/v1")
+  .annotate(OpenApi.Description, "Checkout's question: the delivery dates a group of items can be promised")
 {}
 
 export const NetworkVersion = Schema.Struct({ version: Schema.Int }).annotate({ identifier: "NetworkVersion" })
@@ -131,4 +132,5 @@ export class CapacityAdminApi extends HttpApiGroup.make("capacityAdmin")
   .middleware(JsonValueLimit)
   .middleware(CapacityApiKey)
   .prefix("/v1")
+  .annotate(OpenApi.Description, "The capacity network, and the capacity orders take and give back")
 {}

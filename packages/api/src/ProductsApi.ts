@@ -53,4 +53,5 @@ export class ProductsApi extends HttpApiGroup.make("products")
   )
   .middleware(Authentication)
   .prefix("/v1")
+  .annotate(OpenApi.Description, "Load products as a JSON body: validated one by one, persisted asynchronously")
 {}
