@@ -4,8 +4,9 @@ import { demoNetwork } from "@retail/capacity"
 import { sampleProduct } from "@retail/testkit"
 import { Effect } from "effect"
 import { mkdirSync, rmSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import openapiTS, { astToString } from "openapi-typescript"
 import ts from "typescript"
 import { type HttpResult, internalRequest, request } from "./support/Http.ts"
@@ -13,6 +14,8 @@ import { mintToken, TestServer } from "./support/TestServer.ts"
 
 const KEY = "test-openapi-key"
 const SERVERS = "https://api.example.test, https://qa-api.example.test/"
+const key = { authorization: `Bearer ${KEY}` }
+const json = { "content-type": "application/json" }
 
 interface Schema {
   readonly $ref?: string
@@ -53,6 +56,13 @@ const NO_ROUTE_B = {
   items: [{ skuCode: "SKU-TV-55-4K", origin: "CD-NOWHERE", quantity: 1, weight: 20 }]
 }
 
+/** The script effect embeds for HttpApiScalar.layer, imported by file (the subpath is not exported). */
+const embeddedScalarScript = Effect.promise(async () => {
+  const file = join(dirname(createRequire(import.meta.url).resolve("effect/package.json")), "dist/http-api/internal/httpApiScalar.js")
+  const module: { readonly javascript: string } = await import(pathToFileURL(file).href)
+  return module.javascript
+})
+
 const documentOf = (response: HttpResult): Document => {
   expect(response.status).toBe(200)
   expect(response.headers.get("content-type")).toMatch(/^application\/json/)
@@ -88,8 +98,12 @@ const expectDocumented = (document: Document, method: string, path: string, resp
   }
 }
 
-describe("GET /v1/openapi.json: the contract as a client generator reads it", () => {
-  layer(TestServer({ CAPACITY_API_KEYS: KEY, OPENAPI_SERVERS: SERVERS }), { timeout: 120_000, excludeTestServices: true })((it) => {
+// One server for the whole file: the documents, the reference page and the error bodies.
+describe("the contract as a client sees it", () => {
+  layer(
+    TestServer({ CAPACITY_API_KEYS: KEY, OPENAPI_SERVERS: SERVERS, REQUEST_MAX_BYTES: "2048" }),
+    { timeout: 120_000, excludeTestServices: true }
+  )((it) => {
     it.effect("describes a product with every constraint the validation applies, and at most 3000 of them", () =>
       Effect.gen(function*() {
         const { components, paths } = yield* publicDocument
@@ -144,8 +158,6 @@ describe("GET /v1/openapi.json: the contract as a client generator reads it", ()
       Effect.gen(function*() {
         const document = yield* publicDocument
         const token = yield* mintToken()
-        const key = { authorization: `Bearer ${KEY}` }
-        const json = { "content-type": "application/json" }
         const loaded = yield* request("/v1/load-products", { token, headers: json, body: JSON.stringify({ products: [sampleProduct(1, { prefix: `OA${crypto.randomUUID().slice(0, 8)}-` })] }) })
         expectDocumented(document, "post", "/v1/load-products", loaded)
         const { processCode } = loaded.json() as { readonly processCode: string }
@@ -226,6 +238,60 @@ describe("GET /v1/openapi.json: the contract as a client generator reads it", ()
           expect(called.has(operation), `${operation} is called in CALLS`).toBe(true)
         }
         expect(typeErrors(files)).toEqual([])
+      }))
+    // GET /v1/docs: the API reference page renders without the internet.
+    it.effect("the page loads Scalar's script from this server, and that script is the installed package's, whole", () =>
+      Effect.gen(function*() {
+        const page = yield* request("/v1/docs")
+        expect(page.status).toBe(200)
+        expect(page.headers.get("content-type")).toMatch(/^text\/html/)
+        const sources = [...page.text.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map((match) => match[1]!)
+        expect(sources).toEqual(["docs/scalar.js"])
+        expect(page.text).not.toMatch(/jsdelivr|unpkg|fonts\.scalar/)
+        expect(page.text).toContain("\"openapi\":\"3.1.0\"")
+
+        const script = yield* request(new URL(sources[0]!, "http://server/v1/docs").pathname)
+        expect(script.status).toBe(200)
+        expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8")
+        expect(script.text.length).toBeGreaterThan(1_000_000)
+        expect(script.text).toBe(yield* embeddedScalarScript)
+        expect(script.text).toContain("createApiReference")
+      }))
+
+    // Error bodies are the spec's ErrorMessage, {message} and nothing else.
+    it.effect("each error class of the contract answers {message} without _tag", () =>
+      Effect.gen(function*() {
+        const token = yield* mintToken()
+        const answers = [
+          yield* request("/v1/load-products", { token, headers: json, body: JSON.stringify({ products: "none" }) }),
+          yield* request(`/v1/loads/${crypto.randomUUID()}`, { token }),
+          yield* request("/v1/load-products", { token, headers: { "content-type": "text/csv" }, body: "a,b" }),
+          yield* request("/v1/network", { method: "PUT", headers: { ...key, ...json }, body: JSON.stringify({ pad: "x".repeat(4096) }) }),
+          yield* request("/v1/delivery/capacity/consumptions/no-such-order", { method: "DELETE", headers: key })
+        ]
+        expect(answers.map((answer) => answer.status)).toEqual([400, 404, 415, 413, 404])
+        for (const answer of answers) {
+          expect(answer.headers.get("content-type"), answer.text).toMatch(/^application\/json/)
+          expect(Object.keys(answer.json() as object), answer.text).toEqual(["message"])
+        }
+      }))
+
+    it.effect("a request the contract cannot decode is 400 {message} naming where, the field and why; a body that is not JSON says so", () =>
+      Effect.gen(function*() {
+        const missing = yield* request("/v1/delivery/capacity/consumptions", { headers: { ...key, ...json }, body: JSON.stringify({ orderId: "o-1" }) })
+        expect(missing.status).toBe(400)
+        expect(Object.keys(missing.json() as object)).toEqual(["message"])
+        expect((missing.json() as { message: string }).message).toMatch(/^Invalid request: body field dispatchCode: is missing/)
+
+        const badDate = yield* request("/v1/delivery/capacity/nodes/CD-LURIN?from=soon&to=2027-03-02", { headers: key })
+        expect(badDate.status).toBe(400)
+        expect(badDate.json()).toEqual({ message: expect.stringMatching(/^Invalid request: query parameter from: /) })
+
+        const notJson = yield* request("/v1/delivery/capacity/consumptions", { headers: { ...key, ...json }, body: "{\"orderId\":" })
+        expect({ status: notJson.status, body: notJson.json() }).toEqual({
+          status: 400,
+          body: { message: "Invalid request: the body is not valid JSON" }
+        })
       }))
   })
 })

@@ -9,7 +9,7 @@ import { dirname, join } from "node:path"
  * Importing that module would keep the 3 MB string in the heap for the life of the process (and in
  * the bundle), so the file is read from disk when the script is asked for and the literal is decoded
  * as it streams by. The subpath is not in effect's exports, so it is found from effect's
- * package.json; test/apiDocs.test.ts checks the decoded script against the module's string.
+ * package.json; test/openapi.test.ts checks the served script against the module's string.
  */
 export const scalarScriptFile = (): string =>
   join(dirname(createRequire(import.meta.url).resolve("effect/package.json")), "dist/http-api/internal/httpApiScalar.js")
