@@ -185,6 +185,9 @@ const operationLines = (method: string, path: string, operation: OpenApi.OpenAPI
   lines.push("Responses:", "")
   for (const [status, response] of Object.entries(operation.responses)) {
     lines.push(`- **${status}** ${escapeText(response.description)}`)
+    for (const [name, header] of Object.entries(response.headers ?? {})) {
+      lines.push(...indentLines(item(`header \`${name}\``, header.description === undefined ? asSchema(header.schema) : { ...asSchema(header.schema), description: header.description }), 1))
+    }
     if (response.content !== undefined) lines.push(...indentLines(contentLines("body ", response.content), 1))
   }
   lines.push("")

@@ -144,6 +144,10 @@ describe("the contract as a client sees it", () => {
           for (const part of parts) expect(schema?.properties?.[part], `${path} ${part}`).toEqual({ type: "string", format: "binary" })
         }
         expect(Object.keys(operationOf(document, "get", "/health").responses)).toEqual(["200"])
+        const tooMany = Object.values(document.paths).flatMap((item) => Object.values(item)).map((operation) => operation.responses["429"])
+          .filter((response) => response !== undefined)
+        expect(tooMany.length).toBeGreaterThan(5)
+        for (const response of tooMany) expect(response, "every 429 says when to retry").toMatchObject({ headers: { "Retry-After": { required: true } } })
         expect(components(document, "ErrorMessage")).toEqual({
           type: "object",
           properties: { message: { type: "string" } },

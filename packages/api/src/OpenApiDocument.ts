@@ -63,8 +63,39 @@ const tidy = (value: unknown): unknown => {
   return Object.keys(rest).length === 0 ? members[0] : { ...rest, allOf: members }
 }
 
-/** The `OpenApi.Transform` of both contracts (see `tidy`). */
+/** Every 429 carries `Retry-After` (RetryAfter.ts, and the fast lane's FastLaneLimit). */
+export const RETRY_AFTER_HEADER = {
+  "Retry-After": {
+    required: true,
+    description: "Seconds to wait before trying again",
+    schema: { type: "integer", minimum: 1 }
+  }
+} as const
+
+const withRetryAfter = (paths: unknown): unknown => {
+  if (!isRecord(paths)) return paths
+  const out: Record<string, unknown> = {}
+  for (const [path, item] of Object.entries(paths)) {
+    if (!isRecord(item)) {
+      out[path] = item
+      continue
+    }
+    const operations: Record<string, unknown> = {}
+    for (const [method, operation] of Object.entries(item)) {
+      const responses = isRecord(operation) ? operation["responses"] : undefined
+      const tooMany = isRecord(responses) ? responses["429"] : undefined
+      operations[method] = isRecord(operation) && isRecord(responses) && isRecord(tooMany)
+        ? { ...operation, responses: { ...responses, "429": { ...tooMany, headers: { ...RETRY_AFTER_HEADER } } } }
+        : operation
+    }
+    out[path] = operations
+  }
+  return out
+}
+
+/** The `OpenApi.Transform` of both contracts: `tidy`, and the `Retry-After` of every 429. */
 export const tidyDocument = (document: Record<string, unknown>): Record<string, unknown> => {
   const tidied = tidy(document)
-  return isRecord(tidied) ? { ...tidied } : document
+  if (!isRecord(tidied)) return document
+  return "paths" in tidied ? { ...tidied, paths: withRetryAfter(tidied["paths"]) } : { ...tidied }
 }
