@@ -10,20 +10,13 @@ import { HttpApiError } from "effect/http-api"
  * is not JSON at all says so. The framework would answer an empty 400 itself.
  */
 
-type IssueTag = "Type" | "Missing" | "Unexpected" | "Forbidden" | "Refinement" | "Transformation"
-
+/** One problem of a request, at its path. */
 interface DecodeIssue {
-  readonly _tag: IssueTag
   readonly path: ReadonlyArray<PropertyKey>
   readonly message: string
 }
 
-const { annotationText, checkExpected, describe, describeBase, expectedActual, formatTreePath } = Effect3Words
-
-interface Tree {
-  readonly value: string
-  readonly forest: ReadonlyArray<Tree>
-}
+const { annotationText, checkExpected, describe, describeBase, expectedActual } = Effect3Words
 
 const at = (input: unknown, path: ReadonlyArray<PropertyKey>): unknown => {
   let value = input
@@ -54,26 +47,20 @@ const annotationsOf = (issue: SchemaIssue.Issue): { readonly [key: string]: unkn
 const messageOf = (issue: SchemaIssue.Issue): string | undefined =>
   annotationText(annotationsOf(issue), issue._tag === "MissingKey" ? "messageMissingKey" : "message")
 
-/**
- * The issue as a list (one entry per problem, with its path) and as a tree (its message); `node` is
- * the schema whose checks a `Filter` issue is one of.
- */
+/** The problems of `issue`, one per bad value with its path; `node` is the schema whose checks a `Filter` issue is one of. */
 const walk = (
   issue: SchemaIssue.Issue,
   path: ReadonlyArray<PropertyKey>,
   input: unknown,
   node: SchemaAST.AST | undefined,
   issues: Array<DecodeIssue>
-): Tree => {
-  const leaf = (_tag: IssueTag, message: string): Tree => {
-    issues.push({ _tag, path, message })
-    return { value: message, forest: [] }
+): void => {
+  const leaf = (message: string): void => {
+    issues.push({ path, message })
   }
   switch (issue._tag) {
-    case "Pointer": {
-      const inner = walk(issue.issue, [...path, ...issue.path], at(input, issue.path), undefined, issues)
-      return { value: formatTreePath(issue.path), forest: [inner] }
-    }
+    case "Pointer":
+      return walk(issue.issue, [...path, ...issue.path], at(input, issue.path), undefined, issues)
     case "Composite":
     case "AnyOf": {
       // One schema's checks failing on one value, or a union of one member: the issue is the child's.
@@ -82,28 +69,28 @@ const walk = (
       if (first !== undefined && children.length === 1 && (first._tag !== "Pointer" || issue._tag === "AnyOf")) {
         return walk(first, path, input, issue.ast, issues)
       }
-      if (first === undefined) return leaf("Type", expectedActual(describe(issue.ast), input))
-      return { value: describe(issue.ast), forest: children.map((child) => walk(child, path, input, issue.ast, issues)) }
+      if (first === undefined) return leaf(expectedActual(describe(issue.ast), input))
+      return children.forEach((child) => walk(child, path, input, issue.ast, issues))
     }
     case "Filter": {
       // Its message, or the one its predicate answered; else what Effect 3 expected of the refinement it was.
       const message = messageOf(issue) ?? (issue.issue._tag === "InvalidValue" ? messageOf(issue.issue) : undefined)
-      return leaf("Refinement", message ?? expectedActual(checkExpected(node, issue.filter), input))
+      return leaf(message ?? expectedActual(checkExpected(node, issue.filter), input))
     }
     case "Encoding":
       return walk(issue.issue, path, input, issue.ast, issues)
     case "MissingKey":
-      return leaf("Missing", messageOf(issue) ?? "is missing")
+      return leaf(messageOf(issue) ?? "is missing")
     case "UnexpectedKey":
-      return leaf("Unexpected", "is unexpected")
+      return leaf("is unexpected")
     case "Forbidden":
-      return leaf("Forbidden", "is forbidden")
+      return leaf("is forbidden")
     case "InvalidType":
-      return leaf("Type", messageOf(issue) ?? expectedActual(describeBase(issue.ast), input))
+      return leaf(messageOf(issue) ?? expectedActual(describeBase(issue.ast), input))
     case "OneOf":
-      return leaf("Type", messageOf(issue) ?? expectedActual(describe(issue.ast), input))
+      return leaf(messageOf(issue) ?? expectedActual(describe(issue.ast), input))
     case "InvalidValue":
-      return leaf("Type", messageOf(issue) ?? annotationText(issue.annotations, "expected") ?? `Invalid data ${Effect3Words.formatUnknown(input)}`)
+      return leaf(messageOf(issue) ?? annotationText(issue.annotations, "expected") ?? `Invalid data ${Effect3Words.formatUnknown(input)}`)
   }
 }
 
