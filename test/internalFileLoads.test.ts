@@ -65,7 +65,7 @@ describe("POST /v1/handle-json-int on the internal listener", () => {
         ] as const
         for (const [parts, message] of cases) {
           const response = yield* postInternal(parts)
-          expect({ status: response.status, body: response.json() }).toEqual({ status: 400, body: { _tag: "InvalidRequest", message } })
+          expect({ status: response.status, body: response.json() }).toEqual({ status: 400, body: { message } })
         }
         expect(yield* publishedEntries).toBe(before)
       }))
@@ -78,7 +78,7 @@ describe("POST /v1/handle-json-int on the internal listener", () => {
           const response = yield* postInternal([["company", company], ["company", second], ["productsJson", file]])
           expect({ status: response.status, body: response.json() }).toEqual({
             status: 400,
-            body: { _tag: "InvalidRequest", message: "The part company is given more than once" }
+            body: { message: "The part company is given more than once" }
           })
         }
         expect(yield* publishedEntries).toBe(before)

@@ -15,6 +15,8 @@ import {
   CapacityConflict,
   CapacityInternalText,
   CapacityNoRouteText,
+  CapacityTooLargeText,
+  CapacityTooManyText,
   CapacityUnauthorizedText,
   CapacityUnsupportedMediaText,
   NodeNotFound,
@@ -23,7 +25,7 @@ import {
 } from "./CapacityErrors.ts"
 import { InvalidRequest, PayloadTooLarge, StorageFailed } from "./Errors.ts"
 import { JsonValueLimit } from "./JsonValueLimit.ts"
-import { CapacityApiKey } from "./Security.ts"
+import { CapacityApiKey, CapacityApiKeyScheme } from "./Security.ts"
 
 /** Variant B's error body, per status (docs/capacity.md lists the codes). */
 const errorB = (status: number, description: string) => ErrorBodyB.pipe(HttpApiSchema.status(status)).annotate({ description })
@@ -40,12 +42,16 @@ export class DeliveryCapacityApi extends HttpApiGroup.make("deliveryCapacity")
         CapacityUnauthorizedText,
         CapacityNoRouteText,
         errorB(404, "Variant B: NO_ROUTE_FOUND"),
+        CapacityTooLargeText,
         CapacityUnsupportedMediaText,
+        CapacityTooManyText,
         CapacityInternalText,
         errorB(500, "Variant B: INTERNAL_ERROR")
       ]
     })
       .annotate(OpenApi.Summary, "Delivery dates for a group of items (variant A or B, told apart by shape)")
+      // The handler is raw (the fast lane checks the key itself), so the group has no middleware to declare it.
+      .annotate(OpenApi.Override, { security: [{ [CapacityApiKeyScheme]: [] }] })
       .annotate(
         OpenApi.Description,
         "Requires `Authorization: Bearer <api-key>` (CAPACITY_API_KEYS). Variant B when the body has saleChannel or " +
@@ -56,6 +62,7 @@ export class DeliveryCapacityApi extends HttpApiGroup.make("deliveryCapacity")
       )
   )
   .prefix("/v1")
+  .annotate(OpenApi.Description, "Checkout's question: the delivery dates a group of items can be promised")
 {}
 
 export const NetworkVersion = Schema.Struct({ version: Schema.Int }).annotate({ identifier: "NetworkVersion" })
@@ -101,7 +108,8 @@ export class CapacityAdminApi extends HttpApiGroup.make("capacityAdmin")
     HttpApiEndpoint.post("consume", "/delivery/capacity/consumptions", {
       payload: ConsumptionRequest,
       success: ConsumptionResult,
-      error: [InvalidRequest, CapacityConflict, OrderConflict, StorageFailed]
+      // OrderConflict first: a client decoding a 409 tries it before the plain `{message}` of CapacityConflict.
+      error: [InvalidRequest, OrderConflict, CapacityConflict, StorageFailed]
     }).annotate(OpenApi.Summary, "Take an order's capacity, all or nothing; idempotent by order id (the same content again)")
   )
   .add(
@@ -116,11 +124,13 @@ export class CapacityAdminApi extends HttpApiGroup.make("capacityAdmin")
       params: { code: Schema.String },
       query: { from: LocalDate, to: LocalDate },
       success: NodeLedgerView,
-      error: [NodeNotFound, StorageFailed]
+      // 400: a from or to that is not a YYYY-MM-DD date (the contract's decoding answers it).
+      error: [InvalidRequest, NodeNotFound, StorageFailed]
     }).annotate(OpenApi.Summary, "A node's picking and dispatch usage and the orders behind it")
   )
   // Middlewares added later run first: the key is checked before any byte of the body is read.
   .middleware(JsonValueLimit)
   .middleware(CapacityApiKey)
   .prefix("/v1")
+  .annotate(OpenApi.Description, "The capacity network, and the capacity orders take and give back")
 {}

@@ -60,9 +60,11 @@ export class FilesApi extends HttpApiGroup.make("files")
   .add(handleCsvEndpoint)
   .middleware(Authentication)
   .prefix("/v1")
+  .annotate(OpenApi.Description, "Load products from files of any size (multipart): one JSON file, or four CSV files")
 {}
 
 export class InternalFilesApi extends HttpApiGroup.make("internalFiles")
   .add(handleJsonIntEndpoint)
   .prefix("/v1")
+  .annotate(OpenApi.Description, "File loads for a named company, for trusted callers on the internal listener")
 {}
