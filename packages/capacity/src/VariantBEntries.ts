@@ -16,6 +16,7 @@ import type {
   LogisticsCapacity
 } from "./VariantB.ts"
 import { CAPACITY_ERROR_CODE, deliveryWindowsOf, traceDetailsOf } from "./DispatchTrace.ts"
+import { echoItem } from "./VariantBEcho.ts"
 import type { NodeModel, Snapshot, ZoneModel } from "./SnapshotModel.ts"
 
 /** Building LogisticsCapacity entries of variant B from the engine's dispatch results. */
@@ -66,8 +67,6 @@ const entityDetailsOfNode = (model: NodeModel): EntityDetails => {
   }
 }
 
-/** The item as the request echo gives it (defaults filled in), shipped from `origin`. */
-const dispatchItemOf = (item: ItemB, origin: string): ItemB => ({ ...item, origin })
 
 /** One list of dates per delivery window (in the zone's window order: dates that window has room); one list for pickup. */
 const deliveryDatesOf = (dispatch: DispatchResult): ReadonlyArray<ReadonlyArray<string>> => {
@@ -266,7 +265,7 @@ export const entryOfDispatch = (
     deliveryTrace: parts.deliveryTrace,
     arriveDates: parts.arriveDates,
     detailedCapacityError: errors,
-    dispatchItems: mapForJson(shipped, (line) => dispatchItemOf(line.item, dispatch.origin))
+    dispatchItems: mapForJson(shipped, (line) => echoItem(line.item, dispatch.origin))
   }
 }
 

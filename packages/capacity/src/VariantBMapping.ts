@@ -16,7 +16,7 @@ import { pathKey } from "./Snapshot.ts"
 import type { DeliveryRequestB, DeliveryResponseB, ItemB, LogisticsCapacity } from "./VariantB.ts"
 import { NoRouteFound } from "./RequestErrors.ts"
 import { originOfItem } from "./VariantBDecode.ts"
-import { DEFAULT_MAX_PICKUP_POINTS, itemWithDefaults, requestWithDefaults } from "./VariantBEcho.ts"
+import { DEFAULT_MAX_PICKUP_POINTS, echoItem, requestWithDefaults } from "./VariantBEcho.ts"
 import { type Alternative, entriesOfEvaluation, type EntryContext, type Line, unservedEntry } from "./VariantBEntries.ts"
 import type { Snapshot, ZoneModel } from "./SnapshotModel.ts"
 
@@ -76,7 +76,7 @@ export const evaluateVariantB = (
   const echoedItems: Array<ItemB> = []
   const lines: Array<Line> = []
   for (let index = 0; index < request.items.length; index++) {
-    const item = itemWithDefaults(request.items[index]!)
+    const item = echoItem(request.items[index]!, undefined)
     const units = item.units ?? Math.ceil(item.quantity)
     echoedItems.push(item)
     lines.push({ index, item, origin: originOfItem(item), units, weightKg: unitWeightKg(item, freight) * units })

@@ -40,9 +40,14 @@ export class CapacityFastLane extends Context.Service<CapacityFastLane, {
       const network = yield* CapacityNetwork
       const limit = yield* FastLaneLimit
       const MAX_BODY_BYTES = config.maxBodyBytes
-      /** The answer to a request whose body has been read (`tooLarge`: only its first chunks were kept). */
-      const answerOf = (refusal: Answer | undefined, body: string, tooLarge: boolean): Answer => {
-        if (refusal !== undefined) return refusal
+      /**
+       * The answer to a request whose body has been read (`tooLarge`: only its first
+       * MAX_BODY_BYTES were kept), after the checks made before reading it.
+       */
+      const answerOf = (authorized: boolean, json: boolean, retryAfter: number | undefined, body: string, tooLarge: boolean): Answer => {
+        if (!authorized) return UNAUTHORIZED[formatOf(body)]
+        if (!json) return UNSUPPORTED_MEDIA_TYPE[formatOf(body)]
+        if (retryAfter !== undefined) return tooManyRequests(formatOf(body), retryAfter)
         if (tooLarge) return payloadTooLarge(formatOf(body), MAX_BODY_BYTES)
         return answerCapacity(config, network.peek(), body, Date.now())
       }
@@ -54,14 +59,6 @@ export class CapacityFastLane extends Context.Service<CapacityFastLane, {
         const authorized = holdsApiKey(config.apiKeys, request.headers.authorization)
         const json = authorized && isJsonContentType(request.headers["content-type"])
         const retryAfter = json ? limit.retryAfter(request) : undefined
-        const refusal = (body: string): Answer | undefined =>
-          !authorized
-            ? UNAUTHORIZED[formatOf(body)]
-            : !json
-            ? UNSUPPORTED_MEDIA_TYPE[formatOf(body)]
-            : retryAfter !== undefined
-            ? tooManyRequests(formatOf(body), retryAfter)
-            : undefined
         const chunks: Array<Buffer> = []
         let size = 0
         request.on("data", (chunk: Buffer) => {
@@ -74,7 +71,7 @@ export class CapacityFastLane extends Context.Service<CapacityFastLane, {
         request.on("end", () => {
           const body = chunks.length === 1 ? chunks[0]?.toString("utf8") ?? "" : Buffer.concat(chunks).toString("utf8")
           try {
-            send(response, answerOf(refusal(body), body, size > MAX_BODY_BYTES))
+            send(response, answerOf(authorized, json, retryAfter, body, size > MAX_BODY_BYTES))
           } catch {
             send(response, INTERNAL[formatOf(body)])
           }
