@@ -6,9 +6,8 @@ import { HttpApiBuilder } from "effect/http-api"
 import { CapacityConfig } from "../CapacityConfig.ts"
 import { CapacityNetwork } from "../CapacityNetwork.ts"
 import { NetworkReplica } from "../NetworkReplica.ts"
-import { answerCapacity } from "../CapacityAnswer.ts"
-import { type Answer, INTERNAL, payloadTooLarge, UNAUTHORIZED, UNSUPPORTED_MEDIA_TYPE } from "../Answer.ts"
-import { readsAsVariantB } from "../VariantSniff.ts"
+import { type Answer, INTERNAL } from "../Answer.ts"
+import { answerRequest } from "../RequestAnswer.ts"
 
 const respond = (answer: Answer) =>
   HttpServerResponse.text(answer.body, {
@@ -29,11 +28,11 @@ export const DeliveryCapacityHttp = HttpApiBuilder.group(Api, "deliveryCapacity"
     const network = yield* CapacityNetwork
     return handlers.handleRaw("deliveryCapacity", ({ request }) =>
       Effect.gen(function*() {
+        const authorized = holdsApiKey(config.apiKeys, request.headers["authorization"])
+        const json = authorized && isJsonContentType(request.headers["content-type"])
         const body = yield* request.text
-        const format = readsAsVariantB(body) ? "B" : "A"
-        if (!holdsApiKey(config.apiKeys, request.headers["authorization"])) return respond(UNAUTHORIZED[format])
-        if (!isJsonContentType(request.headers["content-type"])) return respond(UNSUPPORTED_MEDIA_TYPE[format])
-        if (Buffer.byteLength(body) > config.maxBodyBytes) return respond(payloadTooLarge(format, config.maxBodyBytes))
-        return respond(answerCapacity(config, network.peek(), body, yield* Clock.currentTimeMillis))
+        const checks = { authorized, json, retryAfter: undefined }
+        const tooLarge = Buffer.byteLength(body) > config.maxBodyBytes
+        return respond(answerRequest(config, network.peek(), checks, body, tooLarge, yield* Clock.currentTimeMillis))
       }).pipe(Effect.catchCause(() => Effect.succeed(respond(INTERNAL.A)))))
   })).pipe(Layer.provide(NetworkReplica))

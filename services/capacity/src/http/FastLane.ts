@@ -4,9 +4,8 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { Context, Effect, Layer } from "effect"
 import { CapacityConfig } from "../CapacityConfig.ts"
 import { CapacityNetwork } from "../CapacityNetwork.ts"
-import { answerCapacity } from "../CapacityAnswer.ts"
-import { type Answer, type ErrorFormat, INTERNAL, payloadTooLarge, tooManyRequests, UNAUTHORIZED, UNSUPPORTED_MEDIA_TYPE } from "../Answer.ts"
-import { readsAsVariantB } from "../VariantSniff.ts"
+import type { Answer } from "../Answer.ts"
+import { answerRequest } from "../RequestAnswer.ts"
 import { FastLaneLimit } from "./FastLaneLimit.ts"
 
 const PATH = "/v1/delivery/capacity"
@@ -17,8 +16,6 @@ const send = (response: ServerResponse, answer: Answer) => {
     : { "content-type": answer.contentType, "content-length": Buffer.byteLength(answer.body), "retry-after": String(answer.retryAfter) })
   response.end(answer.body)
 }
-
-const formatOf = (body: string): ErrorFormat => (readsAsVariantB(body) ? "B" : "A")
 
 /**
  * Checkout's hot path on plain node:http, ahead of the Effect HTTP stack (measured here: ~2.4k rps
@@ -40,17 +37,6 @@ export class CapacityFastLane extends Context.Service<CapacityFastLane, {
       const network = yield* CapacityNetwork
       const limit = yield* FastLaneLimit
       const MAX_BODY_BYTES = config.maxBodyBytes
-      /**
-       * The answer to a request whose body has been read (`tooLarge`: only its first
-       * MAX_BODY_BYTES were kept), after the checks made before reading it.
-       */
-      const answerOf = (authorized: boolean, json: boolean, retryAfter: number | undefined, body: string, tooLarge: boolean): Answer => {
-        if (!authorized) return UNAUTHORIZED[formatOf(body)]
-        if (!json) return UNSUPPORTED_MEDIA_TYPE[formatOf(body)]
-        if (retryAfter !== undefined) return tooManyRequests(formatOf(body), retryAfter)
-        if (tooLarge) return payloadTooLarge(formatOf(body), MAX_BODY_BYTES)
-        return answerCapacity(config, network.peek(), body, Date.now())
-      }
       /** True when the request was taken (answered or being answered) by the fast lane. */
       const take = (request: IncomingMessage, response: ServerResponse): boolean => {
         if (request.method !== "POST" || (request.url !== PATH && request.url !== `${PATH}/`)) return false
@@ -70,11 +56,7 @@ export class CapacityFastLane extends Context.Service<CapacityFastLane, {
         })
         request.on("end", () => {
           const body = chunks.length === 1 ? chunks[0]?.toString("utf8") ?? "" : Buffer.concat(chunks).toString("utf8")
-          try {
-            send(response, answerOf(authorized, json, retryAfter, body, size > MAX_BODY_BYTES))
-          } catch {
-            send(response, INTERNAL[formatOf(body)])
-          }
+          send(response, answerRequest(config, network.peek(), { authorized, json, retryAfter }, body, size > MAX_BODY_BYTES, Date.now()))
         })
         request.on("error", () => response.destroy())
         return true
