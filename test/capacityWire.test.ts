@@ -116,6 +116,15 @@ describe("delivery capacity on the wire", () => {
         expect(results[1]).toMatchObject({ dispatchCode: null, route: null, pickingDate: null, deliveryCost: null, deliveryDates: [] })
         const emptyStrings = JSON.stringify(results).match(/"[A-Za-z]+":""/g)
         expect(emptyStrings).toBeNull()
+        // A line short of stock: what earlier lines took is the used part of the node's stock, not 0.
+        const store = { origin: "TD-MIRAFLORES", entityType: "TD", skuCode: "SKU-SMARTWATCH-GT", dispatchType: "EXPRESS", quantity: 2 }
+        const short = (yield* ok({ purchaseDate: "2027-03-01", items: [itemA(store), itemA(store)] })) as ReadonlyArray<{
+          pickingDate: unknown
+          detailedCapacityError: ReadonlyArray<{ providerDetails: Json }>
+        }>
+        expect(short[1]!.pickingDate).toBeNull()
+        expect(short[1]!.detailedCapacityError[0]!.providerDetails)
+          .toEqual({ providerCode: "TD-MIRAFLORES", availableCapacity: 1, usedCapacity: 2, totalCapacity: 3, date: "2027-03-01" })
       }))
 
     it.effect("variant A: an empty items list is a 400 naming items", () =>

@@ -235,8 +235,8 @@ const stockOutcome = (shortage: StockShortage, purchaseDate: string): Outcome =>
       providerDetails: {
         providerCode: shortage.node,
         availableCapacity: shortage.available,
-        usedCapacity: 0,
-        totalCapacity: shortage.available,
+        usedCapacity: shortage.taken,
+        totalCapacity: shortage.stock,
         date: purchaseDate
       }
     }]
