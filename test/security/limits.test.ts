@@ -65,6 +65,14 @@ describe("request rate per credential", () => {
         expect(admin.headers.get("retry-after")).toBe("5")
         expect((yield* capacity(OTHER_KEY)).status).toBe(400)
         expect((yield* capacity("unknown-key")).status).toBe(401)
+        // A variant B body gets variant B's error body for its 429 too.
+        const bodyB = JSON.stringify({ purchaseDate: "2027-03-01", saleChannel: "WEB" })
+        expect((yield* capacity(OTHER_KEY, bodyB)).status).toBe(400)
+        expect(tooMany(yield* capacity(OTHER_KEY, bodyB))).toEqual({
+          status: 429,
+          retryAfter: "5",
+          body: { code: "TOO_MANY_REQUESTS", message: "too many requests for this API key; retry after 5 s", details: {} }
+        })
       }))
   })
 })

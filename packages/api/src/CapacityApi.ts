@@ -40,11 +40,15 @@ export class DeliveryCapacityApi extends HttpApiGroup.make("deliveryCapacity")
         CapacityBadRequestText,
         errorB(400, "Variant B: INVALID_REQUEST or BUSINESS_RULE_VIOLATION, details.fields naming each field"),
         CapacityUnauthorizedText,
+        errorB(401, "Variant B: UNAUTHORIZED (missing or unknown API key)"),
         CapacityNoRouteText,
         errorB(404, "Variant B: NO_ROUTE_FOUND"),
         CapacityTooLargeText,
+        errorB(413, "Variant B: PAYLOAD_TOO_LARGE (over CAPACITY_MAX_BODY_BYTES)"),
         CapacityUnsupportedMediaText,
+        errorB(415, "Variant B: UNSUPPORTED_MEDIA_TYPE"),
         CapacityTooManyText,
+        errorB(429, "Variant B: TOO_MANY_REQUESTS (the API key's rate; Retry-After)"),
         CapacityInternalText,
         errorB(500, "Variant B: INTERNAL_ERROR")
       ]
@@ -57,8 +61,9 @@ export class DeliveryCapacityApi extends HttpApiGroup.make("deliveryCapacity")
         "Requires `Authorization: Bearer <api-key>` (CAPACITY_API_KEYS). Variant B when the body has saleChannel or " +
           "deliveryData, variant A when its items have origin or deliveryMode; neither: plain-string 400. Variant A errors " +
           "are plain strings (400 names every bad field, 404 no route, 500 internal); variant B errors are " +
-          "{code, message, details}. 401 (missing or unknown key) and 415 (a Content-Type other than application/json or an application/*+json type, " +
-          "charset=utf-8 allowed) are plain strings for both: they are answered before the body is read."
+          "{code, message, details}, 401 (missing or unknown key), 413, 415 (a Content-Type other than application/json or an application/*+json type, " +
+          "charset=utf-8 allowed) and 429 included: every error is in the format of the variant the body reads as (a body that is not " +
+          "JSON reads as variant B when it opens an object with a top-level saleChannel or deliveryData key, else as variant A)."
       )
   )
   .prefix("/v1")

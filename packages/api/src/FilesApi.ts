@@ -40,7 +40,7 @@ export const handleJsonIntEndpoint = HttpApiEndpoint.post("handleJsonInt", "/han
   error: fileErrors
 })
   .annotate(OpenApi.Summary, "Load a JSON file of products for a company (internal listener only, no authentication)")
-  .annotate(OpenApi.Description, "The company part must come before the productsJson part.")
+  .annotate(OpenApi.Description, "The company and productsJson parts may come in either order.")
 
 export const handleCsvEndpoint = HttpApiEndpoint.post("handleCsv", "/handle-csv", {
   payload: CsvFileParts,
