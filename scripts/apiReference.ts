@@ -185,6 +185,9 @@ const operationLines = (method: string, path: string, operation: OpenApi.OpenAPI
   lines.push("Responses:", "")
   for (const [status, response] of Object.entries(operation.responses)) {
     lines.push(`- **${status}** ${escapeText(response.description)}`)
+    for (const [name, header] of Object.entries(response.headers ?? {})) {
+      lines.push(...indentLines(item(`header \`${name}\``, header.description === undefined ? asSchema(header.schema) : { ...asSchema(header.schema), description: header.description }), 1))
+    }
     if (response.content !== undefined) lines.push(...indentLines(contentLines("body ", response.content), 1))
   }
   lines.push("")
@@ -202,9 +205,11 @@ const endpointsOf = (spec: OpenApi.OpenAPISpec) =>
 const apiLines = (spec: OpenApi.OpenAPISpec, heading: string, listener: string): Array<string> => {
   const endpoints = endpointsOf(spec)
   const lines = [`## ${heading}`, "", `${escapeText(spec.info.title)}, version ${spec.info.version}. ${listener}`, ""]
+  if (spec.info.description !== undefined) lines.push(escapeText(spec.info.description), "")
   for (const tag of spec.tags) {
     const tagged = endpoints.filter(({ operation }) => operation.tags.includes(tag.name))
     lines.push(`### ${tag.name}`, "")
+    if (tag.description !== undefined) lines.push(`${escapeText(tag.description)}.`, "")
     for (const { method, operation, path } of tagged) lines.push(...operationLines(method, path, operation))
   }
   return lines
@@ -262,7 +267,10 @@ export const renderApiReference = (): string => {
     "",
     "Generated from the HttpApi contract in `packages/api` (`OpenApi.fromApi`); run",
     "`npx tsx scripts/apiReference.ts` after changing the contract (`test/docs.test.ts` fails until then).",
-    "A running server serves the same public document at `GET /v1/openapi.json` and renders it at `/v1/docs`.",
+    "A running server serves the same public document at `GET /v1/openapi.json` (its `servers` from `OPENAPI_SERVERS`)",
+    "and renders it at `/v1/docs` (Scalar's script served by the server itself); the internal listener serves its own",
+    "document at `GET /v1/openapi.json`. Error bodies are exactly the spec's ErrorMessage, `{\"message\"}`, unless a",
+    "response names another schema; capacity's variant A errors are plain text.",
     "What the endpoints do, with examples: [README](../README.md#api); the limits behind 408, 413 and 429:",
     "[limits.md](limits.md).",
     "",

@@ -53,19 +53,35 @@ describe("POST /v1/handle-json-int on the internal listener", () => {
         expect((yield* request(`/v1/loads/${processCode}`, { token: outsider })).status).toBe(404)
       }))
 
-    it.effect("a missing company, a company after the file, or a missing file is 400 naming the part, publishing nothing", () =>
+    it.effect("the company may come after the file: the same load, validated for that company", () =>
+      Effect.gen(function*() {
+        const own = sampleProducts(3, { prefix, from: 500 })
+        const otherCompany = sampleProduct(503, { prefix, company: "SOMEONE-ELSE" })
+        const response = yield* postInternal([["productsJson", jsonFile([...own, otherCompany])], ["company", company]])
+        expect(response.status, response.text).toBe(200)
+        const body = response.json() as LoadBody
+        expect(body).toMatchObject({ total: 4, processing: 3, failed: 1 })
+        expect(body.errors).toEqual([
+          { sku: otherCompany.skuCode, error: `companyCode: is SOMEONE-ELSE but this load is for company ${company}` }
+        ])
+        const token = yield* mintToken({ scope: "products:read", company })
+        const done = yield* eventually(loadView(body.processCode, token), (v) => v.status === "COMPLETED_WITH_ERRORS")
+        expect(done).toMatchObject({ source: "HANDLE_JSON_INT", totals: { received: 4, accepted: 3, persisted: 3, failed: 1 } })
+      }))
+
+    it.effect("a missing or empty company (before or after the file), or a missing file is 400 naming the part, publishing nothing", () =>
       Effect.gen(function*() {
         const before = yield* publishedEntries
         const file = jsonFile(sampleProducts(2, { prefix, from: 200 }))
         const cases = [
-          [[["productsJson", file]], "The multipart part company (a text field) is required, before the productsJson part"],
-          [[["productsJson", file], ["company", company]], "The multipart part company (a text field) is required, before the productsJson part"],
+          [[["productsJson", file]], "The multipart part company (a text field) is required"],
           [[["company", "   "], ["productsJson", file]], "company: must be 1 to 100 characters"],
+          [[["productsJson", file], ["company", "   "]], "company: must be 1 to 100 characters"],
           [[["company", company]], "The multipart part productsJson (a file) is required"]
         ] as const
         for (const [parts, message] of cases) {
           const response = yield* postInternal(parts)
-          expect({ status: response.status, body: response.json() }).toEqual({ status: 400, body: { _tag: "InvalidRequest", message } })
+          expect({ status: response.status, body: response.json() }).toEqual({ status: 400, body: { message } })
         }
         expect(yield* publishedEntries).toBe(before)
       }))
@@ -78,7 +94,7 @@ describe("POST /v1/handle-json-int on the internal listener", () => {
           const response = yield* postInternal([["company", company], ["company", second], ["productsJson", file]])
           expect({ status: response.status, body: response.json() }).toEqual({
             status: 400,
-            body: { _tag: "InvalidRequest", message: "The part company is given more than once" }
+            body: { message: "The part company is given more than once" }
           })
         }
         expect(yield* publishedEntries).toBe(before)

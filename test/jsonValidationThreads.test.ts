@@ -26,7 +26,6 @@ describe("POST /v1/handle-json when its validation threads die", () => {
           const response = yield* request("/v1/handle-json", { token, body })
           expect(response.status).toBe(500)
           expect(response.json()).toEqual({
-            _tag: "StorageFailed",
             message: "The upload could not be validated (a validation thread failed: worker exited with code: 70); nothing was published. Retry later."
           })
         }

@@ -42,7 +42,7 @@ describe("request rate per credential", () => {
         expect(tooMany(refused)).toEqual({
           status: 429,
           retryAfter: "5",
-          body: { _tag: "TooManyRequests", message: "Too many requests for this company; retry after 5 s" }
+          body: { message: "Too many requests for this company; retry after 5 s" }
         })
         expect(yield* publishedEntries).toBe(before)
         expect((yield* request(`/v1/loads/${crypto.randomUUID()}`, { token: acme })).status).toBe(429)
@@ -65,6 +65,14 @@ describe("request rate per credential", () => {
         expect(admin.headers.get("retry-after")).toBe("5")
         expect((yield* capacity(OTHER_KEY)).status).toBe(400)
         expect((yield* capacity("unknown-key")).status).toBe(401)
+        // A variant B body gets variant B's error body for its 429 too.
+        const bodyB = JSON.stringify({ purchaseDate: "2027-03-01", saleChannel: "WEB" })
+        expect((yield* capacity(OTHER_KEY, bodyB)).status).toBe(400)
+        expect(tooMany(yield* capacity(OTHER_KEY, bodyB))).toEqual({
+          status: 429,
+          retryAfter: "5",
+          body: { code: "TOO_MANY_REQUESTS", message: "too many requests for this API key; retry after 5 s", details: {} }
+        })
       }))
   })
 })
@@ -77,7 +85,6 @@ const busyCompany = (company: string, setting: "FILE_LOADS_PER_COMPANY" | "INTER
   status: 429,
   retryAfter: "5",
   body: {
-    _tag: "TooManyRequests",
     message: `Company ${company} already has 1 file loads in progress (${setting}); retry after 5 s`
   }
 })
@@ -166,7 +173,7 @@ describe("body sizes, multipart parts and file loads in flight", () => {
         const network = yield* request("/v1/network", { method: "PUT", headers: bearer(KEY), body: JSON.stringify({ padding }) })
         expect({ status: network.status, body: network.json() }).toEqual({
           status: 413,
-          body: { _tag: "PayloadTooLarge", message: "The request body is larger than the limit of 4096 bytes (REQUEST_MAX_BYTES)" }
+          body: { message: "The request body is larger than the limit of 4096 bytes (REQUEST_MAX_BYTES)" }
         })
         const consume = yield* request("/v1/delivery/capacity/consumptions", { headers: bearer(KEY), body: JSON.stringify({ orderId: padding, uses: [] }) })
         expect(consume.status).toBe(413)

@@ -29,8 +29,8 @@ const Api = HttpApi.make("capacity").add(DeliveryCapacityApi)
 
 const DeliveryCapacityLive = HttpApiBuilder.group(Api, "deliveryCapacity", (handlers) =>
   handlers.handle("deliveryCapacity", ({ payload, request }) => {
-    if (!holdsApiKey(settings.apiKeys, request.headers["authorization"])) return Effect.succeed(respond(UNAUTHORIZED))
-    if (!isJsonContentType(request.headers["content-type"])) return Effect.succeed(respond(UNSUPPORTED_MEDIA_TYPE))
+    if (!holdsApiKey(settings.apiKeys, request.headers["authorization"])) return Effect.succeed(respond(UNAUTHORIZED.A))
+    if (!isJsonContentType(request.headers["content-type"])) return Effect.succeed(respond(UNSUPPORTED_MEDIA_TYPE.A))
     return Effect.sync(() => respond(answerCapacityInput(settings, snapshot, payload, Date.now())))
   }))
 

@@ -22,11 +22,11 @@ const { settings, snapshot } = demoCapacity()
 const respond = (answer: Answer) => HttpServerResponse.text(answer.body, { status: answer.status, contentType: answer.contentType })
 
 const CapacityRoute = HttpRouter.add("POST", "/v1/delivery/capacity", (request) => {
-  if (!holdsApiKey(settings.apiKeys, request.headers["authorization"])) return Effect.succeed(respond(UNAUTHORIZED))
-  if (!isJsonContentType(request.headers["content-type"])) return Effect.succeed(respond(UNSUPPORTED_MEDIA_TYPE))
+  if (!holdsApiKey(settings.apiKeys, request.headers["authorization"])) return Effect.succeed(respond(UNAUTHORIZED.A))
+  if (!isJsonContentType(request.headers["content-type"])) return Effect.succeed(respond(UNSUPPORTED_MEDIA_TYPE.A))
   return request.text.pipe(
     Effect.map((body) => respond(answerCapacity(settings, snapshot, body, Date.now()))),
-    Effect.catchCause(() => Effect.succeed(respond(INTERNAL)))
+    Effect.catchCause(() => Effect.succeed(respond(INTERNAL.A)))
   )
 })
 

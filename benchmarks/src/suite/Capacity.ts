@@ -99,7 +99,7 @@ export const variantA = (): CapacityRequestKind => {
         onSuccess: (results) =>
           results.length !== items
             ? `${results.length} results for ${items} items`
-            : results.some((r) => r.route === "" || r.deliveryDates.length === 0 || r.detailedCapacityError.length > 0)
+            : results.some((r) => r.route === null || r.deliveryDates.length === 0 || r.detailedCapacityError.length > 0)
             ? "an item without a route, delivery dates, or with a capacity error"
             : undefined
       })
@@ -137,7 +137,7 @@ const variantB = (shape: VariantBShape): CapacityRequestKind => {
         onFailure: (problem) => problem,
         onSuccess: ({ logisticsCapacity: entries, request }) => {
           if (request.items.length !== items) return `the echoed request has ${request.items.length} items, not ${items}`
-          const unplaced = entries.filter((e) => e.origin === "" || (e.route === "" && e.origin !== e.destination) || e.deliveryDates.length === 0)
+          const unplaced = entries.filter((e) => e.origin === null || (e.route === null && e.origin !== e.destination) || e.deliveryDates.length === 0)
           if (unplaced.length > 0) return `${unplaced.length} entries without an origin, a route or delivery dates: ${unplaced[0]?.message ?? ""}`
           const refused = entries.filter((e) => e.detailedCapacityError.length > 0)
           if (refused.length > 0) return `${refused.length} entries with a capacity or stock error: ${JSON.stringify(refused[0]?.detailedCapacityError).slice(0, 200)}`

@@ -2,9 +2,9 @@ import { Schema } from "effect"
 
 /** What a client reads of a variant A answer to place an order for one of its dispatches. */
 const Offer = Schema.Struct({
-  dispatchCode: Schema.String,
-  route: Schema.String,
-  pickingDate: Schema.String,
+  dispatchCode: Schema.NullOr(Schema.String),
+  route: Schema.NullOr(Schema.String),
+  pickingDate: Schema.NullOr(Schema.String),
   deliveryTrace: Schema.NonEmptyArray(Schema.Struct({
     deliveryDate: Schema.String,
     details: Schema.Array(Schema.Unknown),

@@ -15,6 +15,8 @@ import {
   CapacityConflict,
   CapacityInternalText,
   CapacityNoRouteText,
+  CapacityTooLargeText,
+  CapacityTooManyText,
   CapacityUnauthorizedText,
   CapacityUnsupportedMediaText,
   NodeNotFound,
@@ -23,7 +25,7 @@ import {
 } from "./CapacityErrors.ts"
 import { InvalidRequest, PayloadTooLarge, StorageFailed } from "./Errors.ts"
 import { JsonValueLimit } from "./JsonValueLimit.ts"
-import { CapacityApiKey } from "./Security.ts"
+import { CapacityApiKey, CapacityApiKeyScheme } from "./Security.ts"
 
 /** Variant B's error body, per status (docs/capacity.md lists the codes). */
 const errorB = (status: number, description: string) => ErrorBodyB.pipe(HttpApiSchema.status(status)).annotate({ description })
@@ -38,24 +40,34 @@ export class DeliveryCapacityApi extends HttpApiGroup.make("deliveryCapacity")
         CapacityBadRequestText,
         errorB(400, "Variant B: INVALID_REQUEST or BUSINESS_RULE_VIOLATION, details.fields naming each field"),
         CapacityUnauthorizedText,
+        errorB(401, "Variant B: UNAUTHORIZED (missing or unknown API key)"),
         CapacityNoRouteText,
         errorB(404, "Variant B: NO_ROUTE_FOUND"),
+        CapacityTooLargeText,
+        errorB(413, "Variant B: PAYLOAD_TOO_LARGE (over CAPACITY_MAX_BODY_BYTES)"),
         CapacityUnsupportedMediaText,
+        errorB(415, "Variant B: UNSUPPORTED_MEDIA_TYPE"),
+        CapacityTooManyText,
+        errorB(429, "Variant B: TOO_MANY_REQUESTS (the API key's rate; Retry-After)"),
         CapacityInternalText,
         errorB(500, "Variant B: INTERNAL_ERROR")
       ]
     })
       .annotate(OpenApi.Summary, "Delivery dates for a group of items (variant A or B, told apart by shape)")
+      // The handler is raw (the fast lane checks the key itself), so the group has no middleware to declare it.
+      .annotate(OpenApi.Override, { security: [{ [CapacityApiKeyScheme]: [] }] })
       .annotate(
         OpenApi.Description,
         "Requires `Authorization: Bearer <api-key>` (CAPACITY_API_KEYS). Variant B when the body has saleChannel or " +
           "deliveryData, variant A when its items have origin or deliveryMode; neither: plain-string 400. Variant A errors " +
           "are plain strings (400 names every bad field, 404 no route, 500 internal); variant B errors are " +
-          "{code, message, details}. 401 (missing or unknown key) and 415 (a Content-Type other than application/json or an application/*+json type, " +
-          "charset=utf-8 allowed) are plain strings for both: they are answered before the body is read."
+          "{code, message, details}, 401 (missing or unknown key), 413, 415 (a Content-Type other than application/json or an application/*+json type, " +
+          "charset=utf-8 allowed) and 429 included: every error is in the format of the variant the body reads as (a body that is not " +
+          "JSON reads as variant B when it opens an object with a top-level saleChannel or deliveryData key, else as variant A)."
       )
   )
   .prefix("/v1")
+  .annotate(OpenApi.Description, "Checkout's question: the delivery dates a group of items can be promised")
 {}
 
 export const NetworkVersion = Schema.Struct({ version: Schema.Int }).annotate({ identifier: "NetworkVersion" })
@@ -101,7 +113,8 @@ export class CapacityAdminApi extends HttpApiGroup.make("capacityAdmin")
     HttpApiEndpoint.post("consume", "/delivery/capacity/consumptions", {
       payload: ConsumptionRequest,
       success: ConsumptionResult,
-      error: [InvalidRequest, CapacityConflict, OrderConflict, StorageFailed]
+      // OrderConflict first: a client decoding a 409 tries it before the plain `{message}` of CapacityConflict.
+      error: [InvalidRequest, OrderConflict, CapacityConflict, StorageFailed]
     }).annotate(OpenApi.Summary, "Take an order's capacity, all or nothing; idempotent by order id (the same content again)")
   )
   .add(
@@ -116,11 +129,13 @@ export class CapacityAdminApi extends HttpApiGroup.make("capacityAdmin")
       params: { code: Schema.String },
       query: { from: LocalDate, to: LocalDate },
       success: NodeLedgerView,
-      error: [NodeNotFound, StorageFailed]
+      // 400: a from or to that is not a YYYY-MM-DD date (the contract's decoding answers it).
+      error: [InvalidRequest, NodeNotFound, StorageFailed]
     }).annotate(OpenApi.Summary, "A node's picking and dispatch usage and the orders behind it")
   )
   // Middlewares added later run first: the key is checked before any byte of the body is read.
   .middleware(JsonValueLimit)
   .middleware(CapacityApiKey)
   .prefix("/v1")
+  .annotate(OpenApi.Description, "The capacity network, and the capacity orders take and give back")
 {}

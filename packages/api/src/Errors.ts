@@ -1,9 +1,8 @@
 import { MessageError } from "./MessageError.ts"
 
 /*
- * Error bodies are the spec's ErrorMessage (`{ "message": ... }`) plus a `_tag` naming the
- * error. The tag is what lets the API's error union pick the right status: members that differ
- * only by class are told apart structurally, and all of these have the same fields.
+ * Error bodies are the spec's ErrorMessage (`{ "message": ... }`), nothing more (MessageError.ts):
+ * the server encodes each error by its class, and a client tells them apart by status.
  */
 
 export class InvalidRequest extends MessageError<InvalidRequest>()(

@@ -40,7 +40,7 @@ export const handleJsonIntEndpoint = HttpApiEndpoint.post("handleJsonInt", "/han
   error: fileErrors
 })
   .annotate(OpenApi.Summary, "Load a JSON file of products for a company (internal listener only, no authentication)")
-  .annotate(OpenApi.Description, "The company part must come before the productsJson part.")
+  .annotate(OpenApi.Description, "The company and productsJson parts may come in either order.")
 
 export const handleCsvEndpoint = HttpApiEndpoint.post("handleCsv", "/handle-csv", {
   payload: CsvFileParts,
@@ -60,9 +60,11 @@ export class FilesApi extends HttpApiGroup.make("files")
   .add(handleCsvEndpoint)
   .middleware(Authentication)
   .prefix("/v1")
+  .annotate(OpenApi.Description, "Load products from files of any size (multipart): one JSON file, or four CSV files")
 {}
 
 export class InternalFilesApi extends HttpApiGroup.make("internalFiles")
   .add(handleJsonIntEndpoint)
   .prefix("/v1")
+  .annotate(OpenApi.Description, "File loads for a named company, for trusted callers on the internal listener")
 {}

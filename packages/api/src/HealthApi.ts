@@ -49,4 +49,5 @@ export class HealthApi extends HttpApiGroup.make("health")
       error: NotReady
     }).annotate(OpenApi.Summary, "The database and the queue are reachable")
   )
+  .annotate(OpenApi.Description, "Liveness and readiness, without authentication")
 {}

@@ -66,4 +66,5 @@ export class LoadsApi extends HttpApiGroup.make("loads")
   )
   .middleware(Authentication)
   .prefix("/v1")
+  .annotate(OpenApi.Description, "Follow a load: its status and totals, and the reason of every product that failed")
 {}

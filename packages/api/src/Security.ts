@@ -39,11 +39,14 @@ export class Authentication extends HttpApiMiddleware.Service<Authentication, { 
   }
 ) {}
 
+/** The name of the capacity API key's security scheme in the OpenAPI document. */
+export const CapacityApiKeyScheme = "apiKey"
+
 /** `Authorization: Bearer <api-key>` for the capacity administration endpoints; 401 with an empty body otherwise, 429 over the key's rate. */
 export class CapacityApiKey extends HttpApiMiddleware.Service<CapacityApiKey>()("@retail/api/CapacityApiKey", {
   error: [HttpApiError.UnauthorizedNoContent, TooManyRequests],
   security: {
-    apiKey: bearer.pipe(
+    [CapacityApiKeyScheme]: bearer.pipe(
       HttpApiSecurity.annotate(OpenApi.Description, "An API key from CAPACITY_API_KEYS")
     )
   }

@@ -183,9 +183,11 @@ export const evaluate = (
       if (item === undefined) return
       if (request.validateStock) {
         const key = stockKey(item.origin, item.sku)
-        const available = (snapshot.stock.get(key) ?? 0) - (stockTaken.get(key) ?? 0)
+        const stock = snapshot.stock.get(key) ?? 0
+        const taken = stockTaken.get(key) ?? 0
+        const available = stock - taken
         if (item.units > available) {
-          stockShortages[index] = { node: item.origin, sku: item.sku, requested: item.units, available }
+          stockShortages[index] = { node: item.origin, sku: item.sku, requested: item.units, available, taken, stock }
           return
         }
         stockTaken.set(key, (stockTaken.get(key) ?? 0) + item.units)

@@ -81,7 +81,12 @@ export interface StockShortage {
   readonly node: string
   readonly sku: string
   readonly requested: number
+  /** Units left at the node: its stock less what earlier lines of the request took. */
   readonly available: number
+  /** Units earlier lines of the request took at the node. */
+  readonly taken: number
+  /** The node's stock of the SKU. */
+  readonly stock: number
 }
 
 export type DispatchStatus = "PLANNED" | "NO_ROUTE" | "NO_CAPACITY" | "NO_DATE" | "NO_STOCK"

@@ -5,8 +5,12 @@ import { DispatchOrder } from "./OrderUses.ts"
 export const OrderContent = DispatchOrder.mapFields(Struct.omit(["orderId"]))
 export type OrderContent = typeof OrderContent.Type
 
-/** The content of an order as it is stored (the decoded order, so the trace's unread fields are left out). */
-export const orderContentOf = ({ orderId: _, ...content }: DispatchOrder): OrderContent => content
+/**
+ * The content of an order as it is stored (the decoded order, so the trace's unread fields are left out);
+ * a route of null and of "" are one thing (no legs), stored as "".
+ */
+export const orderContentOf = ({ orderId: _, ...content }: DispatchOrder): OrderContent =>
+  content.route === null ? { ...content, route: "" } : content
 
 /** A field whose value differs between the applied order and the one sent again. */
 export interface OrderDifference {
@@ -21,17 +25,17 @@ export class OrderConflict extends Data.TaggedError("OrderConflict")<{
   readonly differences: ReadonlyArray<OrderDifference>
 }> {}
 
-const text = (value: string | number | undefined) => (value === undefined ? "none" : String(value))
+const text = (value: string | number | null | undefined) => (value === undefined || value === null ? "none" : String(value))
 const legs = (count: number) => `${count} leg${count === 1 ? "" : "s"}`
 
 /** Every field of `sent` that differs from `applied`, in the order's field order; legs by index. */
 export const orderDifferences = (applied: OrderContent, sent: OrderContent): ReadonlyArray<OrderDifference> => {
   const differences: Array<OrderDifference> = []
-  const compare = (field: string, before: string | number | undefined, after: string | number | undefined) => {
+  const compare = (field: string, before: string | number | null | undefined, after: string | number | null | undefined) => {
     if (before !== after) differences.push({ field, applied: text(before), sent: text(after) })
   }
   compare("dispatchCode", applied.dispatchCode, sent.dispatchCode)
-  compare("route", applied.route, sent.route)
+  compare("route", applied.route ?? "", sent.route ?? "")
   compare("pickingDate", applied.pickingDate, sent.pickingDate)
   if (applied.details.length !== sent.details.length) {
     compare("details", legs(applied.details.length), legs(sent.details.length))

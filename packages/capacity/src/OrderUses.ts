@@ -18,7 +18,8 @@ export const OrderLeg = Schema.Struct({ route: NonEmpty, departureDate: LocalDat
 export const DispatchOrder = Schema.Struct({
   orderId: NonEmpty,
   dispatchCode: NonEmpty,
-  route: Schema.String,
+  /** As the answer gave it: null (or "") for a pickup at the origin store, which has no legs. */
+  route: Schema.NullOr(Schema.String),
   pickingDate: LocalDate,
   details: Schema.Array(OrderLeg),
   deliveryDate: LocalDate,
@@ -54,9 +55,9 @@ const splitCode = (code: string, origin: string | undefined) => {
  */
 export const usesOfOrder = (snapshot: Snapshot, order: DispatchOrder): Result.Result<ReadonlyArray<CapacityUse>, OrderInvalid> => {
   const invalid = (path: string, message: string) => Result.fail(new OrderInvalid({ issues: [{ path, message }] }))
-  const routeIds = order.route === "" ? [] : order.route.split(">")
+  const routeIds = order.route === null || order.route === "" ? [] : order.route.split(">")
   if (routeIds.length !== order.details.length) {
-    return invalid("details", `expected one entry per leg of route "${order.route}" (${routeIds.length}), got ${order.details.length}`)
+    return invalid("details", `expected one entry per leg of route "${order.route ?? ""}" (${routeIds.length}), got ${order.details.length}`)
   }
   const legs: Array<RouteModel> = []
   for (let index = 0; index < routeIds.length; index++) {

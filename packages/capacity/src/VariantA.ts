@@ -57,8 +57,14 @@ export const DeliveryRequestA = Schema.Struct({
 })
 export type DeliveryRequestA = typeof DeliveryRequestA.Type
 
-/** `YYYY-MM-DD`, or "" when there is no such date (an unrouted item has no picking date). */
+/** `YYYY-MM-DD`. */
 const DateText = Schema.String.annotate({ description: "date YYYY-MM-DD" })
+/**
+ * A field the spec draws whose value may not exist for this result: `null` then, never a
+ * placeholder such as "" or 0 (docs/capacity.md, "No placeholders").
+ */
+export const OrNull = Schema.NullOr
+const NullableDate = OrNull(DateText)
 
 export const TraceDetail = Schema.Struct({
   sourceNode: Schema.String,
@@ -92,9 +98,12 @@ export type DeliveryTrace = typeof DeliveryTrace.Type
 
 export const ArriveDateA = Schema.Struct({
   node: Schema.String,
-  nodePurchaseOrder: Schema.String,
-  edgeId: Schema.String,
-  arriveDate: DateText,
+  /** The node when it is a supplier or seller (a purchase order is placed there), else null. */
+  nodePurchaseOrder: OrNull(Schema.String),
+  /** The route arrived by; null for the origin's picking entry. */
+  edgeId: OrNull(Schema.String),
+  /** Null on the entry that says why no date was found. */
+  arriveDate: NullableDate,
   code: Schema.Int,
   message: Schema.String
 })
@@ -123,22 +132,27 @@ export type CapacityErrorA = typeof CapacityErrorA.Type
 
 export const DeliveryResult = Schema.Struct({
   skuCode: Schema.String,
-  line: Schema.String,
-  dispatchCode: Schema.String,
-  deliveryCost: Schema.Number,
-  measurable: Schema.String,
+  /** The item's, null when the request did not send it. */
+  line: OrNull(Schema.String),
+  /** Null when the item has no route (no dispatch is generated). */
+  dispatchCode: OrNull(Schema.String),
+  /** Null when no delivery date was planned (no route, no stock, no capacity). */
+  deliveryCost: OrNull(Schema.Number),
+  measurable: OrNull(Schema.String),
   origin: Schema.String,
   zone: Schema.String,
   pickingDays: Schema.Array(Schema.String),
-  processingDays: Schema.Int,
+  /** Null when the origin is not a node of the network. */
+  processingDays: OrNull(Schema.Int),
   leadTimes: Schema.Array(Schema.Int),
   routeDaysOfWeek: Schema.Array(Schema.Array(Schema.String)),
-  route: Schema.String,
-  pickingDate: DateText,
+  /** Route ids joined by `>`; null when there is none (no route, or a pickup at the origin store). */
+  route: OrNull(Schema.String),
+  pickingDate: NullableDate,
   deliveryDates: Schema.Array(DateText),
   deliveryTrace: Schema.Array(DeliveryTrace),
   message: Schema.String,
-  division: Schema.String,
+  division: OrNull(Schema.String),
   arriveDates: Schema.Array(ArriveDateA),
   detailedCapacityError: Schema.Array(CapacityErrorA)
 })

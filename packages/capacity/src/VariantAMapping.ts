@@ -71,7 +71,7 @@ export const ARRIVE_OK = 0
 export const ARRIVE_NO_CAPACITY = 1
 export const ARRIVE_NO_DATE = 2
 
-const dateText = (day: Day | undefined): string => (day === undefined ? "" : formatDay(day))
+const dateText = (day: Day | undefined): string | null => (day === undefined ? null : formatDay(day))
 
 const capacityError = (shortage: CapacityShortage, sku: string, message: string): CapacityErrorA => ({
   code: "CAPACITY_ERROR",
@@ -93,11 +93,12 @@ const capacityError = (shortage: CapacityShortage, sku: string, message: string)
 
 /** Parts of a result shared by every item of one dispatch, built once per dispatch. */
 interface DispatchParts {
-  readonly route: string
+  readonly dispatchCode: string | null
+  readonly route: string | null
   readonly leadTimes: ReadonlyArray<number>
   readonly routeDaysOfWeek: ReadonlyArray<ReadonlyArray<string>>
   readonly pickingDays: ReadonlyArray<string>
-  readonly processingDays: number
+  readonly processingDays: number | null
   readonly deliveryDates: ReadonlyArray<string>
   readonly deliveryTrace: ReadonlyArray<DeliveryTrace>
   readonly arriveDates: ReadonlyArray<ArriveDateA>
@@ -111,8 +112,8 @@ const partsOf = (dispatch: DispatchResult): DispatchParts => {
     const purchaseOrder = origin !== undefined && (origin.node.type === "PRV" || origin.node.type === "SELLER")
     arriveDates.push({
       node: dispatch.origin,
-      nodePurchaseOrder: purchaseOrder ? dispatch.origin : "",
-      edgeId: "",
+      nodePurchaseOrder: purchaseOrder ? dispatch.origin : null,
+      edgeId: null,
       arriveDate: formatDay(dispatch.pickingDate),
       code: ARRIVE_OK,
       message: "picking"
@@ -121,7 +122,7 @@ const partsOf = (dispatch: DispatchResult): DispatchParts => {
   for (const leg of dispatch.legs) {
     arriveDates.push({
       node: leg.target,
-      nodePurchaseOrder: "",
+      nodePurchaseOrder: null,
       edgeId: leg.route.id,
       arriveDate: formatDay(leg.receptionDate),
       code: ARRIVE_OK,
@@ -131,19 +132,21 @@ const partsOf = (dispatch: DispatchResult): DispatchParts => {
   if (dispatch.status === "NO_CAPACITY" || dispatch.status === "NO_DATE") {
     arriveDates.push({
       node: dispatch.shortage?.provider ?? dispatch.destination,
-      nodePurchaseOrder: "",
-      edgeId: "",
-      arriveDate: "",
+      nodePurchaseOrder: null,
+      edgeId: null,
+      arriveDate: null,
       code: dispatch.status === "NO_CAPACITY" ? ARRIVE_NO_CAPACITY : ARRIVE_NO_DATE,
       message: dispatch.message
     })
   }
   return {
-    route: dispatch.path.map((leg) => leg.id).join(">"),
+    // No route: no dispatch is generated, so it has no code (the grouping key would read "CD1--NH").
+    dispatchCode: dispatch.status === "NO_ROUTE" ? null : dispatch.code,
+    route: dispatch.path.length === 0 ? null : dispatch.path.map((leg) => leg.id).join(">"),
     leadTimes: mapForJson(dispatch.path, (leg) => leg.leadTime.days),
     routeDaysOfWeek: mapForJson(dispatch.path, (leg) => leg.departureDayNames),
     pickingDays: origin?.pickingDayNames ?? [],
-    processingDays: origin?.node.processingDays ?? 0,
+    processingDays: origin?.node.processingDays ?? null,
     deliveryDates: mapForJson(dispatch.deliveries, (option) => formatDay(option.date)),
     deliveryTrace: mapForJson(dispatch.deliveries, (option) => ({
       deliveryDate: formatDay(option.date),
@@ -174,8 +177,8 @@ const sharedPartsOf = (dispatch: DispatchResult): DispatchParts => {
 }
 
 interface Outcome {
-  readonly deliveryCost: number
-  readonly pickingDate: string
+  readonly deliveryCost: number | null
+  readonly pickingDate: string | null
   readonly deliveryDates: ReadonlyArray<string>
   readonly deliveryTrace: ReadonlyArray<DeliveryTrace>
   readonly message: string
@@ -191,10 +194,10 @@ const deliveryResult = (
   outcome: Outcome
 ): DeliveryResult => ({
   skuCode: source.skuCode,
-  line: source.line ?? "",
-  dispatchCode: dispatch.code,
+  line: source.line ?? null,
+  dispatchCode: parts.dispatchCode,
   deliveryCost: outcome.deliveryCost,
-  measurable: source.measurable ?? "",
+  measurable: source.measurable ?? null,
   origin: source.origin,
   zone: dispatch.deliveryMode === "HOME_DELIVERY" ? dispatch.destination : source.zone,
   pickingDays: parts.pickingDays,
@@ -206,7 +209,7 @@ const deliveryResult = (
   deliveryDates: outcome.deliveryDates,
   deliveryTrace: outcome.deliveryTrace,
   message: outcome.message,
-  division: source.division ?? "",
+  division: source.division ?? null,
   arriveDates: outcome.arriveDates,
   detailedCapacityError: outcome.detailedCapacityError
 })
@@ -214,8 +217,8 @@ const deliveryResult = (
 const stockOutcome = (shortage: StockShortage, purchaseDate: string): Outcome => {
   const message = `stock of ${shortage.sku} at ${shortage.node}: requested ${shortage.requested}, available ${shortage.available}`
   return {
-    deliveryCost: 0,
-    pickingDate: "",
+    deliveryCost: null,
+    pickingDate: null,
     deliveryDates: [],
     deliveryTrace: [],
     message,
@@ -232,8 +235,8 @@ const stockOutcome = (shortage: StockShortage, purchaseDate: string): Outcome =>
       providerDetails: {
         providerCode: shortage.node,
         availableCapacity: shortage.available,
-        usedCapacity: 0,
-        totalCapacity: shortage.available,
+        usedCapacity: shortage.taken,
+        totalCapacity: shortage.stock,
         date: purchaseDate
       }
     }]
@@ -249,7 +252,7 @@ const resultOf = (
   const { dispatch, stockShortage } = result
   if (stockShortage !== undefined) return deliveryResult(source, dispatch, parts, stockOutcome(stockShortage, purchaseDate))
   return deliveryResult(source, dispatch, parts, {
-    deliveryCost: result.cost,
+    deliveryCost: dispatch.status === "PLANNED" ? result.cost : null,
     pickingDate: dateText(dispatch.pickingDate),
     deliveryDates: parts.deliveryDates,
     deliveryTrace: parts.deliveryTrace,

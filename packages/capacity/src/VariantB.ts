@@ -1,15 +1,14 @@
 import { Schema } from "effect"
 import { between, Int, minLength, nonNegative, positive } from "./Checks.ts"
 import { DispatchType, LocalDate, nonEmpty } from "./Network.ts"
-import { DeliveryWindowA, ProductAttribute } from "./VariantA.ts"
+import { DeliveryWindowA, OrNull, ProductAttribute } from "./VariantA.ts"
 
 /**
  * Variant B of POST /v1/delivery/capacity, field for field as the spec's tables. Required: the
  * spec's required fields (purchaseDate, saleChannel, deliveryData, items) plus, per item,
  * skuCode and quantity, and deliveryData's latitude and longitude (distances are measured from
- * them). An item's origin is required unless calculationOptions.calculate is
- * SEARCH_ORIGINS_BY_COORDINATES (checked after decoding, see VariantBMapping). Unknown fields are
- * ignored and not echoed.
+ * them). An item without an origin has one chosen by origin search (VariantBMapping), whether or
+ * not calculationOptions.calculate asks for it. Unknown fields are ignored and not echoed.
  */
 
 const Text = Schema.String
@@ -108,11 +107,12 @@ export const EntityDetails = Schema.Struct({
   entityCode: Schema.String,
   name: Schema.String,
   shortName: Schema.String,
-  platformWarehouseId: Schema.String,
-  platformDockId: Schema.String,
+  /** The node's, null when the network gives it none (as the three below). */
+  platformWarehouseId: OrNull(Schema.String),
+  platformDockId: OrNull(Schema.String),
   contactNumber: Schema.String,
-  pickupPointId: Schema.String,
-  deliveryTime: Schema.String,
+  pickupPointId: OrNull(Schema.String),
+  deliveryTime: OrNull(Schema.String),
   addressInfo: AddressInfoB
 })
 export type EntityDetails = typeof EntityDetails.Type
@@ -153,7 +153,8 @@ export const CapacityErrorB = Schema.Struct({
     availableQuantity: Schema.Number
   })),
   providerDetails: Schema.Struct({
-    code: Schema.String,
+    /** The node short of stock or capacity; null when no origin could be chosen. */
+    code: OrNull(Schema.String),
     message: Schema.String,
     detail: Schema.String,
     detailCapacity: Schema.Array(Schema.Struct({ message: Schema.String })),
@@ -168,22 +169,28 @@ export const CapacityErrorB = Schema.Struct({
 export type CapacityErrorB = typeof CapacityErrorB.Type
 
 export const LogisticsCapacity = Schema.Struct({
-  origin: Schema.String,
-  destination: Schema.String,
-  zone: Schema.String,
-  route: Schema.String,
-  pickingDate: Schema.String,
+  /** Null for the entry of the items no origin could be chosen for. */
+  origin: OrNull(Schema.String),
+  /** Null when deliveryData names no destination, ubigeo or zone the network knows. */
+  destination: OrNull(Schema.String),
+  zone: OrNull(Schema.String),
+  /** Route ids joined by `>`; null when there is none (no route, no origin, or a pickup at the origin store). */
+  route: OrNull(Schema.String),
+  pickingDate: OrNull(Schema.String),
   message: Schema.String,
   dispatchType: DispatchType,
   dispatchMode: Schema.Literals(["HOME_DELIVERY", "STORE_WITHDRAWAL"]),
-  deliveryCost: Schema.Number,
+  /** Null when no delivery date was planned. */
+  deliveryCost: OrNull(Schema.Number),
   pickingDays: Schema.Array(Schema.String),
-  processingDays: Schema.Int,
+  processingDays: OrNull(Schema.Int),
   leadTimes: Schema.Array(Schema.Int),
   routeDaysOfWeek: Schema.Array(Schema.Array(Schema.String)),
   deliveryDates: Schema.Array(Schema.Array(Schema.String)),
-  originEntityDetails: EntityDetails,
-  pickupEntityDetails: EntityDetails,
+  /** Null when there is no origin node. */
+  originEntityDetails: OrNull(EntityDetails),
+  /** The pickup store; null for home delivery. */
+  pickupEntityDetails: OrNull(EntityDetails),
   deliveryTrace: Schema.Array(DeliveryTraceB),
   arriveDates: Schema.Array(ArriveDateB),
   detailedCapacityError: Schema.Array(CapacityErrorB),

@@ -9,6 +9,9 @@ export const ERROR_CODES_B = {
   BUSINESS_RULE_VIOLATION: 400,
   UNAUTHORIZED: 401,
   NO_ROUTE_FOUND: 404,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  TOO_MANY_REQUESTS: 429,
   INTERNAL_ERROR: 500
 } as const
 export type ErrorCodeB = keyof typeof ERROR_CODES_B
@@ -29,22 +32,11 @@ export const originOfItem = (item: ItemB): string | undefined =>
   item.origin === undefined || item.origin === "" ? undefined : item.origin
 
 const businessIssues = (request: DeliveryRequestB): ReadonlyArray<FieldIssue> => {
-  const issues: Array<FieldIssue> = []
   const options = request.calculationOptions
-  if (options?.calculate !== "SEARCH_ORIGINS_BY_COORDINATES") {
-    request.items.forEach((item, index) => {
-      if (originOfItem(item) === undefined) {
-        issues.push({
-          path: `items[${index}].origin`,
-          message: "is required unless calculationOptions.calculate is SEARCH_ORIGINS_BY_COORDINATES"
-        })
-      }
-    })
-  }
   if (options?.rangeStart !== undefined && options.rangeEnd !== undefined && options.rangeEnd < options.rangeStart) {
-    issues.push({ path: "calculationOptions.rangeEnd", message: `must not be before rangeStart (${options.rangeStart})` })
+    return [{ path: "calculationOptions.rangeEnd", message: `must not be before rangeStart (${options.rangeStart})` }]
   }
-  return issues
+  return []
 }
 
 /** Structure first (every bad field), then the rules across fields. */

@@ -16,11 +16,12 @@ import type {
   LogisticsCapacity
 } from "./VariantB.ts"
 import { CAPACITY_ERROR_CODE, deliveryWindowsOf, traceDetailsOf } from "./DispatchTrace.ts"
+import { echoItem } from "./VariantBEcho.ts"
 import type { NodeModel, Snapshot, ZoneModel } from "./SnapshotModel.ts"
 
 /** Building LogisticsCapacity entries of variant B from the engine's dispatch results. */
 
-const dateText = (value: Day | undefined): string => (value === undefined ? "" : formatDay(value))
+const dateText = (value: Day | undefined): string | null => (value === undefined ? null : formatDay(value))
 
 export interface Line {
   readonly index: number
@@ -36,25 +37,11 @@ export interface Alternative {
   readonly store: NodeModel | undefined
 }
 
-const EMPTY_ENTITY: EntityDetails = {
-  entityType: "",
-  entityCode: "",
-  name: "",
-  shortName: "",
-  platformWarehouseId: "",
-  platformDockId: "",
-  contactNumber: "",
-  pickupPointId: "",
-  deliveryTime: "",
-  addressInfo: { address: "", district: "", province: "", ubigeoCode: "", country: "", latitude: 0, longitude: 0 }
-}
-markJsonLasting(EMPTY_ENTITY)
-
 /** One per node model (a snapshot's models never change), so entries of one node share it and its text, across answers too. */
 const entityOfNode = new WeakMap<NodeModel, EntityDetails>()
 
-export const entityDetailsOf = (model: NodeModel | undefined): EntityDetails => {
-  if (model === undefined) return EMPTY_ENTITY
+export const entityDetailsOf = (model: NodeModel | undefined): EntityDetails | null => {
+  if (model === undefined) return null
   let entity = entityOfNode.get(model)
   if (entity === undefined) {
     entity = entityDetailsOfNode(model)
@@ -71,16 +58,15 @@ const entityDetailsOfNode = (model: NodeModel): EntityDetails => {
     entityCode: node.code,
     name: node.name,
     shortName: node.shortName,
-    platformWarehouseId: node.platformWarehouseId ?? "",
-    platformDockId: node.platformDockId ?? "",
+    platformWarehouseId: node.platformWarehouseId ?? null,
+    platformDockId: node.platformDockId ?? null,
     contactNumber: node.contact.phone,
-    pickupPointId: node.pickupPointId ?? "",
-    deliveryTime: node.deliveryTime ?? "",
+    pickupPointId: node.pickupPointId ?? null,
+    deliveryTime: node.deliveryTime ?? null,
     addressInfo: node.address
   }
 }
 
-const dispatchItemOf = (item: ItemB, origin: string): ItemB => ({ ...item, origin })
 
 /** One list of dates per delivery window (in the zone's window order: dates that window has room); one list for pickup. */
 const deliveryDatesOf = (dispatch: DispatchResult): ReadonlyArray<ReadonlyArray<string>> => {
@@ -133,7 +119,7 @@ const stockMessage = (sku: string, node: string, requested: number, available: n
   `stock of ${sku} at ${node}: requested ${requested}, available ${available}`
 
 const stockError = (
-  provider: string,
+  provider: string | null,
   message: string,
   short: ReadonlyArray<{ readonly sku: string; readonly requested: number; readonly available: number; readonly description: string }>
 ): CapacityErrorB => ({
@@ -226,14 +212,14 @@ export interface EntryContext {
   readonly costEnabled: boolean
 }
 
-const destinationOf = (context: EntryContext, alternative: Alternative): string =>
+const destinationOf = (context: EntryContext, alternative: Alternative): string | null =>
   alternative.store?.code ??
-    context.request.deliveryData.destination ?? context.request.deliveryData.ubigeoCode ?? context.zone?.code ?? ""
+    context.request.deliveryData.destination ?? context.request.deliveryData.ubigeoCode ?? context.zone?.code ?? null
 
-const zoneOf = (context: EntryContext, alternative: Alternative): string =>
+const zoneOf = (context: EntryContext, alternative: Alternative): string | null =>
   alternative.store === undefined
-    ? (context.zone?.code ?? context.request.deliveryData.zone ?? "")
-    : (context.snapshot.zoneByUbigeo.get(alternative.store.node.address.ubigeoCode)?.code ?? "")
+    ? (context.zone?.code ?? context.request.deliveryData.zone ?? null)
+    : (context.snapshot.zoneByUbigeo.get(alternative.store.node.address.ubigeoCode)?.code ?? null)
 
 export const entryOfDispatch = (
   context: EntryContext,
@@ -263,14 +249,14 @@ export const entryOfDispatch = (
     origin: dispatch.origin,
     destination: destinationOf(context, alternative),
     zone: zoneOf(context, alternative),
-    route: dispatch.path.map((leg) => leg.id).join(">"),
+    route: dispatch.path.length === 0 ? null : dispatch.path.map((leg) => leg.id).join(">"),
     pickingDate: dateText(dispatch.pickingDate),
     message: dispatch.message,
     dispatchType: dispatch.dispatchType,
     dispatchMode: dispatch.deliveryMode,
-    deliveryCost: context.costEnabled ? dispatch.cost : 0,
+    deliveryCost: dispatch.status !== "PLANNED" ? null : context.costEnabled ? dispatch.cost : 0,
     pickingDays: origin?.pickingDayNames ?? [],
-    processingDays: origin?.node.processingDays ?? 0,
+    processingDays: origin?.node.processingDays ?? null,
     leadTimes: parts.leadTimes,
     routeDaysOfWeek: parts.routeDaysOfWeek,
     deliveryDates: parts.deliveryDates,
@@ -279,7 +265,7 @@ export const entryOfDispatch = (
     deliveryTrace: parts.deliveryTrace,
     arriveDates: parts.arriveDates,
     detailedCapacityError: errors,
-    dispatchItems: mapForJson(shipped, (line) => dispatchItemOf(line.item, dispatch.origin))
+    dispatchItems: mapForJson(shipped, (line) => echoItem(line.item, dispatch.origin))
   }
 }
 
@@ -292,32 +278,32 @@ export const unservedEntry = (
   const range = Number.isFinite(maxDistanceKm) ? ` within ${maxDistanceKm} km` : ""
   const message = `no origin${range} can serve ${unserved.length} item(s)`
   return {
-    origin: "",
+    origin: null,
     destination: destinationOf(context, alternative),
     zone: zoneOf(context, alternative),
-    route: "",
-    pickingDate: "",
+    route: null,
+    pickingDate: null,
     message,
     dispatchType: context.dispatchType,
     dispatchMode: alternative.mode,
-    deliveryCost: 0,
+    deliveryCost: null,
     pickingDays: [],
-    processingDays: 0,
+    processingDays: null,
     leadTimes: [],
     routeDaysOfWeek: [],
     deliveryDates: [],
-    originEntityDetails: EMPTY_ENTITY,
+    originEntityDetails: null,
     pickupEntityDetails: entityDetailsOf(alternative.store),
     deliveryTrace: [],
     arriveDates: [],
     detailedCapacityError: [stockError(
-      "",
+      null,
       message,
       mapForJson(unserved, ({ available, line }) => ({
         sku: line.item.skuCode,
         requested: line.units,
         available,
-        description: `no origin${range} with a route to ${destinationOf(context, alternative)} holds ${line.units} units of ${line.item.skuCode} (most at one origin: ${available})`
+        description: `no origin${range} with a route to ${destinationOf(context, alternative) ?? "the destination"} holds ${line.units} units of ${line.item.skuCode} (most at one origin: ${available})`
       }))
     )],
     dispatchItems: []

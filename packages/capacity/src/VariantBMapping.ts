@@ -16,11 +16,10 @@ import { pathKey } from "./Snapshot.ts"
 import type { DeliveryRequestB, DeliveryResponseB, ItemB, LogisticsCapacity } from "./VariantB.ts"
 import { NoRouteFound } from "./RequestErrors.ts"
 import { originOfItem } from "./VariantBDecode.ts"
+import { DEFAULT_MAX_PICKUP_POINTS, echoItem, requestWithDefaults } from "./VariantBEcho.ts"
 import { type Alternative, entriesOfEvaluation, type EntryContext, type Line, unservedEntry } from "./VariantBEntries.ts"
 import type { Snapshot, ZoneModel } from "./SnapshotModel.ts"
 
-/** Pickup stores offered when maxPickupPoint is absent or null. */
-export const DEFAULT_MAX_PICKUP_POINTS = 3
 /** Divisor of volumetric weight (cm³ per kg), the courier convention. */
 export const VOLUMETRIC_DIVISOR = 5000
 
@@ -61,7 +60,6 @@ export const evaluateVariantB = (
   options: EngineOptions = defaultEngineOptions
 ): Result.Result<DeliveryResponseB, NoRouteFound> => {
   const calculation = request.calculationOptions
-  const searching = calculation?.calculate === "SEARCH_ORIGINS_BY_COORDINATES"
   const validateStock = calculation?.validateStock ?? true
   const maxDistanceKm = calculation?.maxDistancePickingStore ?? Number.POSITIVE_INFINITY
   const dispatchType: DispatchType = request.dispatchType ?? "NORMAL"
@@ -75,10 +73,16 @@ export const evaluateVariantB = (
     zone: resolveZone(snapshot, request),
     costEnabled: calculation?.dispatchCostEnabled ?? true
   }
-  const lines: ReadonlyArray<Line> = request.items.map((item, index) => {
+  const echoedItems: Array<ItemB> = []
+  const lines: Array<Line> = []
+  for (let index = 0; index < request.items.length; index++) {
+    const item = echoItem(request.items[index]!, undefined)
     const units = item.units ?? Math.ceil(item.quantity)
-    return { index, item, origin: originOfItem(item), units, weightKg: unitWeightKg(item, freight) * units }
-  })
+    echoedItems.push(item)
+    lines.push({ index, item, origin: originOfItem(item), units, weightKg: unitWeightKg(item, freight) * units })
+  }
+  // Items without an origin are searched whether or not `calculate` asks for it (docs/capacity.md, "Origin search").
+  const searching = calculation?.calculate === "SEARCH_ORIGINS_BY_COORDINATES" || lines.some((line) => line.origin === undefined)
   const index = originIndexOf(snapshot)
   const candidates = searching ? index.origins : []
   const inRange = rankByProximity(customer, candidates, maxDistanceKm)
@@ -195,7 +199,7 @@ export const evaluateVariantB = (
   const logisticsCapacity: Array<LogisticsCapacity> = []
   for (const outcome of outcomes) for (const entry of outcome.entries) logisticsCapacity.push(entry)
   return Result.succeed({
-    request,
+    request: requestWithDefaults(request, echoedItems, searching),
     logisticsCapacity,
     prioritizationCriteria: searching || rankedStores ? "PROXIMITY_STORE" : "EARLIEST_DELIVERY_DATE"
   })

@@ -1,5 +1,5 @@
 import { lastingJsonText as lasting, sharedJsonText } from "./JsonTextReuse.ts"
-import type { DeliveryResponseB, DeliveryTraceB, LogisticsCapacity } from "./VariantB.ts"
+import type { DeliveryResponseB, DeliveryTraceB, EntityDetails, LogisticsCapacity } from "./VariantB.ts"
 
 /**
  * `JSON.stringify(response)` of variant B's answer, byte for byte, with each shared part written once.
@@ -26,13 +26,14 @@ export const encodeDeliveryResponseB = (response: DeliveryResponseB): string => 
     }
     return `${out}]`
   }
+  const entity = (details: EntityDetails | null): string => (details === null ? "null" : shared(details))
   const entry = (e: LogisticsCapacity): string =>
     `{"origin":${text(e.origin)},"destination":${text(e.destination)},"zone":${text(e.zone)},"route":${text(e.route)}` +
     `,"pickingDate":${text(e.pickingDate)},"message":${text(e.message)},"dispatchType":${text(e.dispatchType)}` +
     `,"dispatchMode":${text(e.dispatchMode)},"deliveryCost":${text(e.deliveryCost)},"pickingDays":${lasting(e.pickingDays)}` +
     `,"processingDays":${text(e.processingDays)},"leadTimes":${lasting(e.leadTimes)},"routeDaysOfWeek":${lasting(e.routeDaysOfWeek)}` +
-    `,"deliveryDates":${lasting(e.deliveryDates)},"originEntityDetails":${shared(e.originEntityDetails)}` +
-    `,"pickupEntityDetails":${shared(e.pickupEntityDetails)},"deliveryTrace":${lasting(e.deliveryTrace, trace)}` +
+    `,"deliveryDates":${lasting(e.deliveryDates)},"originEntityDetails":${entity(e.originEntityDetails)}` +
+    `,"pickupEntityDetails":${entity(e.pickupEntityDetails)},"deliveryTrace":${lasting(e.deliveryTrace, trace)}` +
     `,"arriveDates":${lasting(e.arriveDates)},"detailedCapacityError":${text(e.detailedCapacityError)}` +
     `,"dispatchItems":${text(e.dispatchItems)}}`
   let out = `{"request":${text(response.request)},"logisticsCapacity":[`

@@ -130,7 +130,7 @@ describe("dispatch grouping, stock and routing", () => {
     ]), MONDAY_9AM)
     expect(evaluation.items.map((result) => result.stockShortage)).toEqual([
       undefined,
-      { node: "CD1", sku: "SKU-B", requested: 2, available: 1 },
+      { node: "CD1", sku: "SKU-B", requested: 2, available: 1, taken: 2, stock: 3 },
       undefined
     ])
     expect(evaluation.items[0]?.dispatch.units).toBe(3)

@@ -162,7 +162,7 @@ describe("plans reused across requests", () => {
               if (Result.isFailure(request)) break
               const evaluation = evaluateVariantA(snapshot, request.success, at)
               if (Result.isFailure(evaluation)) break
-              const dispatches = [...new Set(evaluation.success.map((result) => result.dispatchCode))]
+              const dispatches = [...new Set(evaluation.success.flatMap((result) => result.dispatchCode === null ? [] : [result.dispatchCode]))]
               const code = dispatches[s.pick % dispatches.length]
               const before = answerA(snapshot, body, at)
               const dispatch = dispatchOf(snapshot, body, at, code)

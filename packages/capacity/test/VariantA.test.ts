@@ -62,7 +62,7 @@ describe("variant A evaluation", () => {
     ))
     expect(results.map((result) => [result.message, result.pickingDate, result.deliveryDates.length])).toEqual([
       ["OK", "2025-03-10", 5],
-      ["no EXPRESS HOME_DELIVERY route from CD1 to Z2", "", 0]
+      ["no EXPRESS HOME_DELIVERY route from CD1 to Z2", null, 0]
     ])
   })
 
@@ -99,7 +99,7 @@ describe("variant A evaluation", () => {
     }])
     expect(results[1]?.deliveryDates).toEqual([])
     expect(results[1]?.arriveDates).toEqual([{
-      node: "CD1", nodePurchaseOrder: "", edgeId: "", arriveDate: "", code: 1,
+      node: "CD1", nodePurchaseOrder: null, edgeId: null, arriveDate: null, code: 1,
       message: "11 units exceed the daily picking capacity of CD1 (10)"
     }])
   })
@@ -133,9 +133,9 @@ describe("variant A evaluation", () => {
     expect(results.every((result) => result.deliveryDates.length === 5)).toBe(true)
     expect(results[3]?.arriveDates.map((arrive) => [arrive.node, arrive.nodePurchaseOrder, arrive.arriveDate])).toEqual([
       ["PRV-GLORIA", "PRV-GLORIA", "2026-11-23"],
-      ["CD-LURIN", "", "2026-11-26"],
-      ["HUB-SANTA-ANITA", "", "2026-11-27"],
-      ["LIMA-ESTE", "", "2026-11-27"]
+      ["CD-LURIN", null, "2026-11-26"],
+      ["HUB-SANTA-ANITA", null, "2026-11-27"],
+      ["LIMA-ESTE", null, "2026-11-27"]
     ])
   })
 })

@@ -76,10 +76,7 @@ describe("variant B decoding", () => {
   })
 
   it("checks the rules across fields after the structure", () => {
-    expect(rejection({ ...base, items: [tv, { skuCode: "SKU-B", quantity: 1 }] })).toEqual([
-      "BUSINESS_RULE_VIOLATION",
-      "items[1].origin: is required unless calculationOptions.calculate is SEARCH_ORIGINS_BY_COORDINATES"
-    ])
+    expect(decode({ ...base, items: [tv, { skuCode: "SKU-B", quantity: 1 }] }).items[1]!.origin).toBeUndefined()
     expect(rejection({ ...base, calculationOptions: { rangeStart: "2027-03-10", rangeEnd: "2027-03-09" }, items: [tv] })).toEqual([
       "BUSINESS_RULE_VIOLATION",
       "calculationOptions.rangeEnd: must not be before rangeStart (2027-03-10)"
@@ -97,7 +94,14 @@ describe("variant B decoding", () => {
 describe("variant B evaluation on the demo network", () => {
   it("home delivery: one entry per dispatch, echo, entity details, dates per window, trace and arrivals", () => {
     const response = answer({ ...base, items: [tv, { ...tv, skuCode: "SKU-LAPTOP-14", weight: 2 }] })
-    expect(response.request).toEqual(decode({ ...base, items: [tv, { ...tv, skuCode: "SKU-LAPTOP-14", weight: 2 }] }))
+    // The echo is the request read, with every default the service applied.
+    expect(response.request).toEqual({
+      ...decode({ ...base, items: [{ ...tv, units: 1 }, { ...tv, skuCode: "SKU-LAPTOP-14", weight: 2, units: 1 }] }),
+      dispatchType: "NORMAL",
+      dispatchMode: "HOME_DELIVERY",
+      hasFreightAttributeConfiguration: false,
+      calculationOptions: { optimization: "PROXIMITY_STORE", maxPickupPoint: 3, validateStock: true, dispatchCostEnabled: true }
+    })
     expect(response.prioritizationCriteria).toBe("EARLIEST_DELIVERY_DATE")
     expect(response.logisticsCapacity).toHaveLength(1)
     const entry = response.logisticsCapacity[0]!
@@ -120,7 +124,7 @@ describe("variant B evaluation on the demo network", () => {
       platformDockId: "DOCK-LURIN-01", contactNumber: "+51 1 611 2000",
       addressInfo: { district: "Lurín", ubigeoCode: "150119", latitude: -12.2747, longitude: -76.8705 }
     })
-    expect(entry.pickupEntityDetails.entityCode).toBe("")
+    expect(entry.pickupEntityDetails).toBeNull()
     const week = ["2027-03-02", "2027-03-03", "2027-03-04", "2027-03-05", "2027-03-06"]
     expect(entry.deliveryDates).toEqual([week, week])
     expect(entry.deliveryTrace.map((trace) => trace.deliveryDate)).toEqual(week)
@@ -169,7 +173,7 @@ describe("variant B evaluation on the demo network", () => {
     expect(summary(answer({ ...base, dispatchType: "EXPRESS", calculationOptions: search, items: [watch(2), watch(5)] })).map(([, origin]) => origin))
       .toEqual(["TD-MIRAFLORES", "TD-SURCO"])
     const bounded = answer({ ...base, dispatchType: "EXPRESS", calculationOptions: { ...search, maxDistancePickingStore: 3 }, items: [watch(5)] })
-    expect(summary(bounded)).toEqual([["HOME_DELIVERY", "", "Av. Larco 345", "no origin within 3 km can serve 1 item(s)"]])
+    expect(summary(bounded)).toEqual([["HOME_DELIVERY", null, "Av. Larco 345", "no origin within 3 km can serve 1 item(s)"]])
     expect(bounded.logisticsCapacity[0]!.detailedCapacityError[0]).toMatchObject({
       code: "STOCK_ERROR",
       details: [{ errorCode: "SOLD_OUT_QUANTITY", sku: "SKU-SMARTWATCH-GT", requestedQuantity: 5, availableQuantity: 3 }],
@@ -192,7 +196,7 @@ describe("variant B evaluation on the demo network", () => {
       ["CD-LURIN", "TD-SAN-ISIDRO"],
       ["TD-SAN-BORJA", "TD-SAN-BORJA"]
     ])
-    expect(response.logisticsCapacity[0]!.route).toBe("")
+    expect(response.logisticsCapacity[0]!.route).toBeNull()
     expect(response.logisticsCapacity[0]!.deliveryDates[0]![0]).toBe("2027-03-01")
     // Within 1 km only TD-MIRAFLORES holds the SKU: stores only reachable from farther origins are not offered.
     const near = answer({
@@ -207,7 +211,7 @@ describe("variant B evaluation on the demo network", () => {
   it("a sold-out item gets STOCK_ERROR / SOLD_OUT_QUANTITY unless validateStock is off", () => {
     const soldOut = { skuCode: "SKU-SMARTWATCH-GT", origin: "TD-MIRAFLORES", quantity: 4 }
     const entry = answer({ ...base, dispatchType: "EXPRESS", items: [soldOut] }).logisticsCapacity[0]!
-    expect(entry).toMatchObject({ origin: "TD-MIRAFLORES", pickingDate: "", deliveryDates: [], dispatchItems: [] })
+    expect(entry).toMatchObject({ origin: "TD-MIRAFLORES", pickingDate: null, deliveryCost: null, deliveryDates: [], dispatchItems: [] })
     expect(entry.detailedCapacityError).toEqual([{
       code: "STOCK_ERROR",
       details: [{ errorCode: "SOLD_OUT_QUANTITY", description: "stock of SKU-SMARTWATCH-GT at TD-MIRAFLORES: requested 4, available 3", sku: "SKU-SMARTWATCH-GT", requestedQuantity: 4, availableQuantity: 3 }],

@@ -235,15 +235,15 @@ const EXPECTED = [
     "arriveDates": [
       {
         "node": "CD1",
-        "nodePurchaseOrder": "",
-        "edgeId": "",
+        "nodePurchaseOrder": null,
+        "edgeId": null,
         "arriveDate": "2025-03-18",
         "code": 0,
         "message": "picking"
       },
       {
         "node": "Z1",
-        "nodePurchaseOrder": "",
+        "nodePurchaseOrder": null,
         "edgeId": "R1",
         "arriveDate": "2025-03-19",
         "code": 0,
@@ -528,15 +528,15 @@ const EXPECTED = [
     "arriveDates": [
       {
         "node": "CD1",
-        "nodePurchaseOrder": "",
-        "edgeId": "",
+        "nodePurchaseOrder": null,
+        "edgeId": null,
         "arriveDate": "2025-03-17",
         "code": 0,
         "message": "picking"
       },
       {
         "node": "HUB1",
-        "nodePurchaseOrder": "",
+        "nodePurchaseOrder": null,
         "edgeId": "R2",
         "arriveDate": "2025-03-18",
         "code": 0,
@@ -544,7 +544,7 @@ const EXPECTED = [
       },
       {
         "node": "Z2",
-        "nodePurchaseOrder": "",
+        "nodePurchaseOrder": null,
         "edgeId": "R3",
         "arriveDate": "2025-03-18",
         "code": 0,

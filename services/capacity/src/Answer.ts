@@ -1,16 +1,53 @@
-/** A finished HTTP answer: status, media type and body (plain strings for errors, as the spec asks). */
+import { ERROR_CODES_B, type ErrorBodyB, type ErrorCodeB } from "@retail/capacity"
+
+/** A finished HTTP answer: status, media type and body (plain strings for variant A's errors, as the spec asks). */
 export interface Answer {
   readonly status: number
   readonly contentType: "application/json" | "text/plain; charset=utf-8"
   readonly body: string
+  /** Seconds, sent as Retry-After (429). */
+  readonly retryAfter?: number
 }
+
+/** The error format of a request: variant B's `{code, message, details}` or variant A's plain string. */
+export type ErrorFormat = "A" | "B"
 
 export const plain = (status: number, body: string): Answer => ({ status, contentType: "text/plain; charset=utf-8", body })
 
-export const UNAUTHORIZED = plain(401, "Unauthorized: send Authorization: Bearer <api-key>")
-export const INTERNAL = plain(500, "Internal server error: the delivery date could not be computed")
+/** Variant B's error body `{code, message, details}`, with the status its code stands for. */
+export const errorB = (code: ErrorCodeB, message: string, details: ErrorBodyB["details"] = {}): Answer => ({
+  status: ERROR_CODES_B[code],
+  contentType: "application/json",
+  body: JSON.stringify({ code, message, details })
+})
 
-export const UNSUPPORTED_MEDIA_TYPE = plain(415, "Unsupported media type: send Content-Type: application/json")
-/** Bad JSON is answered before the variant is known, as variant A answers (plain string). */
-export const badJson = (error: unknown): Answer =>
-  plain(400, `Bad request: the body is not valid JSON (${error instanceof Error ? error.message : String(error)})`)
+/** The same error in both formats, built once: variant A's text is `<Prefix>: <message>`. */
+const both = (code: ErrorCodeB, prefix: string, message: string): Readonly<Record<ErrorFormat, Answer>> => ({
+  A: plain(ERROR_CODES_B[code], `${prefix}: ${message}`),
+  B: errorB(code, message)
+})
+
+export const UNAUTHORIZED = both("UNAUTHORIZED", "Unauthorized", "send Authorization: Bearer <api-key>")
+export const UNSUPPORTED_MEDIA_TYPE = both("UNSUPPORTED_MEDIA_TYPE", "Unsupported media type", "send Content-Type: application/json")
+export const INTERNAL = both("INTERNAL_ERROR", "Internal server error", "the delivery date could not be computed")
+
+export const payloadTooLarge = (format: ErrorFormat, maxBytes: number): Answer =>
+  format === "B"
+    ? errorB("PAYLOAD_TOO_LARGE", `the body is larger than ${maxBytes} bytes (CAPACITY_MAX_BODY_BYTES)`)
+    : plain(413, `Payload too large: at most ${maxBytes} bytes`)
+
+export const tooManyRequests = (format: ErrorFormat, retryAfter: number): Answer => {
+  const message = `too many requests for this API key; retry after ${retryAfter} s`
+  return {
+    ...(format === "B" ? errorB("TOO_MANY_REQUESTS", message) : plain(429, `Too many requests for this API key; retry after ${retryAfter} s`)),
+    retryAfter
+  }
+}
+
+/** A body that is not JSON: variant B's format when what could be read of it reads as variant B (VariantSniff.ts), else variant A's. */
+export const badJson = (format: ErrorFormat, error: unknown): Answer => {
+  const reason = error instanceof Error ? error.message : String(error)
+  return format === "B"
+    ? errorB("INVALID_REQUEST", `the body is not valid JSON (${reason})`)
+    : plain(400, `Bad request: the body is not valid JSON (${reason})`)
+}

@@ -1,6 +1,7 @@
 import type { Snapshot } from "@retail/capacity"
 import type { CapacitySettings } from "./CapacityConfig.ts"
 import { type Answer, badJson, plain } from "./Answer.ts"
+import { readsAsVariantB } from "./VariantSniff.ts"
 import { answerVariantAInput } from "./VariantAAnswer.ts"
 import { answerVariantBInput } from "./VariantBAnswer.ts"
 
@@ -11,14 +12,15 @@ const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
 
 /**
  * Which variant a parsed body is, by shape (docs/capacity.md, "Telling the variants apart"):
- * B when the object has `saleChannel` or `deliveryData`; else A when some element of `items` is an
- * object with `origin` or `deliveryMode`; else neither.
+ * B when the object has `saleChannel` or `deliveryData`; else A when `items` is an empty array
+ * (variant A's 400 then names it) or some element of it is an object with `origin` or
+ * `deliveryMode`; else neither.
  */
 export const variantOf = (input: unknown): Variant => {
   if (!isRecord(input)) return "NEITHER"
   if ("saleChannel" in input || "deliveryData" in input) return "B"
   const items = input["items"]
-  if (Array.isArray(items) && items.some((item) => isRecord(item) && ("origin" in item || "deliveryMode" in item))) {
+  if (Array.isArray(items) && (items.length === 0 || items.some((item) => isRecord(item) && ("origin" in item || "deliveryMode" in item)))) {
     return "A"
   }
   return "NEITHER"
@@ -36,7 +38,7 @@ export const answerCapacity = (settings: CapacitySettings, snapshot: Snapshot, b
   try {
     input = JSON.parse(body)
   } catch (error) {
-    return badJson(error)
+    return badJson(readsAsVariantB(body) ? "B" : "A", error)
   }
   return answerCapacityInput(settings, snapshot, input, nowMillis)
 }

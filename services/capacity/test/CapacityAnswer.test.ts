@@ -30,7 +30,7 @@ describe("telling the variants apart", () => {
     expect(variantOf({ ...variantA, saleChannel: "WEB" })).toBe("B")
     expect(variantOf(variantA)).toBe("A")
     expect(variantOf({ items: [{ skuCode: "X" }, { deliveryMode: "HOME_DELIVERY" }] })).toBe("A")
-    expect(variantOf({ purchaseDate: "2027-03-01", items: [] })).toBe("NEITHER")
+    expect(variantOf({ purchaseDate: "2027-03-01", items: [] })).toBe("A")
     expect(variantOf({ items: [{ skuCode: "X" }] })).toBe("NEITHER")
     expect(variantOf([variantA])).toBe("NEITHER")
     expect(variantOf(null)).toBe("NEITHER")
@@ -47,6 +47,9 @@ describe("telling the variants apart", () => {
     expect([badA.status, badA.contentType]).toEqual([400, "text/plain; charset=utf-8"])
     const badJson = answerCapacity(settings, demo, "{", now)
     expect([badJson.status, badJson.contentType]).toEqual([400, "text/plain; charset=utf-8"])
+    const badJsonB = answerCapacity(settings, demo, `{"purchaseDate":"2027-03-01","saleChannel":"WEB","items":[{`, now)
+    expect([badJsonB.status, badJsonB.contentType]).toEqual([400, "application/json"])
+    expect(JSON.parse(badJsonB.body)).toMatchObject({ code: "INVALID_REQUEST", details: {} })
   })
 
   it("a fault while computing a variant B answer is its 500 body", () => {

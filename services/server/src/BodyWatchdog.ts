@@ -17,11 +17,10 @@ const sampleOf = (request: IncomingMessage, now: number, loopLagged: boolean): B
   }
 }
 
-/** RequestTimeout's error body, `{"_tag":"RequestTimeout","message":...}` as the API encodes its errors. */
+/** RequestTimeout's error body, the spec's ErrorMessage `{"message":...}` as the API encodes its errors. */
 const answer = (verdict: Exclude<BodyVerdict, "receiving">, rule: BodyRule) =>
   HttpServerResponse.jsonUnsafe(
     {
-      _tag: "RequestTimeout",
       message: verdict === "idle"
         ? `The request body stopped arriving: nothing for ${rule.idleTimeoutMs} ms (UPLOAD_IDLE_TIMEOUT_MS). Nothing was published.`
         : `The request body arrived slower than ${rule.minBytesPerSecond} bytes/s over ${rule.idleTimeoutMs} ms (UPLOAD_MIN_BYTES_PER_SECOND). Nothing was published.`

@@ -5,25 +5,18 @@ import { HttpApiError } from "effect/http-api"
 
 /**
  * A request the contract could not decode (its path, query, headers or JSON payload) is 400 with
- * the body it always had: `{"_tag":"HttpApiDecodeError","issues":[{"_tag","path","message"}...],
- * "message"}`, the issues listed one per problem and the message drawn as a tree. The framework
- * answers an empty 400 itself; a body that is not JSON at all still is one.
+ * the spec's ErrorMessage, `{"message"}`: the message names where the bad value was (the body, a
+ * query parameter...), each bad field by its path, and why, one problem after another. A body that
+ * is not JSON at all says so. The framework would answer an empty 400 itself.
  */
 
-type IssueTag = "Type" | "Missing" | "Unexpected" | "Forbidden" | "Refinement" | "Transformation"
-
+/** One problem of a request, at its path. */
 interface DecodeIssue {
-  readonly _tag: IssueTag
   readonly path: ReadonlyArray<PropertyKey>
   readonly message: string
 }
 
-const { annotationText, checkExpected, describe, describeBase, expectedActual, formatTreePath } = Effect3Words
-
-interface Tree {
-  readonly value: string
-  readonly forest: ReadonlyArray<Tree>
-}
+const { annotationText, checkExpected, describe, describeBase, expectedActual } = Effect3Words
 
 const at = (input: unknown, path: ReadonlyArray<PropertyKey>): unknown => {
   let value = input
@@ -54,26 +47,20 @@ const annotationsOf = (issue: SchemaIssue.Issue): { readonly [key: string]: unkn
 const messageOf = (issue: SchemaIssue.Issue): string | undefined =>
   annotationText(annotationsOf(issue), issue._tag === "MissingKey" ? "messageMissingKey" : "message")
 
-/**
- * The issue as a list (one entry per problem, with its path) and as a tree (its message); `node` is
- * the schema whose checks a `Filter` issue is one of.
- */
+/** The problems of `issue`, one per bad value with its path; `node` is the schema whose checks a `Filter` issue is one of. */
 const walk = (
   issue: SchemaIssue.Issue,
   path: ReadonlyArray<PropertyKey>,
   input: unknown,
   node: SchemaAST.AST | undefined,
   issues: Array<DecodeIssue>
-): Tree => {
-  const leaf = (_tag: IssueTag, message: string): Tree => {
-    issues.push({ _tag, path, message })
-    return { value: message, forest: [] }
+): void => {
+  const leaf = (message: string): void => {
+    issues.push({ path, message })
   }
   switch (issue._tag) {
-    case "Pointer": {
-      const inner = walk(issue.issue, [...path, ...issue.path], at(input, issue.path), undefined, issues)
-      return { value: formatTreePath(issue.path), forest: [inner] }
-    }
+    case "Pointer":
+      return walk(issue.issue, [...path, ...issue.path], at(input, issue.path), undefined, issues)
     case "Composite":
     case "AnyOf": {
       // One schema's checks failing on one value, or a union of one member: the issue is the child's.
@@ -82,47 +69,58 @@ const walk = (
       if (first !== undefined && children.length === 1 && (first._tag !== "Pointer" || issue._tag === "AnyOf")) {
         return walk(first, path, input, issue.ast, issues)
       }
-      if (first === undefined) return leaf("Type", expectedActual(describe(issue.ast), input))
-      return { value: describe(issue.ast), forest: children.map((child) => walk(child, path, input, issue.ast, issues)) }
+      if (first === undefined) return leaf(expectedActual(describe(issue.ast), input))
+      return children.forEach((child) => walk(child, path, input, issue.ast, issues))
     }
     case "Filter": {
       // Its message, or the one its predicate answered; else what Effect 3 expected of the refinement it was.
       const message = messageOf(issue) ?? (issue.issue._tag === "InvalidValue" ? messageOf(issue.issue) : undefined)
-      return leaf("Refinement", message ?? expectedActual(checkExpected(node, issue.filter), input))
+      return leaf(message ?? expectedActual(checkExpected(node, issue.filter), input))
     }
     case "Encoding":
       return walk(issue.issue, path, input, issue.ast, issues)
     case "MissingKey":
-      return leaf("Missing", messageOf(issue) ?? "is missing")
+      return leaf(messageOf(issue) ?? "is missing")
     case "UnexpectedKey":
-      return leaf("Unexpected", "is unexpected")
+      return leaf("is unexpected")
     case "Forbidden":
-      return leaf("Forbidden", "is forbidden")
+      return leaf("is forbidden")
     case "InvalidType":
-      return leaf("Type", messageOf(issue) ?? expectedActual(describeBase(issue.ast), input))
+      return leaf(messageOf(issue) ?? expectedActual(describeBase(issue.ast), input))
     case "OneOf":
-      return leaf("Type", messageOf(issue) ?? expectedActual(describe(issue.ast), input))
+      return leaf(messageOf(issue) ?? expectedActual(describe(issue.ast), input))
     case "InvalidValue":
-      return leaf("Type", messageOf(issue) ?? annotationText(issue.annotations, "expected") ?? `Invalid data ${Effect3Words.formatUnknown(input)}`)
+      return leaf(messageOf(issue) ?? annotationText(issue.annotations, "expected") ?? `Invalid data ${Effect3Words.formatUnknown(input)}`)
   }
 }
 
-const draw = (indentation: string, forest: ReadonlyArray<Tree>): string => {
-  let text = ""
-  forest.forEach((tree, index) => {
-    const isLast = index === forest.length - 1
-    text += `${indentation}${isLast ? "└" : "├"}─ ${tree.value}`
-    text += draw(`${indentation}${forest.length > 1 && !isLast ? "│  " : "   "}`, tree.forest)
-  })
-  return text
+type DecodeKind = "Params" | "Headers" | "Query" | "Payload"
+
+const WHERE: Readonly<Record<DecodeKind, string>> = {
+  Params: "path parameter",
+  Headers: "header",
+  Query: "query parameter",
+  Payload: "body field"
 }
 
-/** The decode error body of `issue`, found against `input` (what was decoded). */
-export const decodeErrorBody = (issue: SchemaIssue.Issue, input: unknown) => {
+/** `nodes[0].code`, or the body itself when the path is empty. */
+const fieldPath = (path: ReadonlyArray<PropertyKey>): string =>
+  path.reduce<string>(
+    (text, key) => (typeof key === "number" ? `${text}[${key}]` : text === "" ? String(key) : `${text}.${String(key)}`),
+    ""
+  )
+
+/** The decode error body of `issue`, found against `input` (what was decoded from `kind`): `{ message }`. */
+export const decodeErrorBody = (issue: SchemaIssue.Issue, input: unknown, kind: DecodeKind = "Payload") => {
   const issues: Array<DecodeIssue> = []
-  const tree = walk(issue, [], input, undefined, issues)
-  return { _tag: "HttpApiDecodeError", issues, message: tree.value + draw("\n", tree.forest) }
+  walk(issue, [], input, undefined, issues)
+  const problems = issues.map(({ message, path }) =>
+    path.length === 0 ? `${kind === "Payload" ? "the body" : `the ${WHERE[kind]}s`}: ${message}` : `${WHERE[kind]} ${fieldPath(path)}: ${message}`
+  )
+  return { message: `Invalid request: ${problems.join("; ")}` }
 }
+
+export const NOT_JSON_BODY = { message: "Invalid request: the body is not valid JSON" }
 
 const queryOf = (url: string): Record<string, string | Array<string>> => {
   const query: Record<string, string | Array<string>> = {}
@@ -146,26 +144,31 @@ const parsedBody = (request: HttpServerRequest.HttpServerRequest) =>
 
 const isInvalidJson = (issue: SchemaIssue.Issue) => issue._tag === "InvalidValue" && messageOf(issue) === "Expected a valid JSON body"
 
-const decodeFailure = (cause: Cause.Cause<unknown>): HttpApiError.HttpApiSchemaError | undefined => {
+const isRequestKind = (kind: HttpApiError.HttpApiSchemaError["kind"]): kind is DecodeKind => kind !== "Body" && kind !== "ResponseHeaders"
+
+/** The request part the contract could not decode, and why. */
+const decodeFailure = (cause: Cause.Cause<unknown>): { readonly kind: DecodeKind; readonly issue: SchemaIssue.Issue } | undefined => {
   for (const reason of cause.reasons) {
     const error = reason._tag === "Die" ? reason.defect : reason._tag === "Fail" ? reason.error : undefined
-    if (HttpApiError.HttpApiSchemaError.is(error) && error.kind !== "Body" && error.kind !== "ResponseHeaders") return error
+    if (HttpApiError.HttpApiSchemaError.is(error) && isRequestKind(error.kind)) return { kind: error.kind, issue: error.cause.issue }
   }
   return undefined
 }
 
-/** Answers the requests the contract could not decode with the old 400 body (see above). */
+/** Answers the requests the contract could not decode with a 400 ErrorMessage (see above). */
 export const DecodeErrorBodies = HttpRouter.middleware(
   <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
     Effect.catchCause(app, (cause) => {
       const failure = decodeFailure(cause)
-      if (failure === undefined || isInvalidJson(failure.cause.issue)) return Effect.failCause(cause)
+      if (failure === undefined) return Effect.failCause(cause)
+      const { issue, kind } = failure
+      if (isInvalidJson(issue)) return Effect.succeed(HttpServerResponse.jsonUnsafe(NOT_JSON_BODY, { status: 400 }))
       return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
         Effect.map(
-          failure.kind === "Payload"
+          kind === "Payload"
             ? parsedBody(request)
-            : Effect.succeed(failure.kind === "Query" ? queryOf(request.url) : failure.kind === "Headers" ? request.headers : undefined),
-          (input) => HttpServerResponse.jsonUnsafe(decodeErrorBody(failure.cause.issue, input), { status: 400 })
+            : Effect.succeed(kind === "Query" ? queryOf(request.url) : kind === "Headers" ? request.headers : undefined),
+          (input) => HttpServerResponse.jsonUnsafe(decodeErrorBody(issue, input, kind), { status: 400 })
         ))
     }),
   { global: true }

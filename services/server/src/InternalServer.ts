@@ -5,6 +5,7 @@ import { Context, Duration, Effect, Layer } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { NetAddress } from "effect/net"
+import { InternalApiDocs } from "./ApiDocs.ts"
 import { BodyWatchdog } from "./BodyWatchdog.ts"
 import { createGracefulServer } from "./FastLaneServer.ts"
 import { trackInFlight } from "./InFlightRequests.ts"
@@ -42,13 +43,14 @@ const address = Layer.effect(
 )
 
 /**
- * The endpoints without authentication (POST /v1/handle-json-int, whose handlers are given) on their own listener, which
+ * The endpoints without authentication (POST /v1/handle-json-int, whose handlers are given) and
+ * their OpenAPI document (GET /v1/openapi.json) on their own listener, which
  * the public port never routes to: HttpRouter.serve gives it a router of its own, so its routes
  * are not served on the public port. Infrastructure comes from outside.
  */
 export const internalServer = <A, E, R>(handlers: Layer.Layer<A, E, R>) =>
   HttpRouter.serve(
-    Layer.merge(internalApi(handlers), BodyWatchdog),
+    Layer.mergeAll(internalApi(handlers), InternalApiDocs, BodyWatchdog),
     { disableLogger: true, disableListenLog: true, middleware: (app) => trackInFlight(logRequestErrors(app)) }
   ).pipe(
     Layer.provide(NoRequestSpans),

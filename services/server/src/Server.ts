@@ -6,8 +6,7 @@ import { FilesHttp, InternalFilesHttp, LoadsHttp, ProductsHttp, UploadService } 
 import { ByteSize, Duration, Effect, Layer, Schema } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-// Imported on its own: through the package index the bundle keeps Scalar's embedded 3 MB script.
-import * as HttpApiScalar from "effect/http-api/HttpApiScalar"
+import { PublicApiDocs } from "./ApiDocs.ts"
 import { watchBody } from "./BodyWatchdog.ts"
 import { DecodeErrorBodies } from "./DecodeErrorBody.ts"
 import { createFastLaneServer } from "./FastLaneServer.ts"
@@ -22,8 +21,8 @@ import { ServerConfig } from "./ServerConfig.ts"
 import { logDrain } from "./ShutdownLog.ts"
 import { withStartupLog } from "./StartupLog.ts"
 
-/** The public API's routes, the OpenAPI document generated from its contract, and its handlers. */
-const ApiLive = HttpApiBuilder.layer(Api, { openapiPath: "/v1/openapi.json" }).pipe(
+/** The public API's routes and their handlers (the OpenAPI document and its page: ApiDocs.ts). */
+const ApiLive = HttpApiBuilder.layer(Api).pipe(
   Layer.provide([ProductsHttp, FilesHttp, LoadsHttp, DeliveryCapacityHttp, CapacityAdminHttp, HealthHttp]),
   Layer.provide([BearerAuthentication, CapacityService.authentication])
 )
@@ -83,7 +82,7 @@ export const Lifecycle = Layer.merge(UploadService.reconciler, Background)
 const PublicAppLive = HttpRouter.serve(
   Layer.mergeAll(
     ApiLive,
-    HttpApiScalar.layerCdn(Api, { path: "/v1/docs", version: "1.39.3" }),
+    PublicApiDocs,
     RequestGuards,
     DecodeErrorBodies
   ),

@@ -1,5 +1,14 @@
 import { integer, positiveInteger } from "@retail/config"
-import { Config } from "effect"
+import { isServerList } from "@retail/api"
+import { Config, Schema } from "effect"
+
+/** OPENAPI_SERVERS: the `servers` of the public OpenAPI document, as a comma-separated list of URLs. */
+const openapiServers = Config.option(Config.schema(
+  Schema.String.check(Schema.makeFilter(isServerList, {
+    message: "OPENAPI_SERVERS must be a comma-separated list of absolute http(s) URLs or paths starting with /"
+  })),
+  "OPENAPI_SERVERS"
+))
 
 /** Process-level settings (documented in README.md). */
 export const ServerConfig = Config.all({
@@ -20,5 +29,6 @@ export const ServerConfig = Config.all({
   shutdownGraceMs: integer("SHUTDOWN_GRACE_MS", 20_000, { min: 0 }),
   uploadIdleTimeoutMs: integer("UPLOAD_IDLE_TIMEOUT_MS", 30_000, { min: 0, note: "0: no watchdog" }),
   uploadMinBytesPerSecond: integer("UPLOAD_MIN_BYTES_PER_SECOND", 1024, { min: 0, note: "0: no minimum" }),
-  requestMaxBytes: positiveInteger("REQUEST_MAX_BYTES", 16 * 1024 * 1024)
+  requestMaxBytes: positiveInteger("REQUEST_MAX_BYTES", 16 * 1024 * 1024),
+  openapiServers
 })

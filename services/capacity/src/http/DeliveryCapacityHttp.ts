@@ -6,32 +6,33 @@ import { HttpApiBuilder } from "effect/http-api"
 import { CapacityConfig } from "../CapacityConfig.ts"
 import { CapacityNetwork } from "../CapacityNetwork.ts"
 import { NetworkReplica } from "../NetworkReplica.ts"
-import { answerCapacity } from "../CapacityAnswer.ts"
-import {
-  type Answer,
-  INTERNAL,
-  UNAUTHORIZED,
-  UNSUPPORTED_MEDIA_TYPE
-} from "../Answer.ts"
+import { type Answer, INTERNAL } from "../Answer.ts"
+import { answerRequest } from "../RequestAnswer.ts"
 
 const respond = (answer: Answer) =>
-  HttpServerResponse.text(answer.body, { status: answer.status, contentType: answer.contentType })
+  HttpServerResponse.text(answer.body, {
+    status: answer.status,
+    contentType: answer.contentType,
+    ...(answer.retryAfter === undefined ? {} : { headers: { "retry-after": String(answer.retryAfter) } })
+  })
 
 /**
  * POST /v1/delivery/capacity through the HttpApi: the same answer as the node-level fast lane
- * (FastLane.ts), which takes these requests first when the server runs on node:http. Raw: no
- * payload decoding by the framework, no middleware, no span, no log.
+ * (FastLane.ts), which takes these requests first when the server runs on node:http (it also
+ * applies the API key's rate). Raw: no payload decoding by the framework, no middleware, no span,
+ * no log. Errors are answered in the format of the variant the body reads as.
  */
 export const DeliveryCapacityHttp = HttpApiBuilder.group(Api, "deliveryCapacity", (handlers) =>
   Effect.gen(function*() {
     const config = yield* CapacityConfig
     const network = yield* CapacityNetwork
-    return handlers.handleRaw("deliveryCapacity", ({ request }) => {
-      if (!holdsApiKey(config.apiKeys, request.headers["authorization"])) return Effect.succeed(respond(UNAUTHORIZED))
-      if (!isJsonContentType(request.headers["content-type"])) return Effect.succeed(respond(UNSUPPORTED_MEDIA_TYPE))
-      return Effect.gen(function*() {
+    return handlers.handleRaw("deliveryCapacity", ({ request }) =>
+      Effect.gen(function*() {
+        const authorized = holdsApiKey(config.apiKeys, request.headers["authorization"])
+        const json = authorized && isJsonContentType(request.headers["content-type"])
         const body = yield* request.text
-        return respond(answerCapacity(config, network.peek(), body, yield* Clock.currentTimeMillis))
-      }).pipe(Effect.catchCause(() => Effect.succeed(respond(INTERNAL))))
-    })
+        const checks = { authorized, json, retryAfter: undefined }
+        const tooLarge = Buffer.byteLength(body) > config.maxBodyBytes
+        return respond(answerRequest(config, network.peek(), checks, body, tooLarge, yield* Clock.currentTimeMillis))
+      }).pipe(Effect.catchCause(() => Effect.succeed(respond(INTERNAL.A)))))
   })).pipe(Layer.provide(NetworkReplica))

@@ -4,22 +4,16 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { Context, Effect, Layer } from "effect"
 import { CapacityConfig } from "../CapacityConfig.ts"
 import { CapacityNetwork } from "../CapacityNetwork.ts"
-import { answerCapacity } from "../CapacityAnswer.ts"
-import {
-  type Answer,
-  INTERNAL,
-  UNAUTHORIZED,
-  UNSUPPORTED_MEDIA_TYPE
-} from "../Answer.ts"
+import type { Answer } from "../Answer.ts"
+import { answerRequest } from "../RequestAnswer.ts"
 import { FastLaneLimit } from "./FastLaneLimit.ts"
 
 const PATH = "/v1/delivery/capacity"
 
 const send = (response: ServerResponse, answer: Answer) => {
-  response.writeHead(answer.status, {
-    "content-type": answer.contentType,
-    "content-length": Buffer.byteLength(answer.body)
-  })
+  response.writeHead(answer.status, answer.retryAfter === undefined
+    ? { "content-type": answer.contentType, "content-length": Buffer.byteLength(answer.body) }
+    : { "content-type": answer.contentType, "content-length": Buffer.byteLength(answer.body), "retry-after": String(answer.retryAfter) })
   response.end(answer.body)
 }
 
@@ -27,6 +21,10 @@ const send = (response: ServerResponse, answer: Answer) => {
  * Checkout's hot path on plain node:http, ahead of the Effect HTTP stack (measured here: ~2.4k rps
  * through HttpApi for this request, whose engine work is ~30 µs). Same answer as the HttpApi
  * handler, which stays as the documented endpoint and serves other HttpServer implementations.
+ *
+ * Every error is answered once the body is read (at most CAPACITY_MAX_BODY_BYTES of it kept), in
+ * the format of the variant the body reads as: a variant B client gets `{code, message, details}`
+ * for its 401, 415, 429 and 413 too (docs/capacity.md, "Telling the variants apart").
  */
 export class CapacityFastLane extends Context.Service<CapacityFastLane, {
   /** True when the request was taken (answered or being answered) by the fast lane. */
@@ -42,34 +40,23 @@ export class CapacityFastLane extends Context.Service<CapacityFastLane, {
       /** True when the request was taken (answered or being answered) by the fast lane. */
       const take = (request: IncomingMessage, response: ServerResponse): boolean => {
         if (request.method !== "POST" || (request.url !== PATH && request.url !== `${PATH}/`)) return false
-        if (!holdsApiKey(config.apiKeys, request.headers.authorization)) {
-          request.resume()
-          send(response, UNAUTHORIZED)
-          return true
-        }
-        if (!isJsonContentType(request.headers["content-type"])) {
-          request.resume()
-          send(response, UNSUPPORTED_MEDIA_TYPE)
-          return true
-        }
-        if (limit.refused(request, response)) return true
+        // Checked in this order before the body is read (an unauthenticated caller takes no token of a
+        // key's rate); answered after, in the body's format.
+        const authorized = holdsApiKey(config.apiKeys, request.headers.authorization)
+        const json = authorized && isJsonContentType(request.headers["content-type"])
+        const retryAfter = json ? limit.retryAfter(request) : undefined
         const chunks: Array<Buffer> = []
         let size = 0
         request.on("data", (chunk: Buffer) => {
+          const before = size
           size += chunk.length
           if (size <= MAX_BODY_BYTES) chunks.push(chunk)
+          // The first MAX_BODY_BYTES of a body too large, for the format of its 413.
+          else if (before < MAX_BODY_BYTES) chunks.push(chunk.subarray(0, MAX_BODY_BYTES - before))
         })
         request.on("end", () => {
-          if (size > MAX_BODY_BYTES) {
-            send(response, { status: 413, contentType: "text/plain; charset=utf-8", body: `Payload too large: at most ${MAX_BODY_BYTES} bytes` })
-            return
-          }
-          try {
-            const body = chunks.length === 1 ? chunks[0]?.toString("utf8") ?? "" : Buffer.concat(chunks).toString("utf8")
-            send(response, answerCapacity(config, network.peek(), body, Date.now()))
-          } catch {
-            send(response, INTERNAL)
-          }
+          const body = chunks.length === 1 ? chunks[0]?.toString("utf8") ?? "" : Buffer.concat(chunks).toString("utf8")
+          send(response, answerRequest(config, network.peek(), { authorized, json, retryAfter }, body, size > MAX_BODY_BYTES, Date.now()))
         })
         request.on("error", () => response.destroy())
         return true

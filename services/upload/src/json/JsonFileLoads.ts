@@ -20,9 +20,12 @@ export class JsonFileLoads extends Context.Service<JsonFileLoads>()("@retail/upl
       /** `/handle-json`: the company is the caller's. */
       load: (request: HttpServerRequest.HttpServerRequest, company: string) =>
         jsonFileLoad(request, "HANDLE_JSON", () => Effect.succeed(company), { fields: [] }).pipe(Effect.provideContext(services)),
-      /** `/handle-json-int`: the company is a text part sent before the file; `admit` runs in the load's scope once it is read. */
+      /**
+       * `/handle-json-int`: the company is a text part, before or after the file (a file first is kept
+       * until the body is read); `admit` runs in the load's scope once it is read.
+       */
       loadNamingCompany: <E>(request: HttpServerRequest.HttpServerRequest, admit: (company: string) => Effect.Effect<void, E, Scope.Scope>) =>
-        jsonFileLoad(request, "HANDLE_JSON_INT", (fields) => Effect.tap(companyField(fields), admit), { fields: [COMPANY] }).pipe(
+        jsonFileLoad(request, "HANDLE_JSON_INT", (fields) => Effect.tap(companyField(fields), admit), { fields: [COMPANY], companyField: COMPANY }).pipe(
           Effect.provideContext(services)
         )
     }

@@ -1,0 +1,29 @@
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { variantOf } from "../src/CapacityAnswer.ts"
+import { readsAsVariantB } from "../src/VariantSniff.ts"
+
+describe("reading the variant of a body without parsing it", () => {
+  it("agrees with variantOf on every well-formed body", () => {
+    const key = fc.constantFrom("saleChannel", "deliveryData", "items", "purchaseDate", "sale\\u0043hannel", "x\"y", "")
+    const body = fc.oneof(
+      fc.jsonValue(),
+      fc.dictionary(key, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 }),
+      fc.array(fc.dictionary(key, fc.jsonValue({ maxDepth: 2 })), { maxLength: 2 })
+    )
+    fc.assert(fc.property(body, fc.constantFrom(0, 2), (value, indent) => {
+      const text = JSON.stringify(value, null, indent).replaceAll("sale\\\\u0043hannel", "sale\\u0043hannel")
+      expect(readsAsVariantB(text)).toBe(variantOf(JSON.parse(text)) === "B")
+    }), { numRuns: 2000 })
+  })
+
+  it("reads a body cut short or broken as far as it goes", () => {
+    expect(readsAsVariantB(`{"purchaseDate":"2027-03-01","saleChannel":`)).toBe(true)
+    expect(readsAsVariantB(` {"items":[{"a":"}"}],"deliveryData":{`)).toBe(true)
+    expect(readsAsVariantB(`{"items":[{"saleChannel":"WEB"}]`)).toBe(false)
+    expect(readsAsVariantB(`{"purchaseDate":"2027-03-01",`)).toBe(false)
+    expect(readsAsVariantB(`{"note":"saleChannel"}`)).toBe(false)
+    expect(readsAsVariantB(`not json saleChannel`)).toBe(false)
+    expect(readsAsVariantB("")).toBe(false)
+  })
+})

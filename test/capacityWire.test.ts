@@ -1,0 +1,165 @@
+import { describe, expect, layer } from "@effect/vitest"
+import { demoNetwork } from "@retail/capacity"
+import { Effect, Layer } from "effect"
+import { postJson, request } from "./support/Http.ts"
+import { TestServer } from "./support/TestServer.ts"
+
+// Issue 23, what a client sees on POST /v1/delivery/capacity: no placeholders, defaults echoed,
+// origins chosen when none is sent, and variant B's error body for every error of a variant B body.
+
+const KEY = "test-capacity-wire-key"
+const MAX_BODY_BYTES = 16_384
+
+const capacity = (body: unknown, key: string = KEY) => postJson("/v1/delivery/capacity", body, key)
+const raw = (body: string, headers: Record<string, string>) => request("/v1/delivery/capacity", { body, headers })
+
+const DemoNetworkCurrent = Layer.effectDiscard(Effect.gen(function*() {
+  const response = yield* request("/v1/network", {
+    method: "PUT",
+    token: KEY,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(demoNetwork)
+  })
+  if (response.status !== 200) return yield* Effect.die(new Error(`PUT /v1/network: ${response.status} ${response.text}`))
+}))
+
+const base = {
+  purchaseDate: "2027-03-01",
+  saleChannel: "WEB",
+  deliveryData: { latitude: -12.1219, longitude: -77.0297, ubigeoCode: "150122", destination: "Av. Larco 345" }
+}
+const tv = { skuCode: "SKU-TV-55-4K", origin: "CD-LURIN", quantity: 1, weight: 20 }
+const watch = (quantity: number) => ({ skuCode: "SKU-SMARTWATCH-GT", quantity, weight: 0.2 })
+const itemA = (overrides: Record<string, unknown> = {}) => ({
+  origin: "CD-LURIN",
+  entityType: "CD",
+  skuCode: "SKU-TV-55-4K",
+  zone: "LIMA-MODERNA",
+  dispatchType: "NORMAL",
+  quantity: 1,
+  destination: "150122",
+  latitude: -12.12,
+  longitude: -77.03,
+  deliveryMode: "HOME_DELIVERY",
+  ...overrides
+})
+
+type Json = Record<string, unknown>
+const ok = (body: unknown) =>
+  Effect.map(capacity(body), (response) => {
+    expect(response.status, response.text).toBe(200)
+    return response.json()
+  })
+const errorBody = (response: { readonly status: number; readonly headers: Headers; readonly text: string }) => ({
+  status: response.status,
+  contentType: response.headers.get("content-type"),
+  body: response.headers.get("content-type")?.includes("json") ? JSON.parse(response.text) as unknown : response.text
+})
+
+describe("delivery capacity on the wire", () => {
+  layer(DemoNetworkCurrent.pipe(Layer.provideMerge(TestServer({ CAPACITY_API_KEYS: KEY, CAPACITY_MAX_BODY_BYTES: String(MAX_BODY_BYTES) }))), {
+    timeout: 120_000,
+    excludeTestServices: true
+  })((it) => {
+    it.effect("variant B without calculationOptions and without origins is served: the nearest stock-holding nodes are chosen", () =>
+      Effect.gen(function*() {
+        const answer = (yield* ok({ ...base, dispatchType: "EXPRESS", items: [watch(2), watch(5)] })) as {
+          request: { calculationOptions: Json }
+          logisticsCapacity: ReadonlyArray<{ origin: string; message: string; dispatchItems: ReadonlyArray<Json> }>
+          prioritizationCriteria: string
+        }
+        // TD-MIRAFLORES (0.6 km) holds 3, TD-SURCO (4.3 km) 20.
+        expect(answer.logisticsCapacity.map((entry) => [entry.origin, entry.message])).toEqual([["TD-MIRAFLORES", "OK"], ["TD-SURCO", "OK"]])
+        expect(answer.prioritizationCriteria).toBe("PROXIMITY_STORE")
+        expect(answer.request.calculationOptions).toMatchObject({ calculate: "SEARCH_ORIGINS_BY_COORDINATES" })
+      }))
+
+    it.effect("variant B: the echo and dispatchItems carry the defaults applied; home delivery has no pickup entity; an unplaced item has null origin, route and dates", () =>
+      Effect.gen(function*() {
+        const home = (yield* ok({ ...base, items: [tv] })) as {
+          request: Json
+          logisticsCapacity: ReadonlyArray<Json & { dispatchItems: ReadonlyArray<Json> }>
+        }
+        expect(home.request).toEqual({
+          ...base,
+          dispatchType: "NORMAL",
+          dispatchMode: "HOME_DELIVERY",
+          hasFreightAttributeConfiguration: false,
+          calculationOptions: { optimization: "PROXIMITY_STORE", maxPickupPoint: 3, validateStock: true, dispatchCostEnabled: true },
+          items: [{ ...tv, units: 1 }]
+        })
+        const [entry] = home.logisticsCapacity
+        expect(entry!.pickupEntityDetails).toBeNull()
+        expect(entry!.dispatchItems).toEqual([{ ...tv, units: 1 }])
+
+        const far = (yield* ok({ ...base, dispatchType: "EXPRESS", calculationOptions: { maxDistancePickingStore: 3 }, items: [watch(5)] })) as {
+          logisticsCapacity: ReadonlyArray<Json & { detailedCapacityError: ReadonlyArray<{ providerDetails: Json }> }>
+        }
+        const [unplaced] = far.logisticsCapacity
+        expect(unplaced).toMatchObject({
+          origin: null,
+          route: null,
+          pickingDate: null,
+          deliveryCost: null,
+          processingDays: null,
+          originEntityDetails: null,
+          pickupEntityDetails: null,
+          deliveryDates: []
+        })
+        expect(unplaced!.detailedCapacityError[0]!.providerDetails.code).toBeNull()
+      }))
+
+    it.effect("variant A: an item without a route has no dispatchCode, route, picking date or cost (null), and no empty strings", () =>
+      Effect.gen(function*() {
+        const results = (yield* ok({ purchaseDate: "2027-03-01", items: [itemA(), itemA({ zone: "NOWHERE", destination: "150999" })] })) as ReadonlyArray<Json>
+        expect(results[0]).toMatchObject({ dispatchCode: "CD-LURIN-LIMA-MODERNA-NH", message: "OK", line: null, measurable: null, division: null })
+        expect(results[1]).toMatchObject({ dispatchCode: null, route: null, pickingDate: null, deliveryCost: null, deliveryDates: [] })
+        const emptyStrings = JSON.stringify(results).match(/"[A-Za-z]+":""/g)
+        expect(emptyStrings).toBeNull()
+        // A line short of stock: what earlier lines took is the used part of the node's stock, not 0.
+        const store = { origin: "TD-MIRAFLORES", entityType: "TD", skuCode: "SKU-SMARTWATCH-GT", dispatchType: "EXPRESS", quantity: 2 }
+        const short = (yield* ok({ purchaseDate: "2027-03-01", items: [itemA(store), itemA(store)] })) as ReadonlyArray<{
+          pickingDate: unknown
+          detailedCapacityError: ReadonlyArray<{ providerDetails: Json }>
+        }>
+        expect(short[1]!.pickingDate).toBeNull()
+        expect(short[1]!.detailedCapacityError[0]!.providerDetails)
+          .toEqual({ providerCode: "TD-MIRAFLORES", availableCapacity: 1, usedCapacity: 2, totalCapacity: 3, date: "2027-03-01" })
+      }))
+
+    it.effect("variant A: an empty items list is a 400 naming items", () =>
+      Effect.gen(function*() {
+        const response = yield* capacity({ purchaseDate: "2027-03-01", items: [] })
+        expect(errorBody(response)).toEqual({ status: 400, contentType: "text/plain; charset=utf-8", body: "Bad request: items: must not be empty" })
+      }))
+
+    it.effect("a variant B body gets {code, message, details} for 401, 415, 413 and a malformed body; variant A keeps plain strings", () =>
+      Effect.gen(function*() {
+        const bodyB = JSON.stringify({ ...base, items: [tv] })
+        const json = "application/json"
+        const unauthorized = { code: "UNAUTHORIZED", message: "send Authorization: Bearer <api-key>", details: {} }
+        expect(errorBody(yield* raw(bodyB, { "content-type": json }))).toEqual({ status: 401, contentType: json, body: unauthorized })
+        expect(errorBody(yield* raw(bodyB, { "content-type": json, authorization: "Bearer not-a-key" }))).toEqual({ status: 401, contentType: json, body: unauthorized })
+        expect(errorBody(yield* raw(bodyB, { "content-type": "text/plain", authorization: `Bearer ${KEY}` }))).toEqual({
+          status: 415,
+          contentType: json,
+          body: { code: "UNSUPPORTED_MEDIA_TYPE", message: "send Content-Type: application/json", details: {} }
+        })
+        const cut = yield* raw(bodyB.slice(0, 80), { "content-type": json, authorization: `Bearer ${KEY}` })
+        expect(errorBody(cut)).toMatchObject({ status: 400, contentType: json, body: { code: "INVALID_REQUEST", details: {} } })
+        const large = JSON.stringify({ ...base, items: Array.from({ length: 400 }, () => tv) })
+        expect(errorBody(yield* raw(large, { "content-type": json, authorization: `Bearer ${KEY}` }))).toEqual({
+          status: 413,
+          contentType: json,
+          body: { code: "PAYLOAD_TOO_LARGE", message: `the body is larger than ${MAX_BODY_BYTES} bytes (CAPACITY_MAX_BODY_BYTES)`, details: {} }
+        })
+        // Variant A and bodies of neither variant: the plain strings of before.
+        const bodyA = JSON.stringify({ purchaseDate: "2027-03-01", items: [itemA()] })
+        const plainA = yield* raw(bodyA, { "content-type": json })
+        expect([plainA.status, plainA.headers.get("content-type"), plainA.text])
+          .toEqual([401, "text/plain; charset=utf-8", "Unauthorized: send Authorization: Bearer <api-key>"])
+        const notJson = yield* raw("{", { "content-type": json, authorization: `Bearer ${KEY}` })
+        expect([notJson.status, notJson.headers.get("content-type")]).toEqual([400, "text/plain; charset=utf-8"])
+      }))
+  })
+})
