@@ -69,6 +69,9 @@ describe("observability", () => {
         const consumeIds = new Set(consumes.map((span) => span.spanId))
         expect(persists.every((span) => consumeIds.has(parentId(span) ?? ""))).toBe(true)
         expect(trace.every((span) => span.sampled)).toBe(true)
+        // The loops that poll (the events relay, the workers' reads) make no traces of their own.
+        const events = (yield* TestSettings)["LOAD_EVENTS_STREAM"]
+        expect(recorded.filter((span) => span.attributes.get("messaging.destination.name") === events)).toEqual([])
       }))
 
     it.effect("a load not sampled records no span", () =>

@@ -13,6 +13,12 @@ const restartAfterFailure = <A, E, R>(name: string, loop: Effect.Effect<A, E, R>
     Effect.repeat(Schedule.spaced("1 second"))
   )
 
+/**
+ * The polls that wait for entries are no trace of their own (a PostgreSQL queue polls every 200 ms):
+ * a trace starts with the entry's consumption, continuing its publisher's.
+ */
+const untraced = Effect.withTracerEnabled(false)
+
 const persistSpan = (batch: ProductBatch) =>
   Effect.withSpan("batch.persist", {
     attributes: { processCode: batch.processCode, company: batch.company, batchNo: batch.batchNo, products: batch.products.length }
@@ -149,6 +155,7 @@ export const BatchWorkers = Layer.effectDiscard(
       Effect.andThen(
         ensureGroup,
         queue.read(stream, group, consumer, { count: 1, blockMs: 2_000 }).pipe(
+          untraced,
           Effect.flatMap(Effect.forEach(handle(consumer), { discard: true })),
           Effect.forever
         )
@@ -156,6 +163,7 @@ export const BatchWorkers = Layer.effectDiscard(
 
     const reclaim = (consumer: string) =>
       Effect.andThen(ensureGroup, queue.claimStale(stream, group, consumer, { minIdleMs: config.claimIdleMs, count: 10 }).pipe(
+        untraced,
         Effect.flatMap(Effect.forEach(handle(consumer), { discard: true }))
       )).pipe(Effect.repeat(Schedule.spaced(Math.max(100, Math.floor(config.claimIdleMs / 2)))))
 
