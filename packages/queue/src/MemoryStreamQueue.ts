@@ -110,8 +110,17 @@ const withGroup = (state: State, name: string, stream: Stream, groupName: string
 
 const payloadOf = (fields: Fields): string => fields["payload"] ?? ""
 
+const deliveryOf = (id: StreamId.StreamId, fields: Fields, deliveries: number): Delivery => {
+  const traceparent = fields["traceparent"]
+  return traceparent === undefined
+    ? { id: StreamId.format(id), payload: payloadOf(fields), deliveries }
+    : { id: StreamId.format(id), payload: payloadOf(fields), deliveries, traceparent }
+}
+
 const utf8 = new TextDecoder()
 const asText = (payload: Payload): string => (typeof payload === "string" ? payload : utf8.decode(payload))
+const fieldsOf = (payload: Payload, traceparent: string | undefined): Fields =>
+  traceparent === undefined ? { payload: asText(payload) } : { payload: asText(payload), traceparent }
 
 export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
   const state = yield* Ref.make<State>(HashMap.empty())
@@ -149,7 +158,7 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
       if (maxLen !== undefined) yield* validate.nonNegativeInt("publish", "maxLen", maxLen)
       if (payloads.length === 0) return []
       const ids = yield* transition((current, now): Step<ReadonlyArray<string>> => {
-        const appended = append(streamOf(current, stream), payloads.map((payload) => ({ payload: asText(payload) })), now, maxLen)
+        const appended = append(streamOf(current, stream), payloads.map((payload) => fieldsOf(payload, options?.traceparent)), now, maxLen)
         return Result.succeed([appended.ids.map(StreamId.format), HashMap.set(current, stream, appended.stream)] as const)
       })
       yield* track(options?.track)
@@ -173,7 +182,7 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
         if (last === undefined) return [[], current] as const
         let pending = g.pending
         for (const [id] of fresh) pending = Ids.set(pending, id, { consumer, deliveries: 1, deliveredAt: now })
-        const deliveries = fresh.map(([id, fields]) => ({ id: StreamId.format(id), payload: payloadOf(fields), deliveries: 1 }))
+        const deliveries = fresh.map(([id, fields]) => deliveryOf(id, fields, 1))
         return [deliveries, withGroup(current, stream, s, group, { lastDelivered: last[0], pending })] as const
       })
     )
@@ -217,7 +226,7 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
             }
             const deliveries = entry.deliveries + 1
             pending = Ids.set(pending, id, { consumer, deliveries, deliveredAt: now })
-            claimed.push({ id: StreamId.format(id), payload: payloadOf(fields), deliveries })
+            claimed.push(deliveryOf(id, fields, deliveries))
           }
           return [claimed, withGroup(current, stream, s, group, { ...g, pending })] as const
         })

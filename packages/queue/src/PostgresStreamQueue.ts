@@ -35,7 +35,10 @@ const Member = Schema.Struct({ member: Schema.String })
 const noGroup = (operation: string, stream: string, group: string) =>
   new QueueError({ operation, message: `NOGROUP No such key '${stream}' or consumer group '${group}'` })
 
-const toDelivery = (row: typeof DeliveryRow.Type): Delivery => ({ id: idOf(row.seq), payload: row.payload, deliveries: row.deliveries })
+const toDelivery = (row: typeof DeliveryRow.Type): Delivery =>
+  row.traceparent === null
+    ? { id: idOf(row.seq), payload: row.payload, deliveries: row.deliveries }
+    : { id: idOf(row.seq), payload: row.payload, deliveries: row.deliveries, traceparent: row.traceparent }
 
 export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
@@ -99,8 +102,9 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
             const first = yield* reserveIds("publish", stream, payloads.length)
             // Bytes go to the server as they are (a binary bytea parameter the server reads as UTF-8
             // text), never turned into a string here.
-            const rows = payloads.map((payload: Payload, i) => sql`(${stream}, ${first + i}, ${payloadValue(payload)})`)
-            yield* sql`INSERT INTO retail_queue_entries (stream, seq, payload) VALUES ${sql.csv(rows)}`
+            const traceparent = publishOptions?.traceparent ?? null
+            const rows = payloads.map((payload: Payload, i) => sql`(${stream}, ${first + i}, ${payloadValue(payload)}, ${traceparent})`)
+            yield* sql`INSERT INTO retail_queue_entries (stream, seq, payload, traceparent) VALUES ${sql.csv(rows)}`
             yield* track(publishOptions?.track)
             const last = first + payloads.length - 1
             if (maxLen !== undefined) yield* trim(stream, last, maxLen)
@@ -144,7 +148,7 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
         WITH position AS (
           SELECT last_delivered FROM retail_queue_groups WHERE stream = ${stream} AND group_name = ${group} FOR UPDATE
         ), fresh AS (
-          SELECT e.seq, e.payload FROM retail_queue_entries e, position
+          SELECT e.seq, e.payload, e.traceparent FROM retail_queue_entries e, position
           WHERE e.stream = ${stream} AND e.seq > position.last_delivered ORDER BY e.seq LIMIT ${count}
         ), delivered AS (
           INSERT INTO retail_queue_pending (stream, group_name, seq, consumer, deliveries, delivered_at)
@@ -153,7 +157,7 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
           UPDATE retail_queue_groups SET last_delivered = (SELECT max(seq) FROM fresh)
           WHERE stream = ${stream} AND group_name = ${group} AND EXISTS (SELECT 1 FROM fresh)
         )
-        SELECT seq::text AS seq, payload, 1 AS deliveries FROM fresh ORDER BY fresh.seq
+        SELECT seq::text AS seq, payload, traceparent, 1 AS deliveries FROM fresh ORDER BY fresh.seq
       `.pipe(Effect.flatMap(decodeRows("read", DeliveryRow)))
 
     const readNew = (stream: string, group: string, consumer: string, count: number) =>
@@ -214,7 +218,7 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
                 FROM stale WHERE p.stream = ${stream} AND p.group_name = ${group} AND p.seq = stale.seq
                 RETURNING p.seq, p.deliveries
               )
-              SELECT c.seq::text AS seq, e.payload, c.deliveries
+              SELECT c.seq::text AS seq, e.payload, e.traceparent, c.deliveries
               FROM claimed c JOIN retail_queue_entries e ON e.stream = ${stream} AND e.seq = c.seq
               ORDER BY c.seq
             `.pipe(Effect.flatMap(decodeRows("claimStale", DeliveryRow)))

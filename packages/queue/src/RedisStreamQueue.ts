@@ -17,7 +17,7 @@ import * as scripts from "./internal/scripts.ts"
 import * as StreamId from "./internal/StreamId.ts"
 import type { Script } from "./internal/scripts.ts"
 import * as validate from "./internal/validate.ts"
-import type { DeadLetter, Delivery, QueueDurability, StreamQueueShape } from "./StreamQueue.ts"
+import type { DeadLetter, Delivery, Payload, QueueDurability, StreamQueueShape } from "./StreamQueue.ts"
 import { deadStream, QueueError, StreamQueue } from "./StreamQueue.ts"
 
 export interface Options {
@@ -53,11 +53,12 @@ const decode = <A>(operation: string, decoded: Result.Result<A, string>): Effect
 const wire = (payload: string | Uint8Array): string | Buffer =>
   typeof payload === "string" ? payload : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength)
 
-const toDelivery = (entry: replies.RawEntry, deliveries: number): Delivery => ({
-  id: entry.id,
-  payload: entry.fields["payload"] ?? "",
-  deliveries
-})
+const toDelivery = (entry: replies.RawEntry, deliveries: number): Delivery => {
+  const traceparent = entry.fields["traceparent"]
+  return traceparent === undefined
+    ? { id: entry.id, payload: entry.fields["payload"] ?? "", deliveries }
+    : { id: entry.id, payload: entry.fields["payload"] ?? "", deliveries, traceparent }
+}
 
 /** What Redis keeps across a restart, from its `appendonly` and `appendfsync` settings. */
 export const describeDurability = (appendonly: string | undefined, appendfsync: string | undefined): QueueDurability => {
@@ -161,15 +162,18 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
             ? { TRIM: { strategy: "MAXLEN" as const, strategyModifier: "=" as const, threshold: maxLen } }
             : undefined
         const track = publishOptions?.track
+        const traceparent = publishOptions?.traceparent
+        const fields = (payload: Payload) =>
+          traceparent === undefined ? { payload: wire(payload) } : { payload: wire(payload), traceparent }
         const [only] = payloads
         if (payloads.length === 1 && only !== undefined && track === undefined) {
           // One XADD is atomic by itself: MULTI/EXEC would only add two commands to the round trip.
-          const id = yield* command("publish", (client) => client.xAdd(stream, "*", { payload: wire(only) }, trim(0)), publishTimeoutMs)
+          const id = yield* command("publish", (client) => client.xAdd(stream, "*", fields(only), trim(0)), publishTimeoutMs)
           return yield* decode("publish", replies.ids([id], 1))
         }
         const multi = shared.multi()
         payloads.forEach((given, i) => {
-          multi.xAdd(stream, "*", { payload: wire(given) }, trim(i))
+          multi.xAdd(stream, "*", fields(given), trim(i))
         })
         // After the entries, so that the ids are the first replies.
         if (track !== undefined && track.members.length > 0) multi.sAdd(track.set, [...track.members])

@@ -6,6 +6,8 @@ export interface Delivery {
   readonly id: string
   readonly payload: string
   readonly deliveries: number
+  /** The W3C trace context the entry was published in (see PublishOptions.traceparent); absent when none was. */
+  readonly traceparent?: string
 }
 
 export interface StreamEntry {
@@ -44,6 +46,11 @@ export interface PublishOptions {
   readonly maxLen?: number
   /** Adds these members to their set atomically with the append. */
   readonly track?: Tracking
+  /**
+   * A W3C `traceparent` stored beside each payload (a field of the entry), so that its consumer can
+   * continue the publisher's trace; absent, the entry carries none (see QueueTracing).
+   */
+  readonly traceparent?: string
 }
 
 export interface AckOptions {

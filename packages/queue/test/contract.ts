@@ -75,6 +75,21 @@ export const streamQueueContract = (options: ContractOptions): void => {
         expect(read.map((entry) => entry.payload)).toEqual([text, "plain"])
       }))
 
+    test("an entry published with a traceparent carries it to read and to claimStale; one without carries none", () =>
+      Effect.gen(function*() {
+        const queue = yield* StreamQueue
+        const stream = yield* freshStream
+        const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+        yield* queue.ensureGroup(stream, "g")
+        yield* queue.publish(stream, ["traced-0", "traced-1"], { traceparent })
+        yield* queue.publish(stream, ["plain"])
+        const read = yield* queue.read(stream, "g", "c1", { count: 10, blockMs: 0 })
+        expect(read.map((d) => [d.payload, d.traceparent])).toEqual([["traced-0", traceparent], ["traced-1", traceparent], ["plain", undefined]])
+        expect(read[2]).not.toHaveProperty("traceparent")
+        const claimed = yield* queue.claimStale(stream, "g", "c2", { minIdleMs: 0, count: 10 })
+        expect(claimed.map((d) => d.traceparent)).toEqual([traceparent, traceparent, undefined])
+      }))
+
     test("publishing nothing appends nothing", () =>
       Effect.gen(function*() {
         const queue = yield* StreamQueue

@@ -9,6 +9,8 @@ export class InFlightRequests extends Context.Service<InFlightRequests, {
   readonly track: <A, E, R>(handle: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /** Completes once no request is being handled. */
   readonly drained: Effect.Effect<void>
+  /** Requests being handled now. */
+  readonly count: Effect.Effect<number>
 }>()("@retail/server/InFlightRequests") {
   static readonly layer = Layer.sync(InFlightRequests, () => {
     let count = 0
@@ -24,6 +26,7 @@ export class InFlightRequests extends Context.Service<InFlightRequests, {
     return InFlightRequests.of({
       track: <A, E, R>(handle: Effect.Effect<A, E, R>) =>
         Effect.acquireUseRelease(Effect.sync(() => count++), () => handle, () => done),
+      count: Effect.sync(() => count),
       drained: Effect.suspend(() => {
         if (count === 0) return Effect.void
         if (idle !== undefined) return Deferred.await(idle)

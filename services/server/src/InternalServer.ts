@@ -10,6 +10,7 @@ import { BodyWatchdog } from "./BodyWatchdog.ts"
 import { createGracefulServer } from "./FastLaneServer.ts"
 import { trackInFlight } from "./InFlightRequests.ts"
 import { NoRequestSpans } from "./NoRequestSpans.ts"
+import { logRequestErrors } from "./RequestLog.ts"
 import { ServerConfig } from "./ServerConfig.ts"
 
 /** Where the internal listener is bound (INTERNAL_HOST:INTERNAL_PORT; a port of 0 is resolved here). */
@@ -50,7 +51,7 @@ const address = Layer.effect(
 export const internalServer = <A, E, R>(handlers: Layer.Layer<A, E, R>) =>
   HttpRouter.serve(
     Layer.mergeAll(internalApi(handlers), InternalApiDocs, BodyWatchdog),
-    { disableLogger: true, disableListenLog: true, middleware: trackInFlight }
+    { disableLogger: true, disableListenLog: true, middleware: (app) => trackInFlight(logRequestErrors(app)) }
   ).pipe(
     Layer.provide(NoRequestSpans),
     Layer.merge(address),

@@ -4,18 +4,22 @@ import { BearerAuthentication } from "@retail/auth"
 import { CapacityAdminHttp, CapacityFastLane, CapacityService, DeliveryCapacityHttp } from "@retail/service-capacity"
 import { FilesHttp, InternalFilesHttp, LoadsHttp, ProductsHttp, UploadService } from "@retail/service-upload"
 import { ByteSize, Duration, Effect, Layer, Schema } from "effect"
-import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { PublicApiDocs } from "./ApiDocs.ts"
 import { watchBody } from "./BodyWatchdog.ts"
 import { DecodeErrorBodies } from "./DecodeErrorBody.ts"
 import { createFastLaneServer } from "./FastLaneServer.ts"
+import { laneTracing } from "./FastLaneTracing.ts"
 import { HealthHttp } from "./HealthHttp.ts"
 import { InFlightRequests, trackInFlight } from "./InFlightRequests.ts"
 import { Infrastructure } from "./Infrastructure.ts"
 import { internalServer } from "./InternalServer.ts"
 import { NoRequestSpans } from "./NoRequestSpans.ts"
+import { logRequestErrors } from "./RequestLog.ts"
 import { ServerConfig } from "./ServerConfig.ts"
+import { logDrain } from "./ShutdownLog.ts"
+import { withStartupLog } from "./StartupLog.ts"
 
 /** The public API's routes and their handlers (the OpenAPI document and its page: ApiDocs.ts). */
 const ApiLive = HttpApiBuilder.layer(Api).pipe(
@@ -82,7 +86,7 @@ const PublicAppLive = HttpRouter.serve(
     RequestGuards,
     DecodeErrorBodies
   ),
-  { disableLogger: true, disableListenLog: true, middleware: trackInFlight }
+  { disableLogger: true, disableListenLog: true, middleware: (app) => trackInFlight(logRequestErrors(app)) }
 ).pipe(Layer.provide(NoRequestSpans))
 
 /** The public API on the HttpServer it is given, and the internal API on its own listener. */
@@ -92,7 +96,7 @@ export const AppLive = Layer.merge(PublicAppLive, internalServer(InternalFilesHt
 const AwaitHandlers = (shutdownGraceMs: number) =>
   Layer.effectDiscard(Effect.flatMap(InFlightRequests, (inFlight) =>
     Effect.addFinalizer(() =>
-      inFlight.drained.pipe(Effect.timeout(Duration.millis(shutdownGraceMs + 10_000)), Effect.ignore)
+      logDrain(inFlight, inFlight.drained.pipe(Effect.timeout(Duration.millis(shutdownGraceMs + 10_000)), Effect.ignore))
     )))
 
 /**
@@ -103,7 +107,8 @@ export const Listener = Layer.unwrap(
   Effect.gen(function*() {
     const { host, port, shutdownGraceMs } = yield* ServerConfig
     const lane = yield* CapacityFastLane
-    return NodeHttpServer.layer(createFastLaneServer(lane.take, shutdownGraceMs), {
+    const traced = yield* laneTracing
+    return NodeHttpServer.layer(createFastLaneServer(traced(lane.take), shutdownGraceMs), {
       port,
       host,
       gracefulShutdownTimeout: Duration.millis(shutdownGraceMs)
@@ -113,7 +118,7 @@ export const Listener = Layer.unwrap(
 
 /** What `npm start` runs: HTTP on HOST:PORT over the infrastructure chosen by configuration. */
 export const ServerLive = AppLive.pipe(
-  HttpServer.withLogAddress,
+  withStartupLog,
   Layer.provide(Listener),
   Layer.provide(Lifecycle),
   Layer.provide(Infrastructure)

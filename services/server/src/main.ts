@@ -1,6 +1,8 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { Cause, Exit, Layer, References, Runtime } from "effect"
+import { Cause, Exit, Layer, Runtime } from "effect"
+import { LoggingLive } from "./Logging.ts"
 import { ServerLive } from "./Server.ts"
+import { TracingLive } from "./Tracing.ts"
 
 /**
  * SIGTERM or SIGINT ends the server by interruption once it has drained: that is the clean exit an
@@ -9,7 +11,10 @@ import { ServerLive } from "./Server.ts"
 const teardown: Runtime.Teardown = (exit, onExit) =>
   Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
 
-// No spans: nothing exports them, and each SQL statement's would cost 10-20% of its client CPU.
-Layer.launch(ServerLive.pipe(Layer.provide(Layer.succeed(References.TracerEnabled, false)))).pipe(
-  NodeRuntime.runMain({ teardown })
-)
+/**
+ * Logs in LOG_FORMAT at LOG_LEVEL. Spans only with OTEL_EXPORTER_OTLP_ENDPOINT set, sampled; without
+ * it the tracer is off: nothing exports spans, and each SQL statement's would cost 10-20% of its client CPU.
+ */
+const Observability = TracingLive.pipe(Layer.provideMerge(LoggingLive))
+
+Layer.launch(ServerLive.pipe(Layer.provide(Observability))).pipe(NodeRuntime.runMain({ teardown }))

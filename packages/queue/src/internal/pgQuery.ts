@@ -41,7 +41,12 @@ export const decodeRows = <S extends Schema.Decoder<unknown>>(operation: string,
 }
 
 export const EntryRow = Schema.Struct({ seq: Schema.String, payload: Schema.String })
-export const DeliveryRow = Schema.Struct({ seq: Schema.String, payload: Schema.String, deliveries: Schema.Number })
+export const DeliveryRow = Schema.Struct({
+  seq: Schema.String,
+  payload: Schema.String,
+  traceparent: Schema.NullOr(Schema.String),
+  deliveries: Schema.Number
+})
 export const DeadRow = Schema.Struct({
   seq: Schema.String,
   payload: Schema.String,

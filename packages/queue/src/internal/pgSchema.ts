@@ -21,6 +21,7 @@ const statements = [
     reason text,
     deliveries integer,
     source_id text,
+    traceparent text,
     PRIMARY KEY (stream, seq)
   )`,
   `CREATE TABLE IF NOT EXISTS retail_queue_groups (
@@ -62,6 +63,20 @@ const uncompressedPayloads = (sql: SqlClient.SqlClient) =>
   )
 
 /**
+ * The W3C trace context of an entry (docs/observability.md), added to tables made before it; checked
+ * first for the same reason as the storage: ALTER TABLE waits for every transaction using the table.
+ */
+const traceparentColumn = (sql: SqlClient.SqlClient) =>
+  sql`
+    SELECT 1 FROM pg_attribute
+    WHERE attrelid = 'retail_queue_entries'::regclass AND attname = 'traceparent' AND NOT attisdropped
+  `.pipe(
+    Effect.flatMap((rows) =>
+      rows.length > 0 ? Effect.void : sql.unsafe("ALTER TABLE retail_queue_entries ADD COLUMN IF NOT EXISTS traceparent text")
+    )
+  )
+
+/**
  * Created by the queue itself (it must not depend on the store's migrations), idempotently. Two
  * processes running CREATE TABLE IF NOT EXISTS at once can still collide, hence the lock.
  */
@@ -69,6 +84,9 @@ export const ensureSchema = (sql: SqlClient.SqlClient) =>
   sql.withTransaction(
     Effect.andThen(
       sql`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`,
-      Effect.andThen(Effect.forEach(statements, (statement) => sql.unsafe(statement), { discard: true }), uncompressedPayloads(sql))
+      Effect.andThen(
+        Effect.forEach(statements, (statement) => sql.unsafe(statement), { discard: true }),
+        Effect.andThen(traceparentColumn(sql), uncompressedPayloads(sql))
+      )
     )
   )

@@ -1,5 +1,5 @@
 import { decodeProductBatch, type ProductBatch } from "@retail/domain"
-import { type Delivery, StreamQueue } from "@retail/queue"
+import { type Delivery, QueueTracing, StreamQueue } from "@retail/queue"
 import { Database, LoadRepository, ProductRepository, StoreError } from "@retail/store"
 import { Cause, Effect, Fiber, Layer, Result, Schedule } from "effect"
 import { trackBatches } from "../publish/LoadTracking.ts"
@@ -12,6 +12,17 @@ const restartAfterFailure = <A, E, R>(name: string, loop: Effect.Effect<A, E, R>
     ),
     Effect.repeat(Schedule.spaced("1 second"))
   )
+
+/**
+ * The polls that wait for entries are no trace of their own (a PostgreSQL queue polls every 200 ms):
+ * a trace starts with the entry's consumption, continuing its publisher's.
+ */
+const untraced = Effect.withTracerEnabled(false)
+
+const persistSpan = (batch: ProductBatch) =>
+  Effect.withSpan("batch.persist", {
+    attributes: { processCode: batch.processCode, company: batch.company, batchNo: batch.batchNo, products: batch.products.length }
+  })
 
 /**
  * A persisted (or dead-lettered) batch leaves the stream, and its load's tracking set, in one step:
@@ -59,7 +70,7 @@ export const BatchWorkers = Layer.effectDiscard(
      * not acked, is delivered again), while interrupting it could wait on the hung connection itself.
      */
     const persisting = (batch: ProductBatch) =>
-      Effect.flatMap(Effect.forkDetach(Effect.uninterruptible(products.persistBatch(batch))), Fiber.join)
+      Effect.flatMap(Effect.forkDetach(Effect.uninterruptible(products.persistBatch(batch).pipe(persistSpan(batch)))), Fiber.join)
 
     const handle = (consumer: string) => (delivery: Delivery) =>
       Result.match(decodeProductBatch(delivery.payload), {
@@ -89,7 +100,7 @@ export const BatchWorkers = Layer.effectDiscard(
               })
             )
           )
-      }).pipe(Effect.uninterruptible)
+      }).pipe(Effect.uninterruptible, QueueTracing.consumeSpan("batch.consume", stream, delivery))
 
     // A group that vanished after this process saw it went with its stream: Redis lost its data.
     let groupSeen = false
@@ -126,10 +137,25 @@ export const BatchWorkers = Layer.effectDiscard(
         )
     }).pipe(Effect.catch((error) => Effect.logError("shutdown: could not drain the in-process queue", error)))
 
+    /** Shutdown says what the workers leave: a durable queue keeps it for the next worker, the in-process one loses it. */
+    const leftOnQueue = queue.length(stream).pipe(
+      Effect.flatMap((left) =>
+        Effect.logInfo(
+          queue.processLocal
+            ? `shutdown: workers stopped; ${left} batches left in the in-process queue`
+            : `shutdown: workers stopped; ${left} batches wait on ${stream} (${queue.kind}) for the next worker`
+        ).pipe(
+          Effect.annotateLogs({ event: "shutdown.queue", stream, batches: left })
+        )
+      ),
+      Effect.catch((error) => Effect.logWarning(`shutdown: could not tell what waits on ${stream}`, error))
+    )
+
     const consume = (consumer: string) =>
       Effect.andThen(
         ensureGroup,
         queue.read(stream, group, consumer, { count: 1, blockMs: 2_000 }).pipe(
+          untraced,
           Effect.flatMap(Effect.forEach(handle(consumer), { discard: true })),
           Effect.forever
         )
@@ -137,9 +163,12 @@ export const BatchWorkers = Layer.effectDiscard(
 
     const reclaim = (consumer: string) =>
       Effect.andThen(ensureGroup, queue.claimStale(stream, group, consumer, { minIdleMs: config.claimIdleMs, count: 10 }).pipe(
+        untraced,
         Effect.flatMap(Effect.forEach(handle(consumer), { discard: true }))
       )).pipe(Effect.repeat(Schedule.spaced(Math.max(100, Math.floor(config.claimIdleMs / 2)))))
 
+    // Added before the consumers are forked, so it runs after they have stopped (and after the drain).
+    yield* Effect.addFinalizer(() => leftOnQueue)
     for (let i = 0; i < config.workers; i++) {
       const consumer = `${config.consumerPrefix}-${i}`
       yield* Effect.forkScoped(restartAfterFailure(`consumer ${consumer}`, consume(consumer)))

@@ -24,7 +24,9 @@ export const OutboxRelay = Layer.effectDiscard(
       Effect.forever
     )
 
+    // Untraced: a loop polling every 200 ms would be most of the traces sampled, and none of a load's.
     yield* relay.pipe(
+      Effect.withTracerEnabled(false),
       Effect.catchCause((cause) =>
         Cause.hasInterruptsOnly(cause) ? Effect.interrupt : Effect.logWarning("load events relay failed; retrying", cause)
       ),
