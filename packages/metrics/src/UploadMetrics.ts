@@ -1,0 +1,17 @@
+import { counter, histogram, LOAD_SECONDS } from "./Families.ts"
+
+const bySource = ["source"] as const
+
+export const productsReceived = counter("upload_products_received_total", "Products received in loads, by source (LOAD_PRODUCTS, HANDLE_JSON, HANDLE_JSON_INT, HANDLE_CSV)", bySource)
+export const productsAccepted = counter("upload_products_accepted_total", "Products that passed validation and were published, by source", bySource)
+export const productsFailed = counter("upload_products_failed_total", "Products failed (validation, or their batch dead-lettered), by source", bySource)
+export const productsPersisted = counter("upload_products_persisted_total", "Products persisted to PostgreSQL by the batch workers, by source", bySource)
+
+export const loadsByState = counter("upload_loads_total", "Loads entering each status (RECEIVED, PROCESSING, COMPLETED, COMPLETED_WITH_ERRORS, FAILED)", ["state"])
+
+export const loadSeconds = histogram(
+  "upload_load_duration_seconds",
+  "Time from a load's creation (its request's first byte, within milliseconds) to its final status, by source and final status",
+  LOAD_SECONDS,
+  ["source", "state"]
+)
