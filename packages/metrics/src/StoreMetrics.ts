@@ -1,4 +1,4 @@
-import { counter, gauge, histogram, LATENCY_SECONDS } from "./Families.ts"
+import { counter, histogram, LATENCY_SECONDS } from "./Families.ts"
 
 export const batchPersistSeconds = histogram(
   "store_batch_persist_duration_seconds",
@@ -7,4 +7,3 @@ export const batchPersistSeconds = histogram(
   ["outcome"]
 )
 export const rowsWritten = counter("store_rows_written_total", "Rows written by batch persistence (products upserted; older versions skipped are not counted)", ["table"])
-export const poolConnections = gauge("store_pool_connections", "Database pool connections by state (in_use, idle, waiting clients), read at scrape", ["state"])

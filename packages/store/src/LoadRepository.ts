@@ -3,6 +3,7 @@ import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { adjustCounts, type CountsDelta, fail, recordChange, startProcessing } from "./LoadAccounting.ts"
 import { type ErrorEntry, insertErrors } from "./LoadErrors.ts"
+import { countProducts } from "./LoadMetrics.ts"
 import { ChangedLoadRow, LoadRow, loadColumns, toLoadView } from "./LoadRow.ts"
 import { InvalidCursor, storeOperation, StoreError } from "./StoreError.ts"
 
@@ -60,6 +61,7 @@ export class LoadRepository extends Context.Service<LoadRepository>()("@retail/s
       Effect.gen(function* () {
         const row = yield* adjustCounts(sql, processCode, delta)
         if (Option.isNone(row)) return yield* unknownLoad(operation, processCode)
+        yield* countProducts(row.value.source, delta)
         return yield* recordChange(sql, row)
       })
 
@@ -76,6 +78,7 @@ export class LoadRepository extends Context.Service<LoadRepository>()("@retail/s
               RETURNING ${sql.literal(loadColumns("loads"))}, NULL::text AS "previousStatus"
             `.pipe(Effect.flatMap(decodeChangedRows))
             yield* insertErrors(sql, load.processCode, load.errors)
+            yield* countProducts(load.source, load)
             yield* recordChange(sql, Option.fromNullishOr(rows[0]))
             return rows
           })

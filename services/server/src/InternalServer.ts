@@ -8,6 +8,7 @@ import { NetAddress } from "effect/net"
 import { BodyWatchdog } from "./BodyWatchdog.ts"
 import { createGracefulServer } from "./FastLaneServer.ts"
 import { trackInFlight } from "./InFlightRequests.ts"
+import { InternalMetricsRoute, RequestMetrics } from "./Metrics.ts"
 import { NoRequestSpans } from "./NoRequestSpans.ts"
 import { ServerConfig } from "./ServerConfig.ts"
 
@@ -41,13 +42,13 @@ const address = Layer.effect(
 )
 
 /**
- * The endpoints without authentication (POST /v1/handle-json-int, whose handlers are given) on their own listener, which
+ * The endpoints without authentication (POST /v1/handle-json-int, whose handlers are given, and GET /metrics) on their own listener, which
  * the public port never routes to: HttpRouter.serve gives it a router of its own, so its routes
  * are not served on the public port. Infrastructure comes from outside.
  */
 export const internalServer = <A, E, R>(handlers: Layer.Layer<A, E, R>) =>
   HttpRouter.serve(
-    Layer.merge(internalApi(handlers), BodyWatchdog),
+    Layer.mergeAll(internalApi(handlers), BodyWatchdog, RequestMetrics, InternalMetricsRoute),
     { disableLogger: true, disableListenLog: true, middleware: trackInFlight }
   ).pipe(
     Layer.provide(NoRequestSpans),
