@@ -25,6 +25,8 @@ export interface NewLoad {
   readonly batches?: number
   /** The stream it is published on: only reconcilers of that stream judge it (see LoadOwnership). */
   readonly queue?: string
+  /** When the load's request began (epoch ms; a file load is recorded once its file was read): its created_at. Default: now. */
+  readonly startedAt?: number
 }
 
 export interface ErrorsQuery {
@@ -71,10 +73,11 @@ export class LoadRepository extends Context.Service<LoadRepository>()("@retail/s
         .withTransaction(
           Effect.gen(function* () {
             const rows = yield* sql`
-              INSERT INTO loads (process_code, company, source, status, receiving, received, accepted, failed, completed_at, owner, batches, queue)
+              INSERT INTO loads (process_code, company, source, status, receiving, received, accepted, failed, completed_at, owner, batches, queue, created_at)
               VALUES (${load.processCode}, ${load.company}, ${load.source}, ${status}, ${load.receiving ?? false},
                 ${load.received}, ${load.accepted}, ${load.failed}, ${isFinalStatus(status) ? sql`now()` : sql`NULL`},
-                ${load.owner ?? null}, ${load.batches ?? null}, ${load.queue ?? null})
+                ${load.owner ?? null}, ${load.batches ?? null}, ${load.queue ?? null},
+                ${load.startedAt === undefined ? sql`now()` : sql`to_timestamp(${load.startedAt / 1000})`})
               RETURNING ${sql.literal(loadColumns("loads"))}, NULL::text AS "previousStatus"
             `.pipe(Effect.flatMap(decodeChangedRows))
             yield* insertErrors(sql, load.processCode, load.errors)

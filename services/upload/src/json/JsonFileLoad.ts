@@ -1,6 +1,6 @@
 import { InvalidRequest, StorageFailed } from "@retail/api"
 import type { LoadSource } from "@retail/domain"
-import { Effect, Option } from "effect"
+import { Clock, Effect, Option } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { FileLoadPublisher } from "../publish/FileLoadPublisher.ts"
 import { makeLoadSpool } from "../spool/LoadSpool.ts"
@@ -25,6 +25,7 @@ export const jsonFileLoad = <E, R>(
   options: MultipartOptions = {}
 ) =>
   Effect.scoped(Effect.gen(function*() {
+    const startedAt = yield* Clock.currentTimeMillis
     const config = yield* UploadConfig
     const publisher = yield* FileLoadPublisher
     const spool = yield* makeLoadSpool(config.spoolDir)
@@ -54,5 +55,5 @@ export const jsonFileLoad = <E, R>(
     }, options)
 
     if (Option.isNone(scanned)) return yield* Effect.fail(missingPart(PRODUCTS_JSON, "file"))
-    return yield* publisher.publish({ company: scanned.value.company, source, spool, totals: scanned.value.totals })
+    return yield* publisher.publish({ company: scanned.value.company, source, spool, totals: scanned.value.totals, startedAt })
   }))
