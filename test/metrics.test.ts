@@ -1,4 +1,5 @@
 import { describe, expect, layer } from "@effect/vitest"
+import { StreamQueue } from "@retail/queue"
 import { sampleProduct, sampleProducts } from "@retail/testkit"
 import { Effect } from "effect"
 import { eventually, postJson, request } from "./support/Http.ts"
@@ -123,6 +124,18 @@ describe("GET /metrics", () => {
         expect(after.value("nodejs_heap_used_bytes")).toBeGreaterThan(0)
         expect(after.family("nodejs_eventloop_delay_seconds")?.metrics.map((m) => m.labels?.["quantile"])).toEqual(["0.5", "0.99", "1"])
         expect(delta("worker_pool_tasks_completed_total", { pool: "json-validation-thread" })).toBeGreaterThan(0)
+      }))
+
+    it.effect("a dead-lettered batch moves the dead-letter metrics", () =>
+      Effect.gen(function*() {
+        const stream = (yield* TestSettings)["PRODUCT_BATCHES_STREAM"]!
+        const before = yield* scrape
+        // An entry no worker can decode goes to the dead letters at its first delivery.
+        yield* Effect.orDie((yield* StreamQueue).publish(stream, ["not a batch"]))
+        const after = yield* eventually(scrape, (now) => now.value("queue_dead_letters_total", { stream }) > before.value("queue_dead_letters_total", { stream }))
+        expect(after.value("queue_dead_letters_total", { stream }) - before.value("queue_dead_letters_total", { stream })).toBe(1)
+        expect(after.value("queue_dead_letter_length", { stream }) - before.value("queue_dead_letter_length", { stream })).toBe(1)
+        expect(after.value("queue_publish_failures_total", { stream })).toBe(0)
       }))
 
     it.effect("is served on the internal listener only: the public one answers 404", () =>
