@@ -98,6 +98,8 @@ describe("GET /metrics", () => {
         expect(delta("upload_loads_total", { state: "COMPLETED_WITH_ERRORS" })).toBe(1)
         expect(delta("upload_loads_total", { state: "COMPLETED" })).toBe(1)
         expect(delta("upload_load_duration_seconds", { source: "HANDLE_JSON", state: "COMPLETED" })).toBe(1)
+        // Counted by the reconciler's pass (at start, then every LOAD_RECONCILE_INTERVAL_MS).
+        expect(after.family("upload_loads_unfinished")?.type).toBe("GAUGE")
 
         // Queue: 1 + 3 batches published, delivered and persisted; nothing left behind.
         expect(delta("queue_published_entries_total", { stream })).toBe(4)

@@ -1,4 +1,4 @@
-import { counter, histogram, LOAD_SECONDS } from "./Families.ts"
+import { counter, gauge, histogram, LOAD_SECONDS } from "./Families.ts"
 
 const bySource = ["source"] as const
 
@@ -15,3 +15,21 @@ export const loadSeconds = histogram(
   LOAD_SECONDS,
   ["source", "state"]
 )
+
+export const loadsUnfinished = gauge(
+  "upload_loads_unfinished",
+  "Loads not final yet (RECEIVED, PROCESSING) on this server's queue, as the reconciler last counted them (every LOAD_RECONCILE_INTERVAL_MS)",
+  ["state"]
+)
+
+/** Sets upload_loads_unfinished from the reconciler's list of loads not final. */
+export const countUnfinished = (loads: ReadonlyArray<{ readonly status: string }>): void => {
+  let received = 0
+  let processing = 0
+  for (const load of loads) {
+    if (load.status === "RECEIVED") received++
+    else if (load.status === "PROCESSING") processing++
+  }
+  loadsUnfinished.set({ state: "RECEIVED" }, received)
+  loadsUnfinished.set({ state: "PROCESSING" }, processing)
+}
