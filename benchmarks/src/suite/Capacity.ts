@@ -24,7 +24,7 @@ import { post } from "../support/Http.ts"
 import { type ServerHandle, startServer, withServerLog } from "../support/ServerProcess.ts"
 import { BENCH_CAPACITY_KEY } from "../support/Tokens.ts"
 import { meanSeconds } from "./LoadProducts.ts"
-import { capacityFromMetrics, scrapeServer } from "./MetricsCheck.ts"
+import { capacityFromMetrics, METRICS_ON_PUBLIC_PORT, scrapeServer } from "./MetricsCheck.ts"
 
 const ITEM_COUNTS = [1, 5, 20] as const
 const CONNECTIONS = 64
@@ -230,7 +230,7 @@ export const capacity: Benchmark = {
     }
     const headers = { "content-type": "application/json", authorization: `Bearer ${BENCH_CAPACITY_KEY}` }
     try {
-      server = await startServer({ RUN_WORKERS: "false" }, setup.progress)
+      server = await startServer({ RUN_WORKERS: "false", ...METRICS_ON_PUBLIC_PORT }, setup.progress)
       const answers: Record<string, string> = {}
       for (const c of cases) {
         const answer = await post(`${server.url}${c.kind.path}`, c.bodyText, headers)

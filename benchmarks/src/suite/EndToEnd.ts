@@ -9,7 +9,7 @@ import { acceptedLoad, loadState, waitCompleted } from "../support/Http.ts"
 import { type ServerHandle, startServer } from "../support/ServerProcess.ts"
 import { mintToken, runTag } from "../support/Tokens.ts"
 import { uploadFiles } from "../support/Upload.ts"
-import { loadFromMetrics, scrapeServer } from "./MetricsCheck.ts"
+import { loadFromMetrics, METRICS_ON_PUBLIC_PORT, scrapeServer } from "./MetricsCheck.ts"
 
 /** PRODUCT_BATCH_SIZE's default: the batches the workers persist. */
 const BATCH_SIZE = 250
@@ -46,7 +46,7 @@ export const endToEnd: Benchmark = {
     }
     try {
       for (const workers of workerCounts) {
-        servers.set(workers, await startServer({ WORKERS: String(workers), RUN_WORKERS: "true" }, setup.progress))
+        servers.set(workers, await startServer({ WORKERS: String(workers), RUN_WORKERS: "true", ...METRICS_ON_PUBLIC_PORT }, setup.progress))
       }
       await runtime.runPromise(Effect.void)
     } catch (error) {

@@ -11,11 +11,12 @@ import type { ServerHandle } from "../support/ServerProcess.ts"
  */
 const AGREE = { on: "ratio", atLeast: 0.9, atMost: 1.1, source: "issue 24: /metrics agrees with the outside within 10%" } as const
 
-/** The server's /metrics (its internal listener), parsed. */
+/** Settings of a server whose /metrics the benchmark reads: on its public port, so no log line has to name the internal one. */
+export const METRICS_ON_PUBLIC_PORT = { METRICS_PUBLIC: "true" } as const
+
+/** The server's /metrics (started with METRICS_ON_PUBLIC_PORT), parsed. */
 export const scrapeServer = async (server: ServerHandle): Promise<Scrape> => {
-  const internal = server.internalUrl()
-  if (internal === undefined) throw new BenchmarkFailure(`the server did not log its internal listener, where /metrics is: ${server.logHead().slice(0, 500)}`)
-  const response = await fetch(`${internal}/metrics`)
+  const response = await fetch(`${server.url}/metrics`)
   const text = await response.text()
   if (response.status !== 200) throw new BenchmarkFailure(`GET /metrics answered ${response.status}: ${text.slice(0, 300)}`)
   return new Scrape(text)

@@ -40,12 +40,12 @@ export const metricsOverhead: Benchmark = {
       const servers: Array<readonly [enabled: boolean, ServerHandle]> = []
       try {
         for (const enabled of [true, false]) {
-          const server = await startServer({ RUN_WORKERS: "false", METRICS_ENABLED: String(enabled) }, setup.progress)
+          const server = await startServer({ RUN_WORKERS: "false", METRICS_ENABLED: String(enabled), METRICS_PUBLIC: "true" }, setup.progress)
           servers.push([enabled, server])
           const answer = await post(`${server.url}${kind.path}`, bodyText, headers)
           const wrong = answer.status === 200 ? kind.wrongAnswer(answer.text, ITEMS) : `answered ${answer.status} ${answer.text.slice(0, 300)}`
           if (wrong !== undefined) throw new BenchmarkFailure(`METRICS_ENABLED=${enabled}: not the expected capacity answer: ${wrong}`)
-          const metrics = await fetch(`${server.internalUrl() ?? ""}/metrics`).then((response) => response.status, () => 0)
+          const metrics = await fetch(`${server.url}/metrics`).then((response) => response.status, () => 0)
           if (metrics !== (enabled ? 200 : 404)) throw new BenchmarkFailure(`METRICS_ENABLED=${enabled}: GET /metrics answered ${metrics}`)
         }
         return servers
