@@ -20,22 +20,22 @@ export const fileBytesRead = counter(
 )
 
 /**
- * Records a request of one route and method, answered now with `status`, begun at `startedAt`
- * (`performance.now()`): a counter increment and a histogram observation, series resolved once.
+ * Records a request of one route and method answered with `status`, from `startedAt` to `endedAt`
+ * (`performance.now()` readings): a counter increment and a histogram observation, series resolved once.
  */
-export type RouteRecorder = (status: number, startedAt: number) => void
+export type RouteRecorder = (status: number, startedAt: number, endedAt: number) => void
 
 export const routeRecorder = (route: string, method: string): RouteRecorder => {
   const duration = httpRequestSeconds.series({ route, method })
   const byStatus: Array<CounterSeries | undefined> = []
-  return (status, startedAt) => {
+  return (status, startedAt, endedAt) => {
     let requests = byStatus[status]
     if (requests === undefined) {
       requests = httpRequests.series({ route, method, status: String(status) })
       byStatus[status] = requests
     }
     requests.add(1)
-    duration.observe((performance.now() - startedAt) / 1000)
+    duration.observe((endedAt - startedAt) / 1000)
   }
 }
 

@@ -21,13 +21,14 @@ describe("metrics", () => {
     Effect.gen(function*() {
       const route = `/test/${run}`
       const record = HttpMetrics.routeRecorder(route, "POST")
-      record(200, performance.now())
-      record(200, performance.now())
-      record(409, performance.now())
+      record(200, 0, 2)
+      record(200, 0, 4)
+      record(409, 0, 6)
       const text = yield* scrape
       expect(text).toContain(`http_requests_total{route="${route}",method="POST",status="200"} 2`)
       expect(text).toContain(`http_requests_total{route="${route}",method="POST",status="409"} 1`)
       expect(text).toContain(`http_request_duration_seconds_count{route="${route}",method="POST"} 3`)
+      expect(text).toContain(`http_request_duration_seconds_sum{route="${route}",method="POST"} 0.012`)
     }))
 
   it.effect("a collector runs at each scrape while its scope is open, and not after", () =>

@@ -17,8 +17,8 @@ import { FastLaneLimit } from "./FastLaneLimit.ts"
 
 const PATH = "/v1/delivery/capacity"
 
-const send = (response: ServerResponse, answer: Answer, record: HttpMetrics.RouteRecorder, started: number) => {
-  record(answer.status, started)
+const send = (response: ServerResponse, answer: Answer, record: HttpMetrics.RouteRecorder, started: number, ended: number) => {
+  record(answer.status, started, ended)
   response.writeHead(answer.status, {
     "content-type": answer.contentType,
     "content-length": Buffer.byteLength(answer.body)
@@ -48,7 +48,7 @@ export class CapacityFastLane extends Context.Service<CapacityFastLane, {
       const clock = HttpMetrics.metricsClock(enabled)
       const record = enabled ? HttpMetrics.routeRecorder(PATH, "POST") : HttpMetrics.noRecorder
       const engine = CapacityMetrics.engineSeconds.series({})
-      const engineDone = enabled ? (startedAt: number) => engine.observe((performance.now() - startedAt) / 1000) : () => undefined
+      const engineDone = enabled ? (startedAt: number, endedAt: number) => engine.observe((endedAt - startedAt) / 1000) : () => undefined
       if (enabled) yield* meterPlanCache
       /** True when the request was taken (answered or being answered) by the fast lane. */
       const take = (request: IncomingMessage, response: ServerResponse): boolean => {
@@ -56,16 +56,16 @@ export class CapacityFastLane extends Context.Service<CapacityFastLane, {
         const started = clock()
         if (!holdsApiKey(config.apiKeys, request.headers.authorization)) {
           request.resume()
-          send(response, UNAUTHORIZED, record, started)
+          send(response, UNAUTHORIZED, record, started, clock())
           return true
         }
         if (!isJsonContentType(request.headers["content-type"])) {
           request.resume()
-          send(response, UNSUPPORTED_MEDIA_TYPE, record, started)
+          send(response, UNSUPPORTED_MEDIA_TYPE, record, started, clock())
           return true
         }
         if (limit.refused(request, response)) {
-          record(429, started)
+          record(429, started, clock())
           return true
         }
         const chunks: Array<Buffer> = []
@@ -76,17 +76,18 @@ export class CapacityFastLane extends Context.Service<CapacityFastLane, {
         })
         request.on("end", () => {
           if (size > MAX_BODY_BYTES) {
-            send(response, { status: 413, contentType: "text/plain; charset=utf-8", body: `Payload too large: at most ${MAX_BODY_BYTES} bytes` }, record, started)
+            send(response, { status: 413, contentType: "text/plain; charset=utf-8", body: `Payload too large: at most ${MAX_BODY_BYTES} bytes` }, record, started, clock())
             return
           }
           try {
             const body = chunks.length === 1 ? chunks[0]?.toString("utf8") ?? "" : Buffer.concat(chunks).toString("utf8")
             const engineStarted = clock()
             const answer = answerCapacity(config, network.peek(), body, Date.now())
-            engineDone(engineStarted)
-            send(response, answer, record, started)
+            const engineEnded = clock()
+            engineDone(engineStarted, engineEnded)
+            send(response, answer, record, started, engineEnded)
           } catch {
-            send(response, INTERNAL, record, started)
+            send(response, INTERNAL, record, started, clock())
           }
         })
         request.on("error", () => response.destroy())
