@@ -4,7 +4,8 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { type LoadBody, loadView, publishedEntries } from "./support/Loads.ts"
 import { eventually, postJson, request } from "./support/Http.ts"
-import { mintToken, TestServer } from "./support/TestServer.ts"
+import { scrape } from "./support/Prometheus.ts"
+import { mintToken, TestServer, TestSettings } from "./support/TestServer.ts"
 
 describe("POST /v1/load-products", () => {
   layer(TestServer(), { timeout: 120_000, excludeTestServices: true })((it) => {
@@ -227,6 +228,11 @@ describe.runIf(process.env["REDIS_URL"])("POST /v1/load-products while Redis is 
         const view = yield* loadView(processCode, token)
         expect(view.status).toBe("FAILED")
         expect(view.totals.persisted).toBe(0)
+        // The failed publish is counted, and no entry as published.
+        const metrics = yield* scrape
+        const stream = (yield* TestSettings)["PRODUCT_BATCHES_STREAM"]!
+        expect(metrics.value("queue_publish_failures_total", { stream })).toBe(1)
+        expect(metrics.value("queue_published_entries_total", { stream })).toBe(0)
       }))
   })
 })

@@ -113,6 +113,19 @@ describe("benchmark suite, smoke size, one run each", () => {
   }, SMOKE_TIMEOUT)
 })
 
+describe("metrics-overhead, smoke size", () => {
+  it("capacity requests/s and /handle-json MB/s with METRICS_ENABLED=true beside false, same run", async () => {
+    const figures = expectWellFormed(await smoke([byName("metrics-overhead")]), [
+      "capacity variant A, 5 items: requests/s, METRICS_ENABLED=true",
+      "/v1/handle-json MB/s, first byte to the answer, METRICS_ENABLED=true"
+    ])
+    for (const f of figures) {
+      expect(f.limit?.name).toContain("METRICS_ENABLED=false")
+      expect(f.goal?.atLeast).toBe(0.95)
+    }
+  }, SMOKE_TIMEOUT)
+})
+
 describe("embedded (npm start's defaults), smoke size", () => {
   it("is run only when named: about a minute a run would take the suite over its 10 minutes", () => {
     expect(benchmarks.map((b) => b.name)).not.toContain("embedded")

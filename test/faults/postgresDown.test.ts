@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { sampleProducts } from "@retail/testkit"
+import { sampleProducts, Scrape } from "@retail/testkit"
 import { Effect } from "effect"
 import { readFileSync } from "node:fs"
 import { call, postJson, startApp, token } from "./support/App.ts"
@@ -23,7 +23,8 @@ describe("PostgreSQL stopped while workers run", () => {
         CLAIM_IDLE_MS: String(CLAIM_IDLE_MS),
         // Few deliveries: an outage must not use them up.
         MAX_DELIVERIES: "2",
-        WORKERS: "2"
+        WORKERS: "2",
+        METRICS_PUBLIC: "true"
       })
       const bearer = yield* token("ACME")
       const pending = pendingEntries(redis.url, names.PRODUCT_BATCHES_STREAM, names.PRODUCT_CONSUMER_GROUP)
@@ -59,6 +60,13 @@ describe("PostgreSQL stopped while workers run", () => {
       expect(later.filter((entry) => entry.deliveries > 1), JSON.stringify(later)).toEqual([])
       expect(yield* streamLength(redis.url, `${names.PRODUCT_BATCHES_STREAM}:dead`)).toBe(0)
       expect((yield* call(app.base, "/ready")).status).toBe(503)
+      // /metrics shows the outage: the entries pending in Redis, none dead-lettered.
+      const metrics = new Scrape((yield* call(app.base, "/metrics")).text)
+      const group = { stream: names.PRODUCT_BATCHES_STREAM, group: names.PRODUCT_CONSUMER_GROUP }
+      expect(metrics.value("queue_pending_entries", group)).toBe((yield* pending).length)
+      expect(metrics.value("queue_oldest_pending_seconds", group)).toBeGreaterThan(0)
+      expect(metrics.value("queue_dead_letter_length", { stream: group.stream })).toBe(0)
+      expect(metrics.value("queue_dead_letters_total", { stream: group.stream })).toBe(0)
 
       yield* postgres.start
       yield* waitUntil("ready again", Effect.flatMap(call(app.base, "/ready"), (r) => r.status === 200 ? Effect.void : Effect.fail(new Error(r.text))))

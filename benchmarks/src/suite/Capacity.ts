@@ -24,6 +24,7 @@ import { post } from "../support/Http.ts"
 import { type ServerHandle, startServer, withServerLog } from "../support/ServerProcess.ts"
 import { BENCH_CAPACITY_KEY } from "../support/Tokens.ts"
 import { meanSeconds } from "./LoadProducts.ts"
+import { capacityFromMetrics, METRICS_ON_PUBLIC_PORT, scrapeServer } from "./MetricsCheck.ts"
 
 const ITEM_COUNTS = [1, 5, 20] as const
 const CONNECTIONS = 64
@@ -229,7 +230,7 @@ export const capacity: Benchmark = {
     }
     const headers = { "content-type": "application/json", authorization: `Bearer ${BENCH_CAPACITY_KEY}` }
     try {
-      server = await startServer({ RUN_WORKERS: "false" }, setup.progress)
+      server = await startServer({ RUN_WORKERS: "false", ...METRICS_ON_PUBLIC_PORT }, setup.progress)
       const answers: Record<string, string> = {}
       for (const c of cases) {
         const answer = await post(`${server.url}${c.kind.path}`, c.bodyText, headers)
@@ -251,7 +252,9 @@ export const capacity: Benchmark = {
       for (const c of cases) {
         const amount = setup.scale === "smoke" ? { amount: CONNECTIONS * 4 } : {}
         const load = { connections: CONNECTIONS, seconds: setup.size, method: "POST" as const, headers, bodyFile: c.bodyFile, ...amount }
+        const before = await scrapeServer(target)
         const measured = await withServerLog(target, () => autocannon({ ...load, url: `${target.url}${c.kind.path}` }))
+        const fromMetrics = capacityFromMetrics(c.label, before, await scrapeServer(target), measured)
         const reference = await autocannon({ ...load, url: `${limit.url}${c.barePath}` })
         // Warmed up first: the figure is the engine's steady cost, not its first compilation.
         for (let i = 0; i < (setup.scale === "smoke" ? 5 : 500); i++) c.kind.inProcess(c.bodyText)
@@ -263,7 +266,8 @@ export const capacity: Benchmark = {
           figure(`${c.label}: engine time per request in-process (decode, evaluate, encode)`, "µs", engineSeconds * 1e6, {
             better: "lower",
             ...(c.items === 5 ? { goal: { on: "median" as const, atMost: 1000, source: "issue 4: well under a millisecond" } } : {})
-          })
+          }),
+          ...fromMetrics
         )
       }
       return figures

@@ -5,10 +5,11 @@ import { readFileSync } from "node:fs"
 import { ensureInputs } from "../../parsers/generate.ts"
 import { type Benchmark, figure, type Figure } from "../Benchmark.ts"
 import { databaseUrl } from "../StoreUrls.ts"
-import { acceptedLoad, waitCompleted } from "../support/Http.ts"
+import { acceptedLoad, loadState, waitCompleted } from "../support/Http.ts"
 import { type ServerHandle, startServer } from "../support/ServerProcess.ts"
 import { mintToken, runTag } from "../support/Tokens.ts"
 import { uploadFiles } from "../support/Upload.ts"
+import { loadFromMetrics, METRICS_ON_PUBLIC_PORT, scrapeServer } from "./MetricsCheck.ts"
 
 /** PRODUCT_BATCH_SIZE's default: the batches the workers persist. */
 const BATCH_SIZE = 250
@@ -45,7 +46,7 @@ export const endToEnd: Benchmark = {
     }
     try {
       for (const workers of workerCounts) {
-        servers.set(workers, await startServer({ WORKERS: String(workers), RUN_WORKERS: "true" }, setup.progress))
+        servers.set(workers, await startServer({ WORKERS: String(workers), RUN_WORKERS: "true", ...METRICS_ON_PUBLIC_PORT }, setup.progress))
       }
       await runtime.runPromise(Effect.void)
     } catch (error) {
@@ -73,15 +74,22 @@ export const endToEnd: Benchmark = {
       let best = { workers: 0, rate: 0 }
       for (const [workers, server] of servers) {
         const token = await mintToken(`BENCH-${runTag()}`)
+        const before = await scrapeServer(server)
         const upload = await uploadFiles(`${server.url}/v1/handle-json`, token, [{ name: "productsJson", file: files.json, contentType: "application/json" }])
         const processCode = acceptedLoad({ status: upload.status, text: upload.body }, "POST /v1/handle-json")
         const completedAt = await waitCompleted(server.url, processCode, token, COMPLETION_TIMEOUT_MS)
         const rate = setup.size / ((completedAt - upload.startedAt) / 1000)
+        const fromMetrics = loadFromMetrics(`WORKERS=${workers}`, before, await scrapeServer(server), {
+          productsPerSecond: rate,
+          seconds: (completedAt - upload.startedAt) / 1000,
+          persisted: (await loadState(server.url, processCode, token)).totals.persisted
+        })
         const straight = setup.size / (await persistStraight(workers))
         setup.progress(`WORKERS=${workers}: ${rate.toFixed(0)} products/s to COMPLETED; persistBatch straight ${straight.toFixed(0)} products/s`)
         figures.push(figure(`products/s first byte to COMPLETED, WORKERS=${workers}`, "products/s", rate, {
           limit: { name: `persistBatch in-process, ${workers} at a time`, sample: straight }
         }))
+        figures.push(...fromMetrics)
         if (rate > best.rate) best = { workers, rate }
       }
       bestPerRun.push(best.workers)

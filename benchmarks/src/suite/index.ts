@@ -7,10 +7,11 @@ import { endToEnd } from "./EndToEnd.ts"
 import { handleCsv } from "./HandleCsv.ts"
 import { handleJson } from "./HandleJson.ts"
 import { loadProducts } from "./LoadProducts.ts"
+import { metricsOverhead } from "./MetricsOverhead.ts"
 import { soak } from "./Soak.ts"
 
 /** Every benchmark of `npm run bench`, in the order they run. */
-export const benchmarks: ReadonlyArray<Benchmark> = [loadProducts, handleJson, handleCsv, endToEnd, capacity, capacityCheckout]
+export const benchmarks: ReadonlyArray<Benchmark> = [loadProducts, handleJson, handleCsv, endToEnd, capacity, capacityCheckout, metricsOverhead]
 
 /**
  * Run only when named: the soak (`npm run bench -- soak`), whose minutes of traffic would double the

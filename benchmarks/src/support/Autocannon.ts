@@ -10,7 +10,7 @@ import { runToEnd } from "./ChildProcess.ts"
 const AUTOCANNON = createRequire(import.meta.url).resolve("autocannon")
 const VARIED_LOAD = fileURLToPath(new URL("./variedLoadMain.ts", import.meta.url))
 
-const Latency = Schema.Struct({ p50: Schema.Number, p99: Schema.Number, p99_9: Schema.Number, max: Schema.Number })
+const Latency = Schema.Struct({ average: Schema.Number, p50: Schema.Number, p99: Schema.Number, p99_9: Schema.Number, max: Schema.Number })
 const Output = Schema.Struct({
   duration: Schema.Number,
   errors: Schema.Number,
@@ -42,6 +42,8 @@ export interface LoadOptions {
 export interface LoadResult {
   readonly requestsPerSecond: number
   readonly requests: number
+  /** Mean latency (ms). */
+  readonly mean: number
   readonly p50: number
   readonly p99: number
   readonly p999: number
@@ -104,6 +106,7 @@ export const autocannon = async (options: LoadOptions): Promise<LoadResult> => {
   return {
     requestsPerSecond: result["2xx"] / result.duration,
     requests: result["2xx"],
+    mean: result.latency.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     p999: result.latency.p99_9,

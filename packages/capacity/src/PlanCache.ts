@@ -100,6 +100,9 @@ const sameMaps = (kept: ReadonlyArray<Usage>, now: ReadonlyArray<Usage>): boolea
   return true
 }
 
+/** Plans asked of the cache, and those it answered (read by the metrics at scrape: this code knows nothing of them). */
+export const planCacheCounts = { asked: 0, hits: 0 }
+
 /**
  * `planPath`, reusing the plan of an earlier equal dispatch on the same path while no usage map it
  * may have read was replaced (a consumption, a release or a reload replaces the maps it touches):
@@ -107,6 +110,7 @@ const sameMaps = (kept: ReadonlyArray<Usage>, now: ReadonlyArray<Usage>): boolea
  * is kept from the second time its dispatch is asked.
  */
 export const cachedPlanPath = (context: PlanContext, dispatch: DispatchToPlan, path: RoutePath): PathPlan => {
+  planCacheCounts.asked++
   const clocks = clocksOf(context, dispatch, path)
   const read = usageOf(dispatch, path)
   let plans = plansBySnapshot.get(context.snapshot)
@@ -121,6 +125,7 @@ export const cachedPlanPath = (context: PlanContext, dispatch: DispatchToPlan, p
     }
   }
   if (kept?.plan !== undefined && sameMaps(kept.read, read)) {
+    planCacheCounts.hits++
     if (!kept.reused) {
       kept.reused = true
       reused.add(kept.plan)

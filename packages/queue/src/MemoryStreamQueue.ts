@@ -8,7 +8,7 @@ import * as OrderedMap from "./internal/OrderedMap.ts"
 import * as validate from "./internal/validate.ts"
 import * as Wakeups from "./internal/Wakeups.ts"
 import * as StreamId from "./internal/StreamId.ts"
-import type { DeadLetter, Delivery, Payload, StreamEntry, StreamQueueShape, Tracking } from "./StreamQueue.ts"
+import type { DeadLetter, Delivery, GroupStats, Payload, StreamEntry, StreamQueueShape, Tracking } from "./StreamQueue.ts"
 import { deadStream, QueueError, StreamQueue } from "./StreamQueue.ts"
 
 type Fields = Readonly<Record<string, string>>
@@ -47,6 +47,18 @@ const emptyStream: Stream = {
 const emptyPending: ById<Pending> = Ids.empty()
 
 const streamOf = (state: State, stream: string): Stream => Option.getOrElse(HashMap.get(state, stream), () => emptyStream)
+
+const groupStatsOf = (s: Stream, group: string, now: number): GroupStats =>
+  Option.match(HashMap.get(s.groups, group), {
+    onNone: () => ({ pending: 0, lag: 0, oldestPendingMs: 0 }),
+    onSome: (g) => {
+      let lag = 0
+      for (const _ of Ids.greaterThan(s.entries, g.lastDelivered)) lag++
+      let oldest = now
+      for (const [, entry] of Ids.entries(g.pending)) oldest = Math.min(oldest, entry.deliveredAt)
+      return { pending: Ids.size(g.pending), lag, oldestPendingMs: now - oldest }
+    }
+  })
 
 const take = <A>(iterable: Iterable<A>, count: number): Array<A> => {
   const out: Array<A> = []
@@ -309,6 +321,8 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
     readDead,
     tracked: (set) => Effect.map(Ref.get(sets), (bySet) => Option.match(HashMap.get(bySet, set), { onNone: () => [], onSome: (members) => Array.from(members) })),
     length: (stream) => Effect.map(Ref.get(state), (current) => Ids.size(streamOf(current, stream).entries)),
+    groupStats: (stream, group) =>
+      Effect.flatMap(Ref.get(state), (current) => Effect.map(Clock.currentTimeMillis, (now) => groupStatsOf(streamOf(current, stream), group, now))),
     durability: Effect.succeed({
       durable: false,
       description: "in-process queue: entries live in this process's memory; SIGTERM drains them before exiting, a crash loses those not yet persisted (their loads end FAILED)"

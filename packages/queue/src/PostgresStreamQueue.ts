@@ -31,6 +31,7 @@ const Durability = Schema.Struct({ database: Schema.String, fsync: Schema.String
 const Exists = Schema.Struct({ fresh: Schema.Boolean })
 const Count = Schema.Struct({ n: Schema.Number })
 const Member = Schema.Struct({ member: Schema.String })
+const Stats = Schema.Struct({ pending: Schema.Number, lag: Schema.Number, oldestPendingMs: Schema.Number })
 
 const noGroup = (operation: string, stream: string, group: string) =>
   new QueueError({ operation, message: `NOGROUP No such key '${stream}' or consumer group '${group}'` })
@@ -354,6 +355,19 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
           Effect.flatMap(decodeRows("length", Count)),
           Effect.map(([row]) => row?.n ?? 0),
           run("length")
+        ),
+      groupStats: (stream, group) =>
+        sql`
+          SELECT
+            (SELECT count(*)::int FROM retail_queue_pending WHERE stream = ${stream} AND group_name = ${group}) AS pending,
+            (SELECT count(*)::int FROM retail_queue_entries e JOIN retail_queue_groups g ON g.stream = e.stream
+              WHERE e.stream = ${stream} AND g.group_name = ${group} AND e.seq > g.last_delivered) AS lag,
+            COALESCE((SELECT (extract(epoch FROM now() - min(delivered_at)) * 1000)::float8 FROM retail_queue_pending
+              WHERE stream = ${stream} AND group_name = ${group}), 0) AS "oldestPendingMs"
+        `.pipe(
+          Effect.flatMap(decodeRows("groupStats", Stats)),
+          Effect.map(([row]) => row ?? { pending: 0, lag: 0, oldestPendingMs: 0 }),
+          run("groupStats")
         ),
       durability,
       ping: sql`SELECT 1`.pipe(Effect.asVoid, run("ping"))

@@ -17,7 +17,7 @@ import * as scripts from "./internal/scripts.ts"
 import * as StreamId from "./internal/StreamId.ts"
 import type { Script } from "./internal/scripts.ts"
 import * as validate from "./internal/validate.ts"
-import type { DeadLetter, Delivery, Payload, QueueDurability, StreamQueueShape } from "./StreamQueue.ts"
+import type { DeadLetter, Delivery, GroupStats, Payload, QueueDurability, StreamQueueShape } from "./StreamQueue.ts"
 import { deadStream, QueueError, StreamQueue } from "./StreamQueue.ts"
 
 export interface Options {
@@ -75,6 +75,23 @@ export const describeDurability = (appendonly: string | undefined, appendfsync: 
       : appendfsync === "no"
       ? "Redis append-only file, fsync left to the OS: a Redis crash loses nothing, a machine crash up to about 30 s of writes"
       : "Redis append-only file, fsync every second: a Redis crash loses nothing, a machine crash up to 1 s of writes"
+  }
+}
+
+const isMissing = (error: unknown) => error instanceof Error && /^(ERR no such key|NOGROUP)/.test(error.message)
+
+/** XINFO GROUPS for pending and lag, XPENDING for the idle time of the oldest pending entry. */
+const groupStatsOf = async (client: Client, stream: string, group: string): Promise<GroupStats> => {
+  try {
+    const info = (await client.xInfoGroups(stream)).find((g) => String(g.name) === group)
+    if (info === undefined) return { pending: 0, lag: 0, oldestPendingMs: 0 }
+    const pending = Number(info.pending)
+    const [oldest] = pending > 0 ? await client.xPendingRange(stream, group, "-", "+", 1) : []
+    const lag: unknown = info.lag
+    return { pending, lag: typeof lag === "number" ? lag : null, oldestPendingMs: oldest === undefined ? 0 : Number(oldest.millisecondsSinceLastDelivery) }
+  } catch (error) {
+    if (isMissing(error)) return { pending: 0, lag: 0, oldestPendingMs: 0 }
+    throw error
   }
 }
 
@@ -321,6 +338,7 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
       readDead,
       tracked: (set) => command("tracked", (client) => client.sMembers(set)),
       length: (stream) => command("length", (client) => client.xLen(stream)),
+      groupStats: (stream, group) => command("groupStats", (client) => groupStatsOf(client, stream, group)),
       durability,
       ping: Effect.asVoid(command("ping", (client) => client.ping()))
     })

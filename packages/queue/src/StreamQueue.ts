@@ -74,6 +74,16 @@ export interface ClaimOptions {
   readonly count: number
 }
 
+/** A consumer group's backlog, for the metrics read at scrape. */
+export interface GroupStats {
+  /** Entries delivered to the group and not acknowledged. */
+  readonly pending: number
+  /** Entries never delivered to the group; null when the server cannot tell (Redis before 7). */
+  readonly lag: number | null
+  /** Idle time of the oldest pending entry since its last delivery (Redis: the one with the lowest id); 0 when none. */
+  readonly oldestPendingMs: number
+}
+
 /** What survives a restart of the queue's server (or of this process, for the in-process queue). */
 export interface QueueDurability {
   /** True when acknowledged appends survive a restart; false when they do not; null when it could not be told. */
@@ -154,6 +164,8 @@ export interface StreamQueueShape {
   readonly tracked: (set: string) => Effect.Effect<ReadonlyArray<string>, QueueError>
   /** Entries in the stream (pending ones included); 0 for a missing stream. */
   readonly length: (stream: string) => Effect.Effect<number, QueueError>
+  /** The backlog of a group (zeros for a missing stream or group). */
+  readonly groupStats: (stream: string, group: string) => Effect.Effect<GroupStats, QueueError>
   /** Whether acknowledged appends survive a restart, as far as the server lets it be checked. */
   readonly durability: Effect.Effect<QueueDurability, QueueError>
   readonly ping: Effect.Effect<void, QueueError>

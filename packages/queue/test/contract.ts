@@ -47,6 +47,22 @@ export const streamQueueContract = (options: ContractOptions): void => {
         yield* queue.ping
       }))
 
+    test("groupStats: pending, never-delivered lag and the oldest pending entry's idle time; zeros for a missing group", () =>
+      Effect.gen(function*() {
+        const queue = yield* StreamQueue
+        const stream = yield* freshStream
+        expect(yield* queue.groupStats(stream, "g")).toEqual({ pending: 0, lag: 0, oldestPendingMs: 0 })
+        yield* queue.ensureGroup(stream, "g")
+        const ids = yield* queue.publish(stream, ["a", "b", "c", "d"])
+        yield* queue.read(stream, "g", "c1", { count: 3, blockMs: 0 })
+        yield* queue.ack(stream, "g", [ids[0]!])
+        yield* Effect.sleep("30 millis")
+        const stats = yield* queue.groupStats(stream, "g")
+        expect({ pending: stats.pending, lag: stats.lag }).toEqual({ pending: 2, lag: 1 })
+        expect(stats.oldestPendingMs).toBeGreaterThanOrEqual(20)
+        expect(stats.oldestPendingMs).toBeLessThan(10_000)
+      }))
+
     test("publish then read returns the payloads in order, delivered once", () =>
       Effect.gen(function*() {
         const queue = yield* StreamQueue

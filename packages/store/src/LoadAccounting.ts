@@ -1,6 +1,7 @@
 import { LoadStatusChanged } from "@retail/domain"
 import { Effect, Option, Schema } from "effect"
 import type { SqlClient } from "effect/sql"
+import { countStatusChange } from "./LoadMetrics.ts"
 import { ChangedLoadRow, loadColumns, toStatusChanged } from "./LoadRow.ts"
 import { logStatusChange } from "./LoadStatusLog.ts"
 
@@ -85,6 +86,7 @@ export const recordChange = (sql: SqlClient.SqlClient, row: Option.Option<Change
         const payload = yield* encodeEvent(toStatusChanged(changed))
         yield* sql`INSERT INTO load_events (process_code, payload) VALUES (${changed.processCode}, ${payload}::jsonb)`
         yield* logStatusChange(changed)
+        yield* countStatusChange(changed)
         return true
       })
   })

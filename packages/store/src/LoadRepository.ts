@@ -3,6 +3,7 @@ import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { adjustCounts, type CountsDelta, fail, recordChange, startProcessing } from "./LoadAccounting.ts"
 import { type ErrorEntry, insertErrors } from "./LoadErrors.ts"
+import { countProducts } from "./LoadMetrics.ts"
 import { ChangedLoadRow, LoadRow, loadColumns, toLoadView } from "./LoadRow.ts"
 import { InvalidCursor, storeOperation, StoreError } from "./StoreError.ts"
 
@@ -24,6 +25,8 @@ export interface NewLoad {
   readonly batches?: number
   /** The stream it is published on: only reconcilers of that stream judge it (see LoadOwnership). */
   readonly queue?: string
+  /** When the load's request began (epoch ms; a file load is recorded once its file was read): its created_at. Default: now. */
+  readonly startedAt?: number
 }
 
 export interface ErrorsQuery {
@@ -60,6 +63,7 @@ export class LoadRepository extends Context.Service<LoadRepository>()("@retail/s
       Effect.gen(function* () {
         const row = yield* adjustCounts(sql, processCode, delta)
         if (Option.isNone(row)) return yield* unknownLoad(operation, processCode)
+        yield* countProducts(row.value.source, delta)
         return yield* recordChange(sql, row)
       })
 
@@ -69,13 +73,15 @@ export class LoadRepository extends Context.Service<LoadRepository>()("@retail/s
         .withTransaction(
           Effect.gen(function* () {
             const rows = yield* sql`
-              INSERT INTO loads (process_code, company, source, status, receiving, received, accepted, failed, completed_at, owner, batches, queue)
+              INSERT INTO loads (process_code, company, source, status, receiving, received, accepted, failed, completed_at, owner, batches, queue, created_at)
               VALUES (${load.processCode}, ${load.company}, ${load.source}, ${status}, ${load.receiving ?? false},
                 ${load.received}, ${load.accepted}, ${load.failed}, ${isFinalStatus(status) ? sql`now()` : sql`NULL`},
-                ${load.owner ?? null}, ${load.batches ?? null}, ${load.queue ?? null})
+                ${load.owner ?? null}, ${load.batches ?? null}, ${load.queue ?? null},
+                ${load.startedAt === undefined ? sql`now()` : sql`to_timestamp(${load.startedAt / 1000})`})
               RETURNING ${sql.literal(loadColumns("loads"))}, NULL::text AS "previousStatus"
             `.pipe(Effect.flatMap(decodeChangedRows))
             yield* insertErrors(sql, load.processCode, load.errors)
+            yield* countProducts(load.source, load)
             yield* recordChange(sql, Option.fromNullishOr(rows[0]))
             return rows
           })

@@ -1,7 +1,9 @@
 import { Product, type ProductBatch } from "@retail/domain"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { StoreMetrics, timedSeconds } from "@retail/metrics"
+import { Context, Effect, Exit, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { adjustCounts, recordChange } from "./LoadAccounting.ts"
+import { countProducts } from "./LoadMetrics.ts"
 import { countRows, findChildren, type ProductChildren, type RowCounts } from "./ProductChildren.ts"
 import { latestPerCode, upsertProducts } from "./ProductUpsert.ts"
 import { storeOperation, StoreError } from "./StoreError.ts"
@@ -9,6 +11,12 @@ import { storeOperation, StoreError } from "./StoreError.ts"
 export type PersistOutcome =
   | { readonly _tag: "Skipped"; readonly reason: "LoadFailed" | "AlreadyRecorded" }
   | { readonly _tag: "Persisted"; readonly written: number; readonly skippedAsOlder: number }
+
+const observePersist = (seconds: number, exit: Exit.Exit<PersistOutcome, StoreError>) => {
+  const outcome = Exit.isSuccess(exit) ? exit.value : undefined
+  StoreMetrics.batchPersistSeconds.observe({ outcome: outcome === undefined ? "failed" : outcome._tag === "Persisted" ? "persisted" : "skipped" }, seconds)
+  if (outcome?._tag === "Persisted") StoreMetrics.rowsWritten.add({ table: "products" }, outcome.written)
+}
 
 const decodeStatus = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ status: Schema.String })))
 const decodeDocuments = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ document: Product })))
@@ -43,11 +51,12 @@ export class ProductRepository extends Context.Service<ProductRepository>()("@re
             const products = latestPerCode(batch.products)
             const written = products.length === 0 ? 0 : yield* upsertProducts(sql, batch.company, batch.processCode, products)
             const row = yield* adjustCounts(sql, batch.processCode, { persisted: batch.products.length })
+            if (Option.isSome(row)) yield* countProducts(row.value.source, { persisted: batch.products.length })
             yield* recordChange(sql, row)
             return { _tag: "Persisted", written, skippedAsOlder: products.length - written } as const
           })
         )
-        .pipe(storeOperation("persistBatch"))
+        .pipe(storeOperation("persistBatch"), (persisting) => timedSeconds(persisting, observePersist))
 
     /** The product exactly as it was decoded when last written. */
     const findProduct = (company: string, productCode: string): Effect.Effect<Option.Option<Product>, StoreError> =>

@@ -1,2 +1,3 @@
 export * from "./Products.ts"
 export * from "./CsvFiles.ts"
+export * from "./Prometheus.ts"

@@ -1,6 +1,7 @@
+import { CapacityMetrics } from "@retail/metrics"
 import { StreamQueue } from "@retail/queue"
 import { columnsOf, resourceOf, type UsageState } from "@retail/store"
-import { Context, Effect, Layer, Option, Result, Schema, type Scope } from "effect"
+import { Clock, Context, Effect, Layer, Option, Result, Schema, type Scope } from "effect"
 import { CapacityConfig } from "./CapacityConfig.ts"
 import { restarts } from "./Restarts.ts"
 
@@ -66,6 +67,14 @@ const STREAM_MAX_LEN = 100_000
 const READ = { count: 256, blockMs: 2_000 }
 const followRestarts = restarts("50 millis")
 
+/** How long after its publication (the time in its Redis id) another process's event was applied here. */
+const recordLag = (id: string) =>
+  Effect.map(Clock.currentTimeMillis, (now) => {
+    const published = Number(id.slice(0, id.indexOf("-")))
+    if (published > 0) CapacityMetrics.replicaEventLagSeconds.set({}, Math.max(0, now - published) / 1000)
+    CapacityMetrics.replicaEventsApplied.add({})
+  })
+
 const none: CapacityEventsShape = {
   position: Effect.succeed("0-0"),
   publish: () => Effect.void,
@@ -100,7 +109,7 @@ const onStream = (queue: typeof StreamQueue.Service, stream: string, origin: str
         Effect.forEach(entries, (entry) =>
           (entry.payload.includes(ownMark) ? Effect.void : Result.match(decode(entry.payload), {
             onFailure: (error) => Effect.logWarning(`capacity events: skipping undecodable entry ${entry.id}: ${error.message}`),
-            onSuccess: follower.apply
+            onSuccess: (event) => Effect.andThen(follower.apply(event), recordLag(entry.id))
           })).pipe(Effect.map(() => {
             position = entry.id
           })), { discard: true }))

@@ -1,5 +1,6 @@
 import { FileLoadSlotsLive } from "@retail/limits"
-import { MemoryStreamQueue, PostgresStreamQueue, QueueTracing, RedisStreamQueue } from "@retail/queue"
+import { MetricsConfig } from "@retail/metrics"
+import { MemoryStreamQueue, metered, PostgresStreamQueue, QueueTracing, RedisStreamQueue, StreamQueue } from "@retail/queue"
 import { LoadOwner, UploadConfig, UploadService } from "@retail/service-upload"
 import { CapacityRepository, Database, LoadOwnership, LoadRepository, Outbox, ProductRepository } from "@retail/store"
 import { Effect, Layer, Option } from "effect"
@@ -20,12 +21,15 @@ export const Infrastructure = Layer.unwrap(
     const config = yield* ServerConfig
     const database = Database.layer({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize })
     const kind = yield* chooseQueue(config)
-    // Traced: a publish is a span whose context its entries carry to their consumers (docs/observability.md).
-    const queue = QueueTracing.traced(kind === "redis"
+    const chosen = kind === "redis"
       ? RedisStreamQueue.layer({ url: Option.getOrElse(config.redisUrl, () => ""), publishTimeoutMs: config.redisPublishTimeoutMs })
       : kind === "postgres"
       ? PostgresStreamQueue.layer({ location: databaseLocation(config) }).pipe(Layer.provide(database))
-      : MemoryStreamQueue.layer)
+      : MemoryStreamQueue.layer
+    const { enabled: metricsEnabled } = yield* MetricsConfig
+    const measured = metricsEnabled ? Layer.effect(StreamQueue, Effect.flatMap(StreamQueue, metered)).pipe(Layer.provide(chosen)) : chosen
+    // Traced: a publish is a span whose context its entries carry to their consumers (docs/observability.md).
+    const queue = QueueTracing.traced(measured)
     yield* Effect.logInfo(`database: ${databaseLocation(config)}; queue: ${describeQueue(kind, config)}`)
     const repositories = Layer.mergeAll(
       ProductRepository.layer,

@@ -9,6 +9,7 @@ import { InternalApiDocs } from "./ApiDocs.ts"
 import { BodyWatchdog } from "./BodyWatchdog.ts"
 import { createGracefulServer } from "./FastLaneServer.ts"
 import { trackInFlight } from "./InFlightRequests.ts"
+import { InternalMetricsRoute, RequestMetrics } from "./Metrics.ts"
 import { NoRequestSpans } from "./NoRequestSpans.ts"
 import { logRequestErrors } from "./RequestLog.ts"
 import { ServerConfig } from "./ServerConfig.ts"
@@ -37,20 +38,20 @@ const address = Layer.effect(
   Effect.gen(function*() {
     const { address } = yield* HttpServer.HttpServer
     const where = address._tag === "UnixPathAddress" ? address.path : NetAddress.formatUrlUnsafe(address, "http")
-    yield* Effect.logInfo(`Internal endpoints (no authentication: /v1/handle-json-int) on ${where}`)
+    yield* Effect.logInfo(`Internal endpoints (no authentication: /v1/handle-json-int, /v1/openapi.json, /metrics) on ${where}`)
     return address
   })
 )
 
 /**
- * The endpoints without authentication (POST /v1/handle-json-int, whose handlers are given) and
- * their OpenAPI document (GET /v1/openapi.json) on their own listener, which
+ * The endpoints without authentication (POST /v1/handle-json-int, whose handlers are given), their
+ * OpenAPI document (GET /v1/openapi.json) and GET /metrics on their own listener, which
  * the public port never routes to: HttpRouter.serve gives it a router of its own, so its routes
  * are not served on the public port. Infrastructure comes from outside.
  */
 export const internalServer = <A, E, R>(handlers: Layer.Layer<A, E, R>) =>
   HttpRouter.serve(
-    Layer.mergeAll(internalApi(handlers), InternalApiDocs, BodyWatchdog),
+    Layer.mergeAll(internalApi(handlers), InternalApiDocs, BodyWatchdog, RequestMetrics, InternalMetricsRoute),
     { disableLogger: true, disableListenLog: true, middleware: (app) => trackInFlight(logRequestErrors(app)) }
   ).pipe(
     Layer.provide(NoRequestSpans),

@@ -15,6 +15,7 @@ import { HealthHttp } from "./HealthHttp.ts"
 import { InFlightRequests, trackInFlight } from "./InFlightRequests.ts"
 import { Infrastructure } from "./Infrastructure.ts"
 import { internalServer } from "./InternalServer.ts"
+import { ProcessMetrics, PublicMetricsRoute, RequestMetrics } from "./Metrics.ts"
 import { NoRequestSpans } from "./NoRequestSpans.ts"
 import { logRequestErrors } from "./RequestLog.ts"
 import { ServerConfig } from "./ServerConfig.ts"
@@ -84,13 +85,15 @@ const PublicAppLive = HttpRouter.serve(
     ApiLive,
     PublicApiDocs,
     RequestGuards,
-    DecodeErrorBodies
+    DecodeErrorBodies,
+    RequestMetrics,
+    PublicMetricsRoute
   ),
   { disableLogger: true, disableListenLog: true, middleware: (app) => trackInFlight(logRequestErrors(app)) }
 ).pipe(Layer.provide(NoRequestSpans))
 
-/** The public API on the HttpServer it is given, and the internal API on its own listener. */
-export const AppLive = Layer.merge(PublicAppLive, internalServer(InternalFilesHttp))
+/** The public API on the HttpServer it is given, the internal API on its own listener, and the process metrics. */
+export const AppLive = Layer.mergeAll(PublicAppLive, internalServer(InternalFilesHttp), ProcessMetrics)
 
 /** Closed after the HTTP servers: waits (bounded) until the handlers still running, cut off or not, have ended. */
 const AwaitHandlers = (shutdownGraceMs: number) =>

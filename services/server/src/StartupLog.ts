@@ -1,3 +1,4 @@
+import { MetricsConfig } from "@retail/metrics"
 import { Effect, Layer } from "effect"
 import { HttpServer } from "effect/http"
 import { NetAddress } from "effect/net"
@@ -16,11 +17,15 @@ const openable = (address: NetAddress.SocketAddress): string =>
 const logWhereToLook = Effect.gen(function*() {
   const server = yield* HttpServer.HttpServer
   const internal = yield* InternalAddress
+  // Read once before: a bad METRICS_ENABLED fails the start elsewhere, so here it is only a hint.
+  const metrics = yield* MetricsConfig.pipe(Effect.orElseSucceed(() => ({ enabled: true, public: false })))
   yield* HttpServer.logAddress
-  yield* Effect.logInfo(
-    `API docs: ${openable(server.address)}/v1/docs (OpenAPI: /v1/openapi.json); ` +
-      `metrics: ${openable(internal)}/metrics (internal listener, Prometheus text)`
-  ).pipe(Effect.annotateLogs({ docs: `${openable(server.address)}/v1/docs`, metrics: `${openable(internal)}/metrics` }))
+  const docs = `${openable(server.address)}/v1/docs`
+  const scrape = metrics.enabled
+    ? `${openable(internal)}/metrics` + (metrics.public ? ` and ${openable(server.address)}/metrics` : "")
+    : "off (METRICS_ENABLED=false)"
+  yield* Effect.logInfo(`API docs: ${docs} (OpenAPI: /v1/openapi.json); metrics: ${scrape}${metrics.enabled ? " (Prometheus text)" : ""}`)
+    .pipe(Effect.annotateLogs({ docs, metrics: scrape }))
 })
 
 /** HttpServer.withLogAddress, and the line after it (see logWhereToLook). */

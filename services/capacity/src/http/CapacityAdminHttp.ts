@@ -10,12 +10,16 @@ import {
   StorageFailed
 } from "@retail/api"
 import { formatIssues } from "@retail/capacity"
+import { CapacityMetrics } from "@retail/metrics"
 import type { StoreError } from "@retail/store"
 import { Effect, Layer, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { orderConflict } from "./OrderConflictAnswer.ts"
 import { CapacityNetwork } from "../CapacityNetwork.ts"
 import { NetworkReplica } from "../NetworkReplica.ts"
+
+/** taken, already_taken (the same order again), refused_capacity and refused_conflict (both 409). */
+const countOrder = (outcome: string) => Effect.sync(() => CapacityMetrics.orders.add({ outcome }))
 
 const storageFailed = (error: StoreError) => new StorageFailed({ message: `The database failed: ${error.message}` })
 
@@ -52,6 +56,9 @@ export const CapacityAdminHttp = HttpApiBuilder.group(Api, "capacityAdmin", (han
         }))
       .handle("consume", ({ payload }) =>
         network.consume(payload).pipe(
+          Effect.tap((outcome) => countOrder(outcome._tag === "Applied" ? "taken" : "already_taken")),
+          Effect.tapErrorTag("CapacityExhausted", () => countOrder("refused_capacity")),
+          Effect.tapErrorTag("OrderConflict", () => countOrder("refused_conflict")),
           Effect.map((outcome) => ({
             orderId: payload.orderId,
             status: outcome._tag === "Applied" ? "APPLIED" as const : "ALREADY_APPLIED" as const

@@ -1,16 +1,19 @@
 import { isJsonContentType } from "@retail/api"
 import { holdsApiKey } from "@retail/auth"
+import { CapacityMetrics, HttpMetrics, MetricsConfig } from "@retail/metrics"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Context, Effect, Layer } from "effect"
 import { CapacityConfig } from "../CapacityConfig.ts"
 import { CapacityNetwork } from "../CapacityNetwork.ts"
 import type { Answer } from "../Answer.ts"
+import { meterPlanCache } from "../PlanCacheMetrics.ts"
 import { answerRequest } from "../RequestAnswer.ts"
 import { FastLaneLimit } from "./FastLaneLimit.ts"
 
 const PATH = "/v1/delivery/capacity"
 
-const send = (response: ServerResponse, answer: Answer) => {
+const send = (response: ServerResponse, answer: Answer, record: HttpMetrics.RouteRecorder, started: number, ended: number) => {
+  record(answer.status, started, ended)
   response.writeHead(answer.status, answer.retryAfter === undefined
     ? { "content-type": answer.contentType, "content-length": Buffer.byteLength(answer.body) }
     : { "content-type": answer.contentType, "content-length": Buffer.byteLength(answer.body), "retry-after": String(answer.retryAfter) })
@@ -37,9 +40,18 @@ export class CapacityFastLane extends Context.Service<CapacityFastLane, {
       const network = yield* CapacityNetwork
       const limit = yield* FastLaneLimit
       const MAX_BODY_BYTES = config.maxBodyBytes
+      // Metrics on this path: three clock reads, a counter increment and two histogram observations,
+      // no fiber. With METRICS_ENABLED=false: no-op calls, no clock read.
+      const { enabled } = yield* MetricsConfig
+      const clock = HttpMetrics.metricsClock(enabled)
+      const record = enabled ? HttpMetrics.routeRecorder(PATH, "POST") : HttpMetrics.noRecorder
+      const engine = CapacityMetrics.engineSeconds.series({})
+      const engineDone = enabled ? (startedAt: number, endedAt: number) => engine.observe((endedAt - startedAt) / 1000) : () => undefined
+      if (enabled) yield* meterPlanCache
       /** True when the request was taken (answered or being answered) by the fast lane. */
       const take = (request: IncomingMessage, response: ServerResponse): boolean => {
         if (request.method !== "POST" || (request.url !== PATH && request.url !== `${PATH}/`)) return false
+        const started = clock()
         // Checked in this order before the body is read (an unauthenticated caller takes no token of a
         // key's rate); answered after, in the body's format.
         const authorized = holdsApiKey(config.apiKeys, request.headers.authorization)
@@ -56,7 +68,12 @@ export class CapacityFastLane extends Context.Service<CapacityFastLane, {
         })
         request.on("end", () => {
           const body = chunks.length === 1 ? chunks[0]?.toString("utf8") ?? "" : Buffer.concat(chunks).toString("utf8")
-          send(response, answerRequest(config, network.peek(), { authorized, json, retryAfter }, body, size > MAX_BODY_BYTES, Date.now()))
+          const engineStarted = clock()
+          const answer = answerRequest(config, network.peek(), { authorized, json, retryAfter }, body, size > MAX_BODY_BYTES, Date.now())
+          const engineEnded = clock()
+          // Engine time only for bodies that reached the engine (refusals are answered without it).
+          if (retryAfter === undefined && json && size <= MAX_BODY_BYTES) engineDone(engineStarted, engineEnded)
+          send(response, answer, record, started, engineEnded)
         })
         request.on("error", () => response.destroy())
         return true

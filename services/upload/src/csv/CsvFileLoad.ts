@@ -1,6 +1,6 @@
 import { InvalidRequest } from "@retail/api"
 import { type CsvFileHeader, type CsvFileHeaders, type CsvFileName, type CsvHeaderError, CsvLayouts, type CsvSyntaxError } from "@retail/ingest"
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { FileLoadPublisher } from "../publish/FileLoadPublisher.ts"
 import { spoolJoinedPartitions } from "./CsvJoinedSpool.ts"
@@ -37,6 +37,7 @@ const missingParts = (missing: ReadonlyArray<CsvFileName>) =>
  */
 export const csvFileLoad = (request: HttpServerRequest.HttpServerRequest, company: string) =>
   Effect.scoped(Effect.gen(function*() {
+    const startedAt = yield* Clock.currentTimeMillis
     const config = yield* UploadConfig
     const publisher = yield* FileLoadPublisher
     const threads = yield* CsvJoinPool
@@ -74,5 +75,5 @@ export const csvFileLoad = (request: HttpServerRequest.HttpServerRequest, compan
     const totals = yield* (threads === undefined
       ? spoolItems(joinedItems(partitions, all), options)
       : spoolJoinedPartitions(partitions, all, threads, options))
-    return yield* publisher.publish({ company, source: "HANDLE_CSV", spool, totals })
+    return yield* publisher.publish({ company, source: "HANDLE_CSV", spool, totals, startedAt })
   }))

@@ -1,6 +1,6 @@
 import { InvalidRequest, type PayloadTooLarge, StorageFailed } from "@retail/api"
 import type { LoadSource } from "@retail/domain"
-import { Effect, Option, type Stream } from "effect"
+import { Clock, Effect, Option, type Stream } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { FileLoadPublisher } from "../publish/FileLoadPublisher.ts"
 import { makeLoadSpool } from "../spool/LoadSpool.ts"
@@ -35,6 +35,7 @@ export const jsonFileLoad = <E, R>(
   options: JsonFileLoadOptions = {}
 ) =>
   Effect.scoped(Effect.gen(function*() {
+    const startedAt = yield* Clock.currentTimeMillis
     const config = yield* UploadConfig
     const publisher = yield* FileLoadPublisher
     const spool = yield* makeLoadSpool(config.spoolDir)
@@ -73,5 +74,5 @@ export const jsonFileLoad = <E, R>(
 
     if (keptFile) yield* scan(kept.content(), fields)
     if (Option.isNone(scanned)) return yield* Effect.fail(missingPart(PRODUCTS_JSON, "file"))
-    return yield* publisher.publish({ company: scanned.value.company, source, spool, totals: scanned.value.totals })
+    return yield* publisher.publish({ company: scanned.value.company, source, spool, totals: scanned.value.totals, startedAt })
   }))

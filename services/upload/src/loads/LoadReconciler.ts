@@ -1,3 +1,4 @@
+import { UploadMetrics } from "@retail/metrics"
 import { StreamQueue } from "@retail/queue"
 import { LoadOwnership, LoadRepository, type UnfinishedLoad } from "@retail/store"
 import { Cause, Clock, Context, Effect, Layer, Ref, Schedule } from "effect"
@@ -117,6 +118,7 @@ export class LoadReconciler extends Context.Service<LoadReconciler>()("@retail/u
     const pass = Effect.gen(function*() {
       yield* ownership.heartbeat(owner.id, owner.name)
       const unfinished = yield* ownership.unfinished(config.loadLeaseMs, config.batchesStream)
+      yield* Effect.sync(() => UploadMetrics.countUnfinished(unfinished))
       yield* Effect.forEach(unfinished, (load) =>
         settle(load).pipe(Effect.catchCause((cause) => Effect.logWarning(`could not reconcile load ${load.processCode}`, cause))), { discard: true })
     })

@@ -29,6 +29,8 @@ export interface SpooledLoad {
   /** Only read: its records, in the order written. */
   readonly spool: Pick<LoadSpool, "records">
   readonly totals: SpoolTotals
+  /** When the request began (epoch ms): the load's createdAt, so its time to COMPLETED counts the upload. */
+  readonly startedAt?: number
 }
 
 /**
@@ -42,11 +44,11 @@ export class FileLoadPublisher extends Context.Service<FileLoadPublisher>()("@re
     const publisher = yield* ProductPublisher
     const owner = yield* LoadOwner
 
-    const publish = ({ company, source, spool, totals }: SpooledLoad) =>
+    const publish = ({ company, source, spool, totals, startedAt }: SpooledLoad) =>
       Effect.gen(function*() {
         const processCode = yield* (yield* ProcessCodes).next
         const load = { processCode, company }
-        yield* loads.create({ processCode, company, source, received: 0, accepted: 0, failed: 0, errors: [], receiving: true, owner: owner.id, queue: publisher.stream }).pipe(
+        yield* loads.create({ processCode, company, source, received: 0, accepted: 0, failed: 0, errors: [], receiving: true, owner: owner.id, queue: publisher.stream, ...(startedAt === undefined ? {} : { startedAt }) }).pipe(
           Effect.tapError((error) => Effect.logError("could not record a file load", error)),
           Effect.mapError(() => new StorageFailed({ message: "The load could not be recorded: the database is unavailable. Nothing was published; retry later." }))
         )

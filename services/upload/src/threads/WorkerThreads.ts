@@ -1,3 +1,4 @@
+import { meterWorkerPool } from "@retail/metrics"
 import { Data, Duration, Effect, type Scope } from "effect"
 import { Piscina } from "piscina"
 import type { ResourceLimits } from "node:worker_threads"
@@ -9,6 +10,8 @@ export interface ThreadEntry {
   /** File URL of the thread's module; its default export runs one task. */
   readonly filename: string
   readonly execArgv: ReadonlyArray<string>
+  /** Names the pool in the metrics. */
+  readonly name?: string
 }
 
 /**
@@ -19,8 +22,8 @@ export interface ThreadEntry {
  */
 export const threadEntry = (moduleUrl: string, source: string, bundledName: string): ThreadEntry =>
   moduleUrl.endsWith(".ts")
-    ? { filename: new URL(source, moduleUrl).href, execArgv: ["--import", "tsx"] }
-    : { filename: `${moduleUrl.replace(/\.m?js$/, "")}.${bundledName}.mjs`, execArgv: [] }
+    ? { filename: new URL(source, moduleUrl).href, execArgv: ["--import", "tsx"], name: bundledName }
+    : { filename: `${moduleUrl.replace(/\.m?js$/, "")}.${bundledName}.mjs`, execArgv: [], name: bundledName }
 
 export interface WorkerThreadsOptions {
   readonly entry: ThreadEntry
@@ -37,6 +40,9 @@ export interface WorkerThreads<Task, Result> {
   /** Runs one task; `transfer` moves those buffers to the thread. Interrupting it aborts the task. */
   readonly run: (task: Task, transfer?: ReadonlyArray<ArrayBuffer>) => Effect.Effect<Result, WorkerThreadFailed>
 }
+
+/** The `pool` label of the metrics: the bundled name (json-validation-thread, csv-join-worker), else the module's file name. */
+const poolName = (entry: ThreadEntry) => entry.name ?? entry.filename.replace(/^.*\//, "")
 
 const describe = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause))
 
@@ -68,6 +74,7 @@ export const makeWorkerThreads = <Task, Result>(
           Effect.andThen(Effect.promise(() => pool.destroy()))
         )
     )
+    yield* meterWorkerPool(poolName(options.entry), pool)
     // piscina fails the tasks of a thread that dies while running them, but a thread that dies before it
     // is ready (out of memory while loading, a broken entry) is reported only as the pool's 'error' event,
     // and the tasks queued for it would wait forever: every task in flight fails then. The listener
