@@ -280,6 +280,23 @@ describe("the contract as a client sees it", () => {
         }
       }))
 
+    it.effect("PUT /v1/network and the consumptions read JSON bodies only, as every JSON endpoint: 415 {message}, as documented", () =>
+      Effect.gen(function*() {
+        const document = yield* publicDocument
+        for (const [method, path, contentType] of [
+          ["put", "/v1/network", "text/plain"],
+          ["post", "/v1/delivery/capacity/consumptions", "text/plain"],
+          ["post", "/v1/delivery/capacity/consumptions", "application/json; charset=latin1"]
+        ] as const) {
+          const answer = yield* request(path, { method: method.toUpperCase(), headers: { ...key, "content-type": contentType }, body: "{}" })
+          expect({ status: answer.status, body: answer.json() }, `${method} ${path} ${contentType}`).toEqual({
+            status: 415,
+            body: { message: `Content-Type must be application/json (got ${contentType})` }
+          })
+          expectDocumented(document, method, path, answer)
+        }
+      }))
+
     it.effect("a request the contract cannot decode is 400 {message} naming where, the field and why; a body that is not JSON says so", () =>
       Effect.gen(function*() {
         const missing = yield* request("/v1/delivery/capacity/consumptions", { headers: { ...key, ...json }, body: JSON.stringify({ orderId: "o-1" }) })

@@ -24,6 +24,7 @@ import {
   OrderNotFound
 } from "./CapacityErrors.ts"
 import { InvalidRequest, PayloadTooLarge, StorageFailed } from "./Errors.ts"
+import { JsonContentType } from "./JsonContentType.ts"
 import { JsonValueLimit } from "./JsonValueLimit.ts"
 import { CapacityApiKey, CapacityApiKeyScheme } from "./Security.ts"
 
@@ -107,7 +108,8 @@ export class CapacityAdminApi extends HttpApiGroup.make("capacityAdmin")
       payload: NetworkDocument,
       success: NetworkVersion,
       error: [InvalidRequest, PayloadTooLarge, StorageFailed]
-    }).annotate(OpenApi.Summary, "Replace the capacity network (400 names the JSON path of every problem)")
+    }).middleware(JsonContentType)
+      .annotate(OpenApi.Summary, "Replace the capacity network (400 names the JSON path of every problem)")
   )
   .add(
     HttpApiEndpoint.post("consume", "/delivery/capacity/consumptions", {
@@ -115,7 +117,8 @@ export class CapacityAdminApi extends HttpApiGroup.make("capacityAdmin")
       success: ConsumptionResult,
       // OrderConflict first: a client decoding a 409 tries it before the plain `{message}` of CapacityConflict.
       error: [InvalidRequest, OrderConflict, CapacityConflict, StorageFailed]
-    }).annotate(OpenApi.Summary, "Take an order's capacity, all or nothing; idempotent by order id (the same content again)")
+    }).middleware(JsonContentType)
+      .annotate(OpenApi.Summary, "Take an order's capacity, all or nothing; idempotent by order id (the same content again)")
   )
   .add(
     HttpApiEndpoint.delete("release", "/delivery/capacity/consumptions/:orderId", {
@@ -134,6 +137,7 @@ export class CapacityAdminApi extends HttpApiGroup.make("capacityAdmin")
     }).annotate(OpenApi.Summary, "A node's picking and dispatch usage and the orders behind it")
   )
   // Middlewares added later run first: the key is checked before any byte of the body is read.
+  // The two JSON bodies check their media type (JsonContentType) innermost, just before decoding.
   .middleware(JsonValueLimit)
   .middleware(CapacityApiKey)
   .prefix("/v1")
