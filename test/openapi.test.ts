@@ -144,6 +144,14 @@ describe("the contract as a client sees it", () => {
           for (const part of parts) expect(schema?.properties?.[part], `${path} ${part}`).toEqual({ type: "string", format: "binary" })
         }
         expect(Object.keys(operationOf(document, "get", "/health").responses)).toEqual(["200"])
+        // Only the two capacity endpoints with a body count its JSON values and check its media type.
+        for (const [method, path] of [["get", "/v1/network"], ["delete", "/v1/delivery/capacity/consumptions/{orderId}"], ["get", "/v1/delivery/capacity/nodes/{code}"]] as const) {
+          expect(Object.keys(operationOf(document, method, path).responses), `${method} ${path}`).not.toContain("413")
+          expect(Object.keys(operationOf(document, method, path).responses), `${method} ${path}`).not.toContain("415")
+        }
+        for (const [method, path] of [["put", "/v1/network"], ["post", "/v1/delivery/capacity/consumptions"]] as const) {
+          expect(Object.keys(operationOf(document, method, path).responses), `${method} ${path}`).toEqual(expect.arrayContaining(["413", "415"]))
+        }
         const tooMany = Object.values(document.paths).flatMap((item) => Object.values(item)).map((operation) => operation.responses["429"])
           .filter((response) => response !== undefined)
         expect(tooMany.length).toBeGreaterThan(5)

@@ -108,7 +108,9 @@ export class CapacityAdminApi extends HttpApiGroup.make("capacityAdmin")
       payload: NetworkDocument,
       success: NetworkVersion,
       error: [InvalidRequest, PayloadTooLarge, StorageFailed]
-    }).middleware(JsonContentType)
+    })
+      // A JSON body's checks, only where a body is read (a GET or DELETE answers neither 413 nor 415).
+      .middleware(JsonValueLimit).middleware(JsonContentType)
       .annotate(OpenApi.Summary, "Replace the capacity network (400 names the JSON path of every problem)")
   )
   .add(
@@ -117,7 +119,9 @@ export class CapacityAdminApi extends HttpApiGroup.make("capacityAdmin")
       success: ConsumptionResult,
       // OrderConflict first: a client decoding a 409 tries it before the plain `{message}` of CapacityConflict.
       error: [InvalidRequest, OrderConflict, CapacityConflict, StorageFailed]
-    }).middleware(JsonContentType)
+    })
+      // A JSON body's checks, only where a body is read (a GET or DELETE answers neither 413 nor 415).
+      .middleware(JsonValueLimit).middleware(JsonContentType)
       .annotate(OpenApi.Summary, "Take an order's capacity, all or nothing; idempotent by order id (the same content again)")
   )
   .add(
@@ -136,9 +140,8 @@ export class CapacityAdminApi extends HttpApiGroup.make("capacityAdmin")
       error: [InvalidRequest, NodeNotFound, StorageFailed]
     }).annotate(OpenApi.Summary, "A node's picking and dispatch usage and the orders behind it")
   )
-  // Middlewares added later run first: the key is checked before any byte of the body is read.
-  // The two JSON bodies check their media type (JsonContentType) innermost, just before decoding.
-  .middleware(JsonValueLimit)
+  // Middlewares added later run first: the key is checked before any byte of the body is read; then
+  // the two endpoints with a JSON body check its media type, then count its values.
   .middleware(CapacityApiKey)
   .prefix("/v1")
   .annotate(OpenApi.Description, "The capacity network, and the capacity orders take and give back")
