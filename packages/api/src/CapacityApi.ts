@@ -23,7 +23,7 @@ import {
   OrderConflict,
   OrderNotFound
 } from "./CapacityErrors.ts"
-import { InvalidRequest, PayloadTooLarge, StorageFailed } from "./Errors.ts"
+import { InvalidRequest, PayloadTooLarge, RequestTimeout, StorageFailed } from "./Errors.ts"
 import { JsonContentType } from "./JsonContentType.ts"
 import { JsonValueLimit } from "./JsonValueLimit.ts"
 import { CapacityApiKey, CapacityApiKeyScheme } from "./Security.ts"
@@ -107,7 +107,7 @@ export class CapacityAdminApi extends HttpApiGroup.make("capacityAdmin")
     HttpApiEndpoint.put("putNetwork", "/network", {
       payload: NetworkDocument,
       success: NetworkVersion,
-      error: [InvalidRequest, PayloadTooLarge, StorageFailed]
+      error: [InvalidRequest, PayloadTooLarge, RequestTimeout, StorageFailed]
     })
       // A JSON body's checks, only where a body is read (a GET or DELETE answers neither 413 nor 415).
       .middleware(JsonValueLimit).middleware(JsonContentType)
@@ -118,7 +118,7 @@ export class CapacityAdminApi extends HttpApiGroup.make("capacityAdmin")
       payload: ConsumptionRequest,
       success: ConsumptionResult,
       // OrderConflict first: a client decoding a 409 tries it before the plain `{message}` of CapacityConflict.
-      error: [InvalidRequest, OrderConflict, CapacityConflict, StorageFailed]
+      error: [InvalidRequest, OrderConflict, CapacityConflict, RequestTimeout, StorageFailed]
     })
       // A JSON body's checks, only where a body is read (a GET or DELETE answers neither 413 nor 415).
       .middleware(JsonValueLimit).middleware(JsonContentType)
