@@ -144,6 +144,14 @@ describe("the contract as a client sees it", () => {
           for (const part of parts) expect(schema?.properties?.[part], `${path} ${part}`).toEqual({ type: "string", format: "binary" })
         }
         expect(Object.keys(operationOf(document, "get", "/health").responses)).toEqual(["200"])
+        // Only the two capacity endpoints with a body count its JSON values and check its media type.
+        for (const [method, path] of [["get", "/v1/network"], ["delete", "/v1/delivery/capacity/consumptions/{orderId}"], ["get", "/v1/delivery/capacity/nodes/{code}"]] as const) {
+          expect(Object.keys(operationOf(document, method, path).responses), `${method} ${path}`).not.toContain("413")
+          expect(Object.keys(operationOf(document, method, path).responses), `${method} ${path}`).not.toContain("415")
+        }
+        for (const [method, path] of [["put", "/v1/network"], ["post", "/v1/delivery/capacity/consumptions"]] as const) {
+          expect(Object.keys(operationOf(document, method, path).responses), `${method} ${path}`).toEqual(expect.arrayContaining(["408", "413", "415"]))
+        }
         const tooMany = Object.values(document.paths).flatMap((item) => Object.values(item)).map((operation) => operation.responses["429"])
           .filter((response) => response !== undefined)
         expect(tooMany.length).toBeGreaterThan(5)
@@ -277,6 +285,23 @@ describe("the contract as a client sees it", () => {
         for (const answer of answers) {
           expect(answer.headers.get("content-type"), answer.text).toMatch(/^application\/json/)
           expect(Object.keys(answer.json() as object), answer.text).toEqual(["message"])
+        }
+      }))
+
+    it.effect("PUT /v1/network and the consumptions read JSON bodies only, as every JSON endpoint: 415 {message}, as documented", () =>
+      Effect.gen(function*() {
+        const document = yield* publicDocument
+        for (const [method, path, contentType] of [
+          ["put", "/v1/network", "text/plain"],
+          ["post", "/v1/delivery/capacity/consumptions", "text/plain"],
+          ["post", "/v1/delivery/capacity/consumptions", "application/json; charset=latin1"]
+        ] as const) {
+          const answer = yield* request(path, { method: method.toUpperCase(), headers: { ...key, "content-type": contentType }, body: "{}" })
+          expect({ status: answer.status, body: answer.json() }, `${method} ${path} ${contentType}`).toEqual({
+            status: 415,
+            body: { message: `Content-Type must be application/json (got ${contentType})` }
+          })
+          expectDocumented(document, method, path, answer)
         }
       }))
 

@@ -11,6 +11,7 @@ import { baseUrl, internalBaseUrl, mintToken, TestServer } from "./support/TestS
 // trickles) is ended within UPLOAD_IDLE_TIMEOUT_MS and frees its file-load slot.
 
 const IDLE_MS = 1000
+const CAPACITY_KEY = "slow-uploads-key"
 const run = crypto.randomUUID().slice(0, 8).toUpperCase()
 
 const productsFile = (company: string, count: number) =>
@@ -24,7 +25,13 @@ const smallLoad = (token: string) => request("/v1/handle-json", { token, body: f
 
 describe("request bodies: slow ones go on, stalled ones are ended and free their slot", () => {
   layer(
-    TestServer({ UPLOAD_IDLE_TIMEOUT_MS: String(IDLE_MS), UPLOAD_MIN_BYTES_PER_SECOND: "1024", FILE_LOADS_PER_COMPANY: "1", INTERNAL_FILE_LOADS_PER_COMPANY: "1" }),
+    TestServer({
+      UPLOAD_IDLE_TIMEOUT_MS: String(IDLE_MS),
+      UPLOAD_MIN_BYTES_PER_SECOND: "1024",
+      FILE_LOADS_PER_COMPANY: "1",
+      INTERNAL_FILE_LOADS_PER_COMPANY: "1",
+      CAPACITY_API_KEYS: CAPACITY_KEY
+    }),
     { timeout: 120_000, excludeTestServices: true }
   )((it) => {
     it.effect("an upload at a steady slow rate, lasting several idle timeouts, completes with 200", () =>
@@ -77,6 +84,29 @@ describe("request bodies: slow ones go on, stalled ones are ended and free their
           body: formData([["company", company], ["productsJson", fileOf("[]", "application/json")]])
         })
         expect(again.status).toBe(200)
+      }))
+
+    it.effect("a stalled JSON body (load-products, a consumption) gets its 408 {message} too, not a cut connection", () =>
+      Effect.gen(function*() {
+        const token = yield* mintToken({ scope: "products:write", company: `JSTALL${run}` })
+        const base = yield* baseUrl
+        const body = new TextEncoder().encode(JSON.stringify({ products: [], padding: "x".repeat(8000) }))
+        const stalled = (path: string, bearer: string) =>
+          pacedPost(`${base}${path}`, { authorization: `Bearer ${bearer}`, "content-type": "application/json" }, body, {
+            chunkBytes: 2048,
+            everyMs: 20,
+            stallAfterBytes: 4096
+          }).pipe(within(10))
+        const answers = yield* Effect.all([
+          stalled("/v1/load-products", token),
+          stalled("/v1/delivery/capacity/consumptions", CAPACITY_KEY)
+        ], { concurrency: "unbounded" })
+        for (const answer of answers) {
+          expect({ status: answer.status, body: answer.body }).toEqual({
+            status: 408,
+            body: JSON.stringify({ message: `The request body stopped arriving: nothing for ${IDLE_MS} ms (UPLOAD_IDLE_TIMEOUT_MS). Nothing was published.` })
+          })
+        }
       }))
 
     it.effect("an upload trickling under UPLOAD_MIN_BYTES_PER_SECOND is answered 408 and frees its slot", () =>

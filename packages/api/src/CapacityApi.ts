@@ -23,7 +23,8 @@ import {
   OrderConflict,
   OrderNotFound
 } from "./CapacityErrors.ts"
-import { InvalidRequest, PayloadTooLarge, StorageFailed } from "./Errors.ts"
+import { InvalidRequest, PayloadTooLarge, RequestTimeout, StorageFailed } from "./Errors.ts"
+import { JsonContentType } from "./JsonContentType.ts"
 import { JsonValueLimit } from "./JsonValueLimit.ts"
 import { CapacityApiKey, CapacityApiKeyScheme } from "./Security.ts"
 
@@ -106,16 +107,22 @@ export class CapacityAdminApi extends HttpApiGroup.make("capacityAdmin")
     HttpApiEndpoint.put("putNetwork", "/network", {
       payload: NetworkDocument,
       success: NetworkVersion,
-      error: [InvalidRequest, PayloadTooLarge, StorageFailed]
-    }).annotate(OpenApi.Summary, "Replace the capacity network (400 names the JSON path of every problem)")
+      error: [InvalidRequest, PayloadTooLarge, RequestTimeout, StorageFailed]
+    })
+      // A JSON body's checks, only where a body is read (a GET or DELETE answers neither 413 nor 415).
+      .middleware(JsonValueLimit).middleware(JsonContentType)
+      .annotate(OpenApi.Summary, "Replace the capacity network (400 names the JSON path of every problem)")
   )
   .add(
     HttpApiEndpoint.post("consume", "/delivery/capacity/consumptions", {
       payload: ConsumptionRequest,
       success: ConsumptionResult,
       // OrderConflict first: a client decoding a 409 tries it before the plain `{message}` of CapacityConflict.
-      error: [InvalidRequest, OrderConflict, CapacityConflict, StorageFailed]
-    }).annotate(OpenApi.Summary, "Take an order's capacity, all or nothing; idempotent by order id (the same content again)")
+      error: [InvalidRequest, OrderConflict, CapacityConflict, RequestTimeout, StorageFailed]
+    })
+      // A JSON body's checks, only where a body is read (a GET or DELETE answers neither 413 nor 415).
+      .middleware(JsonValueLimit).middleware(JsonContentType)
+      .annotate(OpenApi.Summary, "Take an order's capacity, all or nothing; idempotent by order id (the same content again)")
   )
   .add(
     HttpApiEndpoint.delete("release", "/delivery/capacity/consumptions/:orderId", {
@@ -133,8 +140,8 @@ export class CapacityAdminApi extends HttpApiGroup.make("capacityAdmin")
       error: [InvalidRequest, NodeNotFound, StorageFailed]
     }).annotate(OpenApi.Summary, "A node's picking and dispatch usage and the orders behind it")
   )
-  // Middlewares added later run first: the key is checked before any byte of the body is read.
-  .middleware(JsonValueLimit)
+  // Middlewares added later run first: the key is checked before any byte of the body is read; then
+  // the two endpoints with a JSON body check its media type, then count its values.
   .middleware(CapacityApiKey)
   .prefix("/v1")
   .annotate(OpenApi.Description, "The capacity network, and the capacity orders take and give back")

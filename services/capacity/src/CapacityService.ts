@@ -4,14 +4,15 @@ import { Effect, Layer } from "effect"
 import { CapacityConfig } from "./CapacityConfig.ts"
 import { CapacityFastLane } from "./http/FastLane.ts"
 import { FastLaneLimit } from "./http/FastLaneLimit.ts"
+import { JsonContentTypeLive } from "./http/JsonContentTypeLive.ts"
 import { JsonValueLimitLive } from "./http/JsonValueLimitLive.ts"
 import { NetworkReplica } from "./NetworkReplica.ts"
 
 // The handlers (DeliveryCapacityHttp, CapacityAdminHttp) each bring the network replica; what the
 // server adds beside them is here.
 
-/** The API-key middleware of the administration endpoints, and the JSON value limit it guards. */
-export const authentication = Layer.merge(ApiKeyAuthentication, JsonValueLimitLive).pipe(
+/** The API-key middleware of the administration endpoints, the JSON value limit it guards, and the JSON media type check. */
+export const authentication = Layer.mergeAll(ApiKeyAuthentication, JsonValueLimitLive, JsonContentTypeLive).pipe(
   Layer.provide(Layer.effect(ApiKeys, Effect.map(CapacityConfig, (config) => config.apiKeys))),
   Layer.provide([CapacityConfig.layer, RateLimiterLive])
 )

@@ -29,6 +29,19 @@ const answer = (verdict: Exclude<BodyVerdict, "receiving">, rule: BodyRule) =>
   )
 
 /**
+ * The framework's body reader (request.arrayBuffer / text, which the JSON endpoints use) destroys the
+ * request when its fiber is interrupted, and node destroys the socket with an incomplete request:
+ * the 408 was logged but the client saw the connection cut. Once the 408 is decided, destroying the
+ * request only stops reading it; the answer then closes the connection (EarlyAnswerResponse).
+ */
+const keepSocketForAnswer = (request: IncomingMessage): void => {
+  request.destroy = () => {
+    request.pause()
+    return request
+  }
+}
+
+/**
  * Completes with a 408 once the client stalls or is too slow, never while the body keeps coming;
  * looks every tenth of the idle timeout (at most each second), and stops looking once the body
  * has been received whole. No listener is added to the request (a 'data' listener would switch
@@ -46,6 +59,7 @@ const stall = (request: IncomingMessage, rule: BodyRule) =>
       lookedAt = now
       if (verdict === "receiving") return
       clearInterval(timer)
+      keepSocketForAnswer(request)
       resume(Effect.as(Effect.logWarning(`${request.method} ${request.url}: request body ${verdict}, answered 408`), answer(verdict, rule)))
     }, periodMs)
     return Effect.sync(() => clearInterval(timer))

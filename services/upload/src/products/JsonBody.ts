@@ -1,4 +1,4 @@
-import { bodyReadFailure, InvalidRequest, isBodyTooLarge, isJsonContentType, PayloadTooLarge, UnsupportedMediaType } from "@retail/api"
+import { bodyReadFailure, InvalidRequest, isBodyTooLarge, isJsonContentType, PayloadTooLarge, UnsupportedMediaType, unsupportedJsonMessage } from "@retail/api"
 import { MAX_JSON_DEPTH, measureJson } from "@retail/ingest"
 import { ByteSize, Effect } from "effect"
 import { HttpIncomingMessage, type HttpServerRequest } from "effect/http"
@@ -22,7 +22,7 @@ export const readJsonBody = (request: HttpServerRequest.HttpServerRequest, limit
     if (!isJsonContentType(request.headers["content-type"])) {
       return yield* Effect.fail(
         new UnsupportedMediaType({
-          message: `Content-Type must be application/json (got ${request.headers["content-type"] ?? "none"})`
+          message: unsupportedJsonMessage(request.headers["content-type"])
         })
       )
     }
