@@ -109,6 +109,29 @@ describe("request bodies: slow ones go on, stalled ones are ended and free their
         }
       }))
 
+    it.effect("a capacity body that stalls or trickles gets its 408 in its variant's format", () =>
+      Effect.gen(function*() {
+        const url = `${yield* baseUrl}/v1/delivery/capacity`
+        const headers = { authorization: `Bearer ${CAPACITY_KEY}`, "content-type": "application/json" }
+        const padding = "x".repeat(8000)
+        const variantA = new TextEncoder().encode(JSON.stringify({ items: [], padding }))
+        const variantB = new TextEncoder().encode(JSON.stringify({ saleChannel: "WEB", padding }))
+        const [stalledA, stalledB, trickledA] = yield* Effect.all([
+          pacedPost(url, headers, variantA, { chunkBytes: 2048, everyMs: 20, stallAfterBytes: 4096 }).pipe(within(10)),
+          pacedPost(url, headers, variantB, { chunkBytes: 2048, everyMs: 20, stallAfterBytes: 4096 }).pipe(within(10)),
+          // 400 bytes/s: never idle, under the 1024 bytes/s minimum.
+          pacedPost(url, headers, variantA, { chunkBytes: 40, everyMs: 100 }).pipe(within(10))
+        ], { concurrency: "unbounded" })
+        const message = `the body arrived slower than 1024 bytes/s or not at all over ${IDLE_MS} ms (UPLOAD_IDLE_TIMEOUT_MS, UPLOAD_MIN_BYTES_PER_SECOND)`
+        expect({ status: stalledA.status, body: stalledA.body }).toEqual({ status: 408, body: `Request timeout: ${message}` })
+        expect({ status: stalledB.status, body: JSON.parse(stalledB.body) }).toEqual({
+          status: 408,
+          body: { code: "REQUEST_TIMEOUT", message, details: {} }
+        })
+        expect({ status: trickledA.status, body: trickledA.body }).toEqual({ status: 408, body: `Request timeout: ${message}` })
+        expect(stalledA.ms).toBeLessThan(0.2 * 1000 + IDLE_MS * 2 + 1000)
+      }))
+
     it.effect("an upload trickling under UPLOAD_MIN_BYTES_PER_SECOND is answered 408 and frees its slot", () =>
       Effect.gen(function*() {
         const company = `TRICKLE${run}`

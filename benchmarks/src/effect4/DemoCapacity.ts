@@ -14,7 +14,9 @@ export const demoSettings = (apiKeys: ReadonlyArray<string>): CapacitySettings =
   eventsStream: Option.none(),
   maxBodyBytes: 1024 * 1024,
   requestMaxValues: 1_000_000,
-  reconcileIntervalMs: 0
+  reconcileIntervalMs: 0,
+  bodyIdleTimeoutMs: 0,
+  bodyMinBytesPerSecond: 0
 })
 
 export const demoSnapshot = (): Snapshot => {

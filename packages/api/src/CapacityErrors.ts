@@ -14,6 +14,7 @@ export const CapacityUnauthorizedText = plain(401, "Missing or unknown API key")
 export const CapacityUnsupportedMediaText = plain(415, "The body is not sent as Content-Type: application/json")
 export const CapacityNoRouteText = plain(404, "No route found for any dispatch of the request")
 export const CapacityInternalText = plain(500, "Error computing the delivery date")
+export const CapacityTimeoutText = plain(408, "The body stopped arriving, or arrived slower than UPLOAD_MIN_BYTES_PER_SECOND, over UPLOAD_IDLE_TIMEOUT_MS; the connection is closed")
 export const CapacityTooLargeText = plain(413, "The body is larger than CAPACITY_MAX_BODY_BYTES")
 export const CapacityTooManyText = plain(429, "Over this API key's request rate (docs/limits.md); the Retry-After header says when to try again")
 

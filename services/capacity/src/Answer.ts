@@ -44,6 +44,13 @@ export const tooManyRequests = (format: ErrorFormat, retryAfter: number): Answer
   }
 }
 
+/** A body that stopped arriving (or trickled): answered before it ended, and its connection closed. */
+export const bodyTimeout = (format: ErrorFormat, idleTimeoutMs: number, minBytesPerSecond: number): Answer => {
+  const message = `the body arrived slower than ${minBytesPerSecond} bytes/s or not at all over ${idleTimeoutMs} ms ` +
+    "(UPLOAD_IDLE_TIMEOUT_MS, UPLOAD_MIN_BYTES_PER_SECOND)"
+  return format === "B" ? errorB("REQUEST_TIMEOUT", message) : plain(408, `Request timeout: ${message}`)
+}
+
 /** A body that is not JSON: variant B's format when what could be read of it reads as variant B (VariantSniff.ts), else variant A's. */
 export const badJson = (format: ErrorFormat, error: unknown): Answer => {
   const reason = error instanceof Error ? error.message : String(error)

@@ -11,6 +11,13 @@ export interface CapacitySettings {
   readonly maxBodyBytes: number
   /** Most JSON values in a body of PUT /v1/network or POST /v1/delivery/capacity/consumptions (413 beyond). */
   readonly requestMaxValues: number
+  /**
+   * The body watchdog of the fast lane, with the Effect stack's settings (UPLOAD_IDLE_TIMEOUT_MS,
+   * UPLOAD_MIN_BYTES_PER_SECOND): a body is answered 408 when a window of this length passes with
+   * fewer than its share of bytes (none at all counts). 0: no watchdog.
+   */
+  readonly bodyIdleTimeoutMs: number
+  readonly bodyMinBytesPerSecond: number
   /** How often usage is re-read from Postgres to catch changes whose event was lost; 0 = never. */
   readonly reconcileIntervalMs: number
 }
@@ -42,7 +49,9 @@ export class CapacityConfig extends Context.Service<CapacityConfig, CapacitySett
         ),
         maxBodyBytes: yield* positive("CAPACITY_MAX_BODY_BYTES", 1024 * 1024),
         requestMaxValues: yield* positive("REQUEST_MAX_VALUES", 1_000_000),
-        reconcileIntervalMs: yield* integer("CAPACITY_RECONCILE_INTERVAL_MS", 30_000, { min: 0, note: "0: never" })
+        reconcileIntervalMs: yield* integer("CAPACITY_RECONCILE_INTERVAL_MS", 30_000, { min: 0, note: "0: never" }),
+        bodyIdleTimeoutMs: yield* integer("UPLOAD_IDLE_TIMEOUT_MS", 30_000, { min: 0, note: "0: no watchdog" }),
+        bodyMinBytesPerSecond: yield* integer("UPLOAD_MIN_BYTES_PER_SECOND", 1024, { min: 0, note: "0: no minimum" })
       }
     })
   )

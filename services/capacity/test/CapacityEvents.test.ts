@@ -21,7 +21,9 @@ const Config = Layer.succeed(CapacityConfig, {
   eventsStream: Option.some("test:capacity-events"),
   maxBodyBytes: 1024,
   requestMaxValues: 1_000_000,
-  reconcileIntervalMs: 0
+  reconcileIntervalMs: 0,
+  bodyIdleTimeoutMs: 0,
+  bodyMinBytesPerSecond: 0
 })
 
 const Events = CapacityEvents.layer.pipe(Layer.provide(Config), Layer.provideMerge(RecordingQueue))

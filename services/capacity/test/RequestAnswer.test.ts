@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest"
 import type { CapacitySettings } from "../src/CapacityConfig.ts"
 import { answerRequest } from "../src/RequestAnswer.ts"
 
-const settings: CapacitySettings = { apiKeys: new Set(["k"]), horizonDays: 30, deliveryDatesCount: 5, eventsStream: Option.none(), maxBodyBytes: 1024, requestMaxValues: 1_000_000, reconcileIntervalMs: 0 }
+const settings: CapacitySettings = { apiKeys: new Set(["k"]), horizonDays: 30, deliveryDatesCount: 5, eventsStream: Option.none(), maxBodyBytes: 1024, requestMaxValues: 1_000_000, reconcileIntervalMs: 0, bodyIdleTimeoutMs: 0, bodyMinBytesPerSecond: 0 }
 const demo = buildSnapshot(Result.getOrThrow(decodeNetwork(demoNetwork)), emptyLedger)
 const now = Date.parse("2027-02-26T10:00:00-05:00")
 const passed = { authorized: true, json: true, retryAfter: undefined }

@@ -5,9 +5,9 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { Context, Effect, Layer } from "effect"
 import { CapacityConfig } from "../CapacityConfig.ts"
 import { CapacityNetwork } from "../CapacityNetwork.ts"
-import type { Answer } from "../Answer.ts"
+import { type Answer, bodyTimeout } from "../Answer.ts"
 import { meterPlanCache } from "../PlanCacheMetrics.ts"
-import { answerRequest } from "../RequestAnswer.ts"
+import { answerRequest, formatOf } from "../RequestAnswer.ts"
 import { FastLaneLimit } from "./FastLaneLimit.ts"
 
 const PATH = "/v1/delivery/capacity"
@@ -18,6 +18,13 @@ const send = (response: ServerResponse, answer: Answer, record: HttpMetrics.Rout
     ? { "content-type": answer.contentType, "content-length": Buffer.byteLength(answer.body) }
     : { "content-type": answer.contentType, "content-length": Buffer.byteLength(answer.body), "retry-after": String(answer.retryAfter) })
   response.end(answer.body)
+}
+
+/** A 408 before the body ended: the rest of it is not read, so the connection cannot carry another request. */
+const sendAndClose = (request: IncomingMessage, response: ServerResponse, answer: Answer, record: HttpMetrics.RouteRecorder, started: number, ended: number) => {
+  record(answer.status, started, ended)
+  response.writeHead(answer.status, { "content-type": answer.contentType, "content-length": Buffer.byteLength(answer.body), connection: "close" })
+  response.end(answer.body, () => request.destroy())
 }
 
 /**
@@ -40,6 +47,9 @@ export class CapacityFastLane extends Context.Service<CapacityFastLane, {
       const network = yield* CapacityNetwork
       const limit = yield* FastLaneLimit
       const MAX_BODY_BYTES = config.maxBodyBytes
+      const { bodyIdleTimeoutMs: windowMs, bodyMinBytesPerSecond } = config
+      /** Bytes a body must gain in each window of the watchdog: at least one (a stalled body), else the minimum rate's share. */
+      const leastPerWindow = Math.max(1, Math.ceil(bodyMinBytesPerSecond * windowMs / 1000))
       // Metrics on this path: three clock reads, a counter increment and two histogram observations,
       // no fiber. With METRICS_ENABLED=false: no-op calls, no clock read.
       const { enabled } = yield* MetricsConfig
@@ -66,7 +76,23 @@ export class CapacityFastLane extends Context.Service<CapacityFastLane, {
           // The first MAX_BODY_BYTES of a body too large, for the format of its 413.
           else if (before < MAX_BODY_BYTES) chunks.push(chunk.subarray(0, MAX_BODY_BYTES - before))
         })
+        // The watchdog: one timer a request, checked once a window (no work per chunk), cleared at the end.
+        let watchdog: NodeJS.Timeout | undefined
+        if (windowMs > 0) {
+          let sizeAtLastCheck = 0
+          watchdog = setTimeout(() => {
+            if (size - sizeAtLastCheck >= leastPerWindow) {
+              sizeAtLastCheck = size
+              watchdog?.refresh()
+              return
+            }
+            request.removeAllListeners("end")
+            const partial = chunks.length === 1 ? chunks[0]?.toString("utf8") ?? "" : Buffer.concat(chunks).toString("utf8")
+            sendAndClose(request, response, bodyTimeout(formatOf(partial), windowMs, bodyMinBytesPerSecond), record, started, clock())
+          }, windowMs)
+        }
         request.on("end", () => {
+          clearTimeout(watchdog)
           const body = chunks.length === 1 ? chunks[0]?.toString("utf8") ?? "" : Buffer.concat(chunks).toString("utf8")
           const engineStarted = clock()
           const answer = answerRequest(config, network.peek(), { authorized, json, retryAfter }, body, size > MAX_BODY_BYTES, Date.now())
@@ -75,7 +101,10 @@ export class CapacityFastLane extends Context.Service<CapacityFastLane, {
           if (retryAfter === undefined && json && size <= MAX_BODY_BYTES) engineDone(engineStarted, engineEnded)
           send(response, answer, record, started, engineEnded)
         })
-        request.on("error", () => response.destroy())
+        request.on("error", () => {
+          clearTimeout(watchdog)
+          response.destroy()
+        })
         return true
       }
       return CapacityFastLane.of({ take })
