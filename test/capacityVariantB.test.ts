@@ -1,23 +1,12 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { demoNetwork } from "@retail/capacity"
 import { Effect, Layer } from "effect"
-import { postJson, request } from "./support/Http.ts"
+import { postJson } from "./support/Http.ts"
+import { DemoNetworkCurrent } from "./support/DemoNetwork.ts"
 import { TestServer } from "./support/TestServer.ts"
 
 const KEY = "test-capacity-b-key"
 
 const capacity = (body: unknown, key: string = KEY) => postJson("/v1/delivery/capacity", body, key)
-
-/** A shared database may hold the network of an earlier run: make the current demo network the one evaluated. */
-const DemoNetworkCurrent = Layer.effectDiscard(Effect.gen(function*() {
-  const response = yield* request("/v1/network", {
-    method: "PUT",
-    token: KEY,
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(demoNetwork)
-  })
-  if (response.status !== 200) return yield* Effect.die(new Error(`PUT /v1/network: ${response.status} ${response.text}`))
-}))
 
 /** A customer on Av. Larco, Miraflores: TD-MIRAFLORES ~0.6 km, TD-SAN-ISIDRO ~2.8 km, TD-SAN-BORJA ~4.2 km, TD-SURCO ~4.3 km. */
 const base = {
@@ -71,7 +60,7 @@ const errorOf = (body: unknown, status: number) =>
   })
 
 describe("delivery capacity, variant B", () => {
-  layer(DemoNetworkCurrent.pipe(Layer.provideMerge(TestServer({ CAPACITY_API_KEYS: KEY }))), {
+  layer(DemoNetworkCurrent(KEY).pipe(Layer.provideMerge(TestServer({ CAPACITY_API_KEYS: KEY }))), {
     timeout: 120_000,
     excludeTestServices: true
   })((it) => {

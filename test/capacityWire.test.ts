@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { demoNetwork } from "@retail/capacity"
 import { Effect, Layer } from "effect"
 import { postJson, request } from "./support/Http.ts"
+import { DemoNetworkCurrent } from "./support/DemoNetwork.ts"
 import { TestServer } from "./support/TestServer.ts"
 
 // Issue 23, what a client sees on POST /v1/delivery/capacity: no placeholders, defaults echoed,
@@ -12,16 +12,6 @@ const MAX_BODY_BYTES = 16_384
 
 const capacity = (body: unknown, key: string = KEY) => postJson("/v1/delivery/capacity", body, key)
 const raw = (body: string, headers: Record<string, string>) => request("/v1/delivery/capacity", { body, headers })
-
-const DemoNetworkCurrent = Layer.effectDiscard(Effect.gen(function*() {
-  const response = yield* request("/v1/network", {
-    method: "PUT",
-    token: KEY,
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(demoNetwork)
-  })
-  if (response.status !== 200) return yield* Effect.die(new Error(`PUT /v1/network: ${response.status} ${response.text}`))
-}))
 
 const base = {
   purchaseDate: "2027-03-01",
@@ -57,7 +47,7 @@ const errorBody = (response: { readonly status: number; readonly headers: Header
 })
 
 describe("delivery capacity on the wire", () => {
-  layer(DemoNetworkCurrent.pipe(Layer.provideMerge(TestServer({ CAPACITY_API_KEYS: KEY, CAPACITY_MAX_BODY_BYTES: String(MAX_BODY_BYTES) }))), {
+  layer(DemoNetworkCurrent(KEY).pipe(Layer.provideMerge(TestServer({ CAPACITY_API_KEYS: KEY, CAPACITY_MAX_BODY_BYTES: String(MAX_BODY_BYTES) }))), {
     timeout: 120_000,
     excludeTestServices: true
   })((it) => {
