@@ -6,6 +6,7 @@ import { type Benchmark, BenchmarkFailure, figure, type Figure } from "../Benchm
 import { autocannon } from "../support/Autocannon.ts"
 import { acceptedLoad, post } from "../support/Http.ts"
 import { type OtlpSink, startOtlpSink } from "../support/OtlpSink.ts"
+import { cpuOfDuring } from "../support/ProcessCpu.ts"
 import { type ServerHandle, startServer, withServerLog } from "../support/ServerProcess.ts"
 import { BENCH_CAPACITY_KEY, mintToken, runTag } from "../support/Tokens.ts"
 import { uploadFiles } from "../support/Upload.ts"
@@ -21,6 +22,8 @@ const LOAD_PRODUCTS = { products: 250, connections: 8, seconds: 2 } as const
 const WITHIN_5_PERCENT = { on: "ratio", atLeast: 0.95, source: "issue 24: metrics cost at most 5%" } as const
 /** Issue 24: tracing on at 1% sampling costs at most 5% of throughput. */
 const TRACING_WITHIN_5_PERCENT = { on: "ratio", atLeast: 0.95, source: "issue 24: tracing at 1% sampling costs at most 5%" } as const
+/** The same bound on the server's CPU per request, which other work on the machine disturbs less than requests/s. */
+const CPU_WITHIN_5_PERCENT = (what: string) => ({ on: "ratio", atMost: 1.05, source: `issue 24: ${what} costs at most 5%` }) as const
 const SAMPLE_RATIO = "0.01"
 
 /** The three servers of a run: the default build (metrics on, tracing off), metrics off, and tracing on at 1% into the run's OTLP sink. */
@@ -29,6 +32,8 @@ const VARIANTS: ReadonlyArray<Variant> = ["default", "metricsOff", "tracing"]
 
 interface Measured {
   readonly capacityRequestsPerSecond: number
+  /** The server's CPU (all threads) over the capacity load, per request; undefined where there is no /proc. */
+  readonly capacityCpuMicros: number | undefined
   readonly handleJsonMegabytesPerSecond: number
   readonly loadProductsRequestsPerSecond: number
 }
@@ -88,8 +93,9 @@ export const metricsOverhead: Benchmark = {
 
     const measure = async (server: ServerHandle): Promise<Measured> => {
       const smoke = setup.scale === "smoke"
-      const load = await withServerLog(server, () =>
-        autocannon({ url: `${server.url}${kind.path}`, connections: CONNECTIONS, seconds: CAPACITY_SECONDS, method: "POST", headers, bodyFile, ...(smoke ? { amount: CONNECTIONS * 4 } : {}) }))
+      const { result: load, cpuSeconds } = await cpuOfDuring(server.pid, () =>
+        withServerLog(server, () =>
+          autocannon({ url: `${server.url}${kind.path}`, connections: CONNECTIONS, seconds: CAPACITY_SECONDS, method: "POST", headers, bodyFile, ...(smoke ? { amount: CONNECTIONS * 4 } : {}) })))
       const token = await mintToken(`BENCH-${runTag()}`)
       const upload = await uploadFiles(`${server.url}/v1/handle-json`, token, [{ name: "productsJson", file: files.json, contentType: "application/json" }])
       acceptedLoad({ status: upload.status, text: upload.body }, "POST /v1/handle-json")
@@ -105,6 +111,7 @@ export const metricsOverhead: Benchmark = {
         }))
       return {
         capacityRequestsPerSecond: load.requestsPerSecond,
+        capacityCpuMicros: cpuSeconds === undefined || load.requests === 0 ? undefined : (cpuSeconds / load.requests) * 1e6,
         handleJsonMegabytesPerSecond: upload.bytes / 1e6 / upload.seconds,
         loadProductsRequestsPerSecond: loads.requestsPerSecond
       }
@@ -152,7 +159,19 @@ export const metricsOverhead: Benchmark = {
         figure(`capacity variant A, ${ITEMS} items: requests/s, ${TRACING}`, "req/s", tracing.capacityRequestsPerSecond, tracingOffLimit(on.capacityRequestsPerSecond)),
         figure(`/v1/handle-json MB/s, first byte to the answer, ${TRACING}`, "MB/s", tracing.handleJsonMegabytesPerSecond, tracingOffLimit(on.handleJsonMegabytesPerSecond)),
         figure(`/v1/load-products requests/s, ${TRACING}`, "req/s", tracing.loadProductsRequestsPerSecond, tracingOffLimit(on.loadProductsRequestsPerSecond)),
-        figure(`spans received by the OTLP sink from the server with ${TRACING}`, "spans", sink.spans())
+        figure(`spans received by the OTLP sink from the server with ${TRACING}`, "spans", sink.spans()),
+        ...(on.capacityCpuMicros === undefined || off.capacityCpuMicros === undefined || tracing.capacityCpuMicros === undefined ? [] : [
+          figure(`capacity variant A, ${ITEMS} items: server CPU per request, METRICS_ENABLED=true`, "µs", on.capacityCpuMicros, {
+            better: "lower",
+            limit: { name: "the same, METRICS_ENABLED=false, same run", sample: off.capacityCpuMicros },
+            goal: CPU_WITHIN_5_PERCENT("metrics")
+          }),
+          figure(`capacity variant A, ${ITEMS} items: server CPU per request, ${TRACING}`, "µs", tracing.capacityCpuMicros, {
+            better: "lower",
+            limit: { name: "the same, default server (tracing off), same run", sample: on.capacityCpuMicros },
+            goal: CPU_WITHIN_5_PERCENT("tracing at 1% sampling")
+          })
+        ])
       ]
     }
     return { run, close: async () => undefined }
