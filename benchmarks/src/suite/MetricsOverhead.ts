@@ -149,10 +149,10 @@ export const metricsOverhead: Benchmark = {
           for (const [variant, server] of [...servers.slice(shift), ...servers.slice(0, shift)]) results.set(variant, await measure(server))
         } finally {
           // Stopped before the sink is read: the tracing server flushes its last spans on shutdown.
-          for (const [, server] of servers) {
+          await Promise.all(servers.map(async ([, server]) => {
             await server.dropPublished()
             await server.stop()
-          }
+          }))
         }
       } finally {
         await sink.close()
