@@ -1,10 +1,27 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { formatFor, LoggingConfig, LoggingLive, logRequestErrors, parseHeaders, ratioOf, TraceSampling, TracingLive, tracesUrl, tracingWith } from "@retail/service-server"
+import {
+  formatFor,
+  laneTracing,
+  LoggingConfig,
+  LoggingLive,
+  logRequestErrors,
+  parseHeaders,
+  type PhasedLane,
+  ratioOf,
+  sampling,
+  tracedLane,
+  TraceSampling,
+  TracingLive,
+  tracesUrl,
+  tracingWith
+} from "@retail/service-server"
 import { MemoryStreamQueue, QueueTracing, StreamQueue } from "@retail/queue"
 import { sampleProducts } from "@retail/testkit"
 import { ConfigProvider, Effect, Layer, Logger, Option, References, Tracer } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { TestConsole } from "effect/testing"
+import { IncomingMessage, ServerResponse } from "node:http"
+import { Socket } from "node:net"
 import { eventually, postJson, request } from "./support/Http.ts"
 import { type LoadBody, loadView } from "./support/Loads.ts"
 import { mintToken, TestServer, TestSettings } from "./support/TestServer.ts"
@@ -229,6 +246,26 @@ describe("observability", () => {
       expect(level).toBe("Debug")
       const refused = yield* Effect.exit(LoggingConfig.parse(ConfigProvider.fromUnknown({ LOG_LEVEL: "loud" })))
       expect(refused._tag).toBe("Failure")
+    }))
+
+  it.effect("the fast lane: the same function with tracing off; not sampled, called as node:http calls it (no phases hook); sampled, with one", () =>
+    Effect.gen(function*() {
+      const args: Array<number> = []
+      const lane: PhasedLane = (...given) => {
+        args.push(given.length)
+        return true
+      }
+      expect((yield* laneTracing)(lane)).toBe(lane)
+      const own = Tracer.make({ span: (options) => new Tracer.NativeSpan(options) })
+      const capacityRequest = () => {
+        const incoming = new IncomingMessage(new Socket())
+        incoming.method = "POST"
+        incoming.url = "/v1/delivery/capacity"
+        return [incoming, new ServerResponse(incoming)] as const
+      }
+      tracedLane(lane, sampling(own, 0.5, () => 0.99))(...capacityRequest())
+      tracedLane(lane, sampling(own, 0.5, () => 0))(...capacityRequest())
+      expect(args).toEqual([2, 3])
     }))
 
   it("the OTEL_ variables: the traces URL, the sampler's ratio, the export headers", () => {
