@@ -5,7 +5,8 @@ import { SqlClient } from "effect/sql"
 import { type LoadBody, loadView, publishedEntries } from "./support/Loads.ts"
 import { eventually, postJson, request } from "./support/Http.ts"
 import { scrape } from "./support/Prometheus.ts"
-import { mintToken, TestServer, TestSettings } from "./support/TestServer.ts"
+import { pacedPost } from "./support/PacedUpload.ts"
+import { baseUrl, mintToken, TestServer, TestSettings } from "./support/TestServer.ts"
 
 describe("POST /v1/load-products", () => {
   layer(TestServer(), { timeout: 120_000, excludeTestServices: true })((it) => {
@@ -164,6 +165,26 @@ describe("POST /v1/load-products", () => {
           const response = yield* postJson("/v1/load-products", { products }, token)
           expect({ token, status: response.status, body: response.text }).toEqual({ token, status, body: "" })
         }
+      }))
+
+    it.effect("a load starts when its request does: createdAt is before the last byte of a slow body", () =>
+      Effect.gen(function*() {
+        const token = yield* mintToken({ scope: "products:write products:read", company: "ACME" })
+        const body = new TextEncoder().encode(JSON.stringify({ products: sampleProducts(3, { prefix: "START" }) }))
+        const url = `${yield* baseUrl}/v1/load-products`
+        const sent = Date.now()
+        // Three chunks 150 ms apart: the headers go with the first, the body ends about 300 ms later.
+        const answer = yield* pacedPost(url, { "content-type": "application/json", authorization: `Bearer ${token}` }, body, {
+          chunkBytes: Math.ceil(body.length / 3),
+          everyMs: 150
+        })
+        expect(answer.status, answer.body).toBe(200)
+        const answered = sent + answer.ms
+        const view = (yield* request(`/v1/loads/${(JSON.parse(answer.body) as LoadBody).processCode}`, { token })).json() as { readonly createdAt: string }
+        const createdAt = Date.parse(view.createdAt)
+        expect(createdAt).toBeGreaterThanOrEqual(sent - 5)
+        // Recorded once the body was read, it would be within a few ms of the answer.
+        expect(answered - createdAt).toBeGreaterThan(200)
       }))
 
     it.effect("a load is visible to its own company only; others get the same 404 as an unknown code", () =>

@@ -1,10 +1,27 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { formatFor, LoggingConfig, LoggingLive, logRequestErrors, parseHeaders, ratioOf, TraceSampling, TracingLive, tracesUrl, tracingWith } from "@retail/service-server"
+import {
+  formatFor,
+  laneTracing,
+  LoggingConfig,
+  LoggingLive,
+  logRequestErrors,
+  parseHeaders,
+  type PhasedLane,
+  ratioOf,
+  sampling,
+  tracedLane,
+  TraceSampling,
+  TracingLive,
+  tracesUrl,
+  tracingWith
+} from "@retail/service-server"
 import { MemoryStreamQueue, QueueTracing, StreamQueue } from "@retail/queue"
 import { sampleProducts } from "@retail/testkit"
 import { ConfigProvider, Effect, Layer, Logger, Option, References, Tracer } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { TestConsole } from "effect/testing"
+import { IncomingMessage, ServerResponse } from "node:http"
+import { Socket } from "node:net"
 import { eventually, postJson, request } from "./support/Http.ts"
 import { type LoadBody, loadView } from "./support/Loads.ts"
 import { mintToken, TestServer, TestSettings } from "./support/TestServer.ts"
@@ -18,6 +35,11 @@ const recorder = Tracer.make({
     return span
   }
 })
+/** A variant A item of the demo network (test/capacity.test.ts). */
+const DEMO_ITEM = {
+  origin: "CD-LURIN", entityType: "CD", skuCode: "SKU-TV-55-4K", zone: "", dispatchType: "NORMAL", quantity: 1, destination: "150122",
+  latitude: -12.12, longitude: -77.03, deliveryMode: "HOME_DELIVERY", weight: 2, line: "TV", division: "ELECTRO", measurable: "UN"
+}
 /** What the sampler draws for a new trace: 0 keeps it, 0.99 does not (ratio 0.5). */
 let draw = 0
 
@@ -88,7 +110,7 @@ describe("observability", () => {
         expect(since.map((span) => span.name)).toEqual([])
       }))
 
-    it.effect("a capacity request on the fast lane is one server span, sampled before any work, with its phases as events", () =>
+    it.effect("a capacity request on the fast lane is one server span, sampled before any work, with its events and the phases it reached", () =>
       Effect.gen(function*() {
         const capacity = (headers: Record<string, string>) =>
           request("/v1/delivery/capacity", { body: JSON.stringify({ items: [] }), headers: { "content-type": "application/json", authorization: "Bearer obs-key", ...headers } })
@@ -102,12 +124,43 @@ describe("observability", () => {
         expect(span!.kind).toBe("server")
         expect(span!.attributes.get("http.response.status_code")).toBe(answer.status)
         expect(span!.events.map(([name]) => name)).toEqual(["request.body.received", "response.sent"])
+        // No items: decoded, then refused by the engine; no answer to encode.
+        expect(answer.status).toBeGreaterThanOrEqual(400)
+        expect(recorded.filter((child) => parentId(child) === span!.spanId).map((child) => child.name)).toEqual(["capacity.decode", "capacity.evaluate"])
         // A caller's sampled trace is continued whatever the ratio draws.
         draw = 0.99
         yield* capacity({ traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" })
         const continued = yield* eventually(Effect.sync(lane), (spans) => spans.length === 2)
         expect(continued[1]!.traceId).toBe("0af7651916cd43dd8448eb211c80319c")
         expect(parentId(continued[1]!)).toBe("b7ad6b7169203331")
+      }))
+
+    it.effect("a sampled capacity request's span holds the engine's phases as child spans, in order, within its time", () =>
+      Effect.gen(function*() {
+        draw = 0
+        const body = { purchaseDate: "2027-03-01", items: [DEMO_ITEM] }
+        const answer = yield* request("/v1/delivery/capacity", { body: JSON.stringify(body), headers: { "content-type": "application/json", authorization: "Bearer obs-key" } })
+        expect(answer.status, answer.text).toBe(200)
+        const isLane = (span: Tracer.NativeSpan) => span.name === "POST /v1/delivery/capacity" && span.attributes.get("http.response.status_code") === 200
+        const [span] = yield* eventually(Effect.sync(() => recorded.filter(isLane)), (spans) => spans.length === 1 && spans[0]!.status._tag === "Ended")
+        const children = recorded.filter((child) => parentId(child) === span!.spanId)
+        expect(children.map((child) => child.name)).toEqual(["capacity.decode", "capacity.evaluate", "capacity.encode"])
+        const times = (s: Tracer.NativeSpan) => s.status._tag === "Ended" ? [s.status.startTime, s.status.endTime] as const : [s.status.startTime, -1n] as const
+        const [spanStart, spanEnd] = times(span!)
+        let previous = spanStart
+        for (const child of children) {
+          const [start, end] = times(child)
+          expect(child.traceId).toBe(span!.traceId)
+          expect(child.sampled).toBe(true)
+          expect(start).toBeGreaterThanOrEqual(previous)
+          expect(end).toBeGreaterThanOrEqual(start)
+          previous = end
+        }
+        expect(previous).toBeLessThanOrEqual(spanEnd)
+        // The refused request (401) reached no engine: no phase.
+        yield* request("/v1/delivery/capacity", { body: JSON.stringify(body), headers: { "content-type": "application/json", authorization: "Bearer nope" } })
+        const refused = yield* eventually(Effect.sync(() => recorded.filter((s) => s.name === "POST /v1/delivery/capacity" && s.attributes.get("http.response.status_code") === 401)), (spans) => spans.length === 1)
+        expect(recorded.filter((child) => parentId(child) === refused[0]!.spanId)).toEqual([])
       }))
 
     it.effect("LOG_FORMAT=json: each line is a JSON object, and a load's status changes carry its processCode and counts", () =>
@@ -193,6 +246,26 @@ describe("observability", () => {
       expect(level).toBe("Debug")
       const refused = yield* Effect.exit(LoggingConfig.parse(ConfigProvider.fromUnknown({ LOG_LEVEL: "loud" })))
       expect(refused._tag).toBe("Failure")
+    }))
+
+  it.effect("the fast lane: the same function with tracing off; not sampled, called as node:http calls it (no phases hook); sampled, with one", () =>
+    Effect.gen(function*() {
+      const args: Array<number> = []
+      const lane: PhasedLane = (...given) => {
+        args.push(given.length)
+        return true
+      }
+      expect((yield* laneTracing)(lane)).toBe(lane)
+      const own = Tracer.make({ span: (options) => new Tracer.NativeSpan(options) })
+      const capacityRequest = () => {
+        const incoming = new IncomingMessage(new Socket())
+        incoming.method = "POST"
+        incoming.url = "/v1/delivery/capacity"
+        return [incoming, new ServerResponse(incoming)] as const
+      }
+      tracedLane(lane, sampling(own, 0.5, () => 0.99))(...capacityRequest())
+      tracedLane(lane, sampling(own, 0.5, () => 0))(...capacityRequest())
+      expect(args).toEqual([2, 3])
     }))
 
   it("the OTEL_ variables: the traces URL, the sampler's ratio, the export headers", () => {

@@ -114,15 +114,26 @@ describe("benchmark suite, smoke size, one run each", () => {
 })
 
 describe("metrics-overhead, smoke size", () => {
-  it("capacity requests/s and /handle-json MB/s with METRICS_ENABLED=true beside false, same run", async () => {
+  it("capacity req/s, /handle-json MB/s and /load-products req/s: metrics on beside off, tracing at 1% beside off, the sink's spans counted", async () => {
     const figures = expectWellFormed(await smoke([byName("metrics-overhead")]), [
       "capacity variant A, 5 items: requests/s, METRICS_ENABLED=true",
-      "/v1/handle-json MB/s, first byte to the answer, METRICS_ENABLED=true"
+      "/v1/handle-json MB/s, first byte to the answer, METRICS_ENABLED=true",
+      "/v1/load-products requests/s, METRICS_ENABLED=true",
+      "capacity variant A, 5 items: requests/s, tracing on at 0.01",
+      "/v1/handle-json MB/s, first byte to the answer, tracing on at 0.01",
+      "/v1/load-products requests/s, tracing on at 0.01",
+      "spans received by the OTLP sink from the server with tracing on at 0.01"
     ])
-    for (const f of figures) {
-      expect(f.limit?.name).toContain("METRICS_ENABLED=false")
-      expect(f.goal?.atLeast).toBe(0.95)
+    const compared = figures.filter((f) => f.limit !== undefined)
+    expect(compared).toHaveLength(8)
+    for (const f of compared) {
+      expect(f.limit?.name).toContain(f.name.includes("METRICS_ENABLED=true") ? "METRICS_ENABLED=false" : "tracing off")
+      // Throughput at least 0.95 of the limit's; the server's CPU per capacity request at most 1.05 of it.
+      expect(f.better === "higher" ? f.goal?.atLeast : f.goal?.atMost).toBe(f.better === "higher" ? 0.95 : 1.05)
     }
+    expect(compared.filter((f) => f.name.includes("server CPU per request"))).toHaveLength(2)
+    // At least the request sent with a sampled traceparent (the benchmark fails without its span).
+    expect(figures.find((f) => f.name.startsWith("spans received"))?.median).toBeGreaterThanOrEqual(1)
   }, SMOKE_TIMEOUT)
 })
 

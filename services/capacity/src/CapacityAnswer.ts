@@ -1,5 +1,6 @@
 import type { Snapshot } from "@retail/capacity"
 import type { CapacitySettings } from "./CapacityConfig.ts"
+import type { EnginePhases } from "./EnginePhases.ts"
 import { type Answer, badJson, plain } from "./Answer.ts"
 import { readsAsVariantB } from "./VariantSniff.ts"
 import { answerVariantAInput } from "./VariantAAnswer.ts"
@@ -32,24 +33,27 @@ export const NEITHER_VARIANT = plain(
     "variant B has saleChannel and deliveryData"
 )
 
-/** POST /v1/delivery/capacity after the key check: one JSON.parse, then the variant's answer. */
-export const answerCapacity = (settings: CapacitySettings, snapshot: Snapshot, body: string, nowMillis: number): Answer => {
+/**
+ * POST /v1/delivery/capacity after the key check: one JSON.parse, then the variant's answer.
+ * `phases`: only for a traced request (EnginePhases.ts).
+ */
+export const answerCapacity = (settings: CapacitySettings, snapshot: Snapshot, body: string, nowMillis: number, phases?: EnginePhases): Answer => {
   let input: unknown
   try {
     input = JSON.parse(body)
   } catch (error) {
     return badJson(readsAsVariantB(body) ? "B" : "A", error)
   }
-  return answerCapacityInput(settings, snapshot, input, nowMillis)
+  return answerCapacityInput(settings, snapshot, input, nowMillis, phases)
 }
 
 /** The answer to a body already parsed: the variant is told by its shape. */
-export const answerCapacityInput = (settings: CapacitySettings, snapshot: Snapshot, input: unknown, nowMillis: number): Answer => {
+export const answerCapacityInput = (settings: CapacitySettings, snapshot: Snapshot, input: unknown, nowMillis: number, phases?: EnginePhases): Answer => {
   switch (variantOf(input)) {
     case "A":
-      return answerVariantAInput(settings, snapshot, input, nowMillis)
+      return answerVariantAInput(settings, snapshot, input, nowMillis, phases)
     case "B":
-      return answerVariantBInput(settings, snapshot, input, nowMillis)
+      return answerVariantBInput(settings, snapshot, input, nowMillis, phases)
     case "NEITHER":
       return NEITHER_VARIANT
   }

@@ -2,6 +2,7 @@ import type { Snapshot } from "@retail/capacity"
 import { type Answer, type ErrorFormat, INTERNAL, payloadTooLarge, tooManyRequests, UNAUTHORIZED, UNSUPPORTED_MEDIA_TYPE } from "./Answer.ts"
 import { answerCapacity } from "./CapacityAnswer.ts"
 import type { CapacitySettings } from "./CapacityConfig.ts"
+import type { EnginePhases } from "./EnginePhases.ts"
 import { readsAsVariantB } from "./VariantSniff.ts"
 
 /** What was checked of a request before its body was read, in this order. */
@@ -20,7 +21,8 @@ export const formatOf = (body: string): ErrorFormat => (readsAsVariantB(body) ? 
 /**
  * POST /v1/delivery/capacity once its body has been read (`tooLarge`: only its first
  * CAPACITY_MAX_BODY_BYTES were kept), for both lanes (FastLane.ts, DeliveryCapacityHttp.ts): a
- * refusal in the format of the variant the body reads as, else the variant's answer.
+ * refusal in the format of the variant the body reads as, else the variant's answer. `phases`:
+ * only for a traced request, marked from the engine's start (a refusal never starts it).
  */
 export const answerRequest = (
   settings: CapacitySettings,
@@ -28,14 +30,16 @@ export const answerRequest = (
   checks: RequestChecks,
   body: string,
   tooLarge: boolean,
-  nowMillis: number
+  nowMillis: number,
+  phases?: EnginePhases
 ): Answer => {
   try {
     if (!checks.authorized) return UNAUTHORIZED[formatOf(body)]
     if (!checks.json) return UNSUPPORTED_MEDIA_TYPE[formatOf(body)]
     if (checks.retryAfter !== undefined) return tooManyRequests(formatOf(body), checks.retryAfter)
     if (tooLarge) return payloadTooLarge(formatOf(body), settings.maxBodyBytes)
-    return answerCapacity(settings, snapshot, body, nowMillis)
+    phases?.mark("engine.started")
+    return answerCapacity(settings, snapshot, body, nowMillis, phases)
   } catch {
     return INTERNAL[formatOf(body)]
   }

@@ -6,6 +6,7 @@ import { Context, Effect, Layer } from "effect"
 import { CapacityConfig } from "../CapacityConfig.ts"
 import { CapacityNetwork } from "../CapacityNetwork.ts"
 import { type Answer, bodyTimeout } from "../Answer.ts"
+import type { EnginePhases } from "../EnginePhases.ts"
 import { meterPlanCache } from "../PlanCacheMetrics.ts"
 import { answerRequest, formatOf } from "../RequestAnswer.ts"
 import { FastLaneLimit } from "./FastLaneLimit.ts"
@@ -37,8 +38,11 @@ const sendAndClose = (request: IncomingMessage, response: ServerResponse, answer
  * for its 401, 415, 429 and 413 too (docs/capacity.md, "Telling the variants apart").
  */
 export class CapacityFastLane extends Context.Service<CapacityFastLane, {
-  /** True when the request was taken (answered or being answered) by the fast lane. */
-  readonly take: (request: IncomingMessage, response: ServerResponse) => boolean
+  /**
+   * True when the request was taken (answered or being answered) by the fast lane. `phases`: only
+   * for a request whose span is sampled (node:http calls it with two arguments).
+   */
+  readonly take: (request: IncomingMessage, response: ServerResponse, phases?: EnginePhases) => boolean
 }>()("@retail/capacity/CapacityFastLane") {
   static readonly layer = Layer.effect(
     CapacityFastLane,
@@ -59,7 +63,7 @@ export class CapacityFastLane extends Context.Service<CapacityFastLane, {
       const engineDone = enabled ? (startedAt: number, endedAt: number) => engine.observe((endedAt - startedAt) / 1000) : () => undefined
       if (enabled) yield* meterPlanCache
       /** True when the request was taken (answered or being answered) by the fast lane. */
-      const take = (request: IncomingMessage, response: ServerResponse): boolean => {
+      const take = (request: IncomingMessage, response: ServerResponse, phases?: EnginePhases): boolean => {
         if (request.method !== "POST" || (request.url !== PATH && request.url !== `${PATH}/`)) return false
         const started = clock()
         // Checked in this order before the body is read (an unauthenticated caller takes no token of a
@@ -95,7 +99,8 @@ export class CapacityFastLane extends Context.Service<CapacityFastLane, {
           clearTimeout(watchdog)
           const body = chunks.length === 1 ? chunks[0]?.toString("utf8") ?? "" : Buffer.concat(chunks).toString("utf8")
           const engineStarted = clock()
-          const answer = answerRequest(config, network.peek(), { authorized, json, retryAfter }, body, size > MAX_BODY_BYTES, Date.now())
+          const answer = answerRequest(config, network.peek(), { authorized, json, retryAfter }, body, size > MAX_BODY_BYTES, Date.now(), phases)
+          phases?.mark("answered")
           const engineEnded = clock()
           // Engine time only for bodies that reached the engine (refusals are answered without it).
           if (retryAfter === undefined && json && size <= MAX_BODY_BYTES) engineDone(engineStarted, engineEnded)

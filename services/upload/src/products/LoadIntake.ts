@@ -19,6 +19,8 @@ export interface IntakeRequest {
   readonly company: string
   readonly source: LoadSource
   readonly products: ReadonlyArray<unknown>
+  /** When the request began (epoch ms, before its body was read): the load's createdAt. */
+  readonly startedAt?: number
 }
 
 const initialStatus = (accepted: number, failed: number): LoadStatus =>
@@ -58,7 +60,8 @@ export class LoadIntake extends Context.Service<LoadIntake>()("@retail/upload/Lo
           status: initialStatus(accepted.length, errors.length),
           owner: owner.id,
           batches: publisher.batchesFor(accepted.length),
-          queue: publisher.stream
+          queue: publisher.stream,
+          ...(request.startedAt === undefined ? {} : { startedAt: request.startedAt })
         }).pipe(
           Effect.tapError((error) => Effect.logError("could not record a load", error)),
           Effect.mapError(() => new StorageFailed({ message: "The load could not be recorded: the database is unavailable. Nothing was published; retry later." }))

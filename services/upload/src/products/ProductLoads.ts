@@ -1,6 +1,6 @@
 import { InvalidRequest } from "@retail/api"
 import { MAX_PRODUCTS_PER_LOAD } from "@retail/domain"
-import { Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { ProductPublisher } from "../publish/ProductPublisher.ts"
 import { UploadConfig } from "../UploadConfig.ts"
@@ -32,12 +32,14 @@ export class ProductLoads extends Context.Service<ProductLoads>()("@retail/uploa
     return {
       load: (request: HttpServerRequest.HttpServerRequest, company: string) =>
         Effect.gen(function*() {
+          // Before the body is read (the route takes it raw): the load's time counts its upload, as a file load's does.
+          const startedAt = yield* Clock.currentTimeMillis
           const products = yield* Effect.flatMap(readJsonBody(request, {
             maxBytes: config.loadProductsMaxBytes,
             maxValues: config.loadProductsMaxValues,
             maxValuesVariable: "LOAD_PRODUCTS_MAX_VALUES"
           }), productsOf)
-          return yield* intake.accept({ company, source: "LOAD_PRODUCTS", products })
+          return yield* intake.accept({ company, source: "LOAD_PRODUCTS", products, startedAt })
         })
     }
   })

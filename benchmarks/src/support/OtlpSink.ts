@@ -1,0 +1,59 @@
+import { once } from "node:events"
+import { createServer } from "node:http"
+
+export interface OtlpSink {
+  /** The base URL for OTEL_EXPORTER_OTLP_ENDPOINT (spans arrive at `<it>/v1/traces`). */
+  readonly url: string
+  /** Spans received so far, over every export request. */
+  readonly spans: () => number
+  /** Trace ids seen so far. */
+  readonly traceIds: () => ReadonlySet<string>
+  readonly close: () => Promise<void>
+}
+
+/** `value[key]` when it is an array, else none. */
+const arrayAt = (value: unknown, key: string): ReadonlyArray<unknown> => {
+  if (typeof value !== "object" || value === null) return []
+  const field: unknown = Reflect.get(value, key)
+  return Array.isArray(field) ? field : []
+}
+
+/** The trace ids of an export request's spans (`resourceSpans[].scopeSpans[].spans[]`), one entry a span. */
+const traceIdsOf = (body: unknown): ReadonlyArray<unknown> =>
+  arrayAt(body, "resourceSpans").flatMap((resource) =>
+    arrayAt(resource, "scopeSpans").flatMap((scope) =>
+      arrayAt(scope, "spans").map((span) => (typeof span === "object" && span !== null ? Reflect.get(span, "traceId") : undefined))))
+
+/**
+ * A tiny OTLP/HTTP (JSON) receiver on a free port of 127.0.0.1: answers every export with 200 and
+ * counts the spans in it, so that a benchmark of tracing can tell that spans really left the server.
+ */
+export const startOtlpSink = async (): Promise<OtlpSink> => {
+  let spans = 0
+  const traceIds = new Set<string>()
+  const server = createServer((request, response) => {
+    const chunks: Array<Buffer> = []
+    request.on("data", (chunk: Buffer) => chunks.push(chunk))
+    request.on("end", () => {
+      try {
+        for (const traceId of traceIdsOf(JSON.parse(Buffer.concat(chunks).toString("utf8")))) {
+          spans++
+          if (typeof traceId === "string") traceIds.add(traceId)
+        }
+      } catch {
+        // not JSON: counted as nothing received
+      }
+      response.writeHead(200, { "content-type": "application/json" }).end("{}")
+    })
+  })
+  server.listen(0, "127.0.0.1")
+  await once(server, "listening")
+  const address = server.address()
+  const port = typeof address === "object" && address !== null ? address.port : 0
+  return {
+    url: `http://127.0.0.1:${port}`,
+    spans: () => spans,
+    traceIds: () => traceIds,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve()))
+  }
+}
