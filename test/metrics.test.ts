@@ -1,4 +1,5 @@
 import { describe, expect, layer } from "@effect/vitest"
+import { readFileSync } from "node:fs"
 import { StreamQueue } from "@retail/queue"
 import { sampleProduct, sampleProducts } from "@retail/testkit"
 import { Effect } from "effect"
@@ -138,6 +139,30 @@ describe("GET /metrics", () => {
         expect(after.value("queue_dead_letters_total", { stream }) - before.value("queue_dead_letters_total", { stream })).toBe(1)
         expect(after.value("queue_dead_letter_length", { stream }) - before.value("queue_dead_letter_length", { stream })).toBe(1)
         expect(after.value("queue_publish_failures_total", { stream })).toBe(0)
+      }))
+
+    it.effect("every metric the Grafana dashboard queries is one the server exposes or defines", () =>
+      Effect.gen(function*() {
+        const dashboard = JSON.parse(readFileSync(new URL("../deploy/grafana/dashboards/retail-logistics.json", import.meta.url), "utf8")) as {
+          readonly panels: ReadonlyArray<{ readonly targets?: ReadonlyArray<{ readonly expr: string }> }>
+        }
+        // Metric names: what is left of an expression without its label lists, matchers, ranges and
+        // functions (identifiers followed by "(").
+        const queried = new Set(dashboard.panels.flatMap((panel) => panel.targets ?? []).flatMap((target) => {
+          const bare = target.expr.replace(/\b(by|without)\s*\([^)]*\)/g, "").replace(/\{[^}]*\}|\[[^\]]*\]/g, "")
+          return [...bare.matchAll(/\b([a-z_][a-z0-9_]*)\b(?!\s*\()/g)].map((match) => match[1] ?? "")
+        }))
+        // Exposed once a series exists (after the tests above), or defined by packages/metrics (a
+        // family without a series yet, such as publish failures on a healthy queue).
+        const exposed = new Set((yield* scrape).families.flatMap((family) => [family.name, `${family.name}_bucket`]))
+        const metricsSource = ["Capacity", "Http", "Process", "Queue", "Store", "Upload", "WorkerPool"]
+          .map((name) => readFileSync(new URL(`../packages/metrics/src/${name}Metrics.ts`, import.meta.url), "utf8"))
+          .join("\n")
+        const defined = (name: string) => metricsSource.includes(`"${name.replace(/_bucket$/, "")}"`)
+        expect(queried.size).toBeGreaterThan(30)
+        expect([...queried].filter((name) => !exposed.has(name) && !defined(name))).toEqual([])
+        // The most of them are exposed after a load, a file load, a capacity request and orders.
+        expect([...queried].filter((name) => exposed.has(name)).length).toBeGreaterThan(queried.size - 5)
       }))
 
     it.effect("is served on the internal listener only: the public one answers 404", () =>
