@@ -124,6 +124,8 @@ describe("GET /metrics", () => {
 
         // Process and threads.
         expect(after.value("process_resident_memory_bytes")).toBeGreaterThan(0)
+        // GC is counted only with METRICS_GC=true (its observer costs the fast lane 7-10%).
+        expect(after.family("nodejs_gc_runs_total")).toBeUndefined()
         expect(after.value("nodejs_heap_used_bytes")).toBeGreaterThan(0)
         expect(after.family("nodejs_eventloop_delay_seconds")?.metrics.map((m) => m.labels?.["quantile"])).toEqual(["0.5", "0.99", "1"])
         expect(delta("worker_pool_tasks_completed_total", { pool: "json-validation-thread" })).toBeGreaterThan(0)

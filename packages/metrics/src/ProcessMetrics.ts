@@ -19,11 +19,11 @@ const RESOLUTION_MS = 10
 const eventLoopDelay = gauge("nodejs_eventloop_delay_seconds", "Event-loop delay since the previous scrape (how late the 10 ms ticks of monitorEventLoopDelay came), by quantile (0.5, 0.99; 1 = the maximum)", ["quantile"])
 
 /**
- * Memory, event-loop delay and GC of this process, read at scrape (GC counted as it happens, from
- * node's performance entries). The event-loop delay percentiles cover the time since the previous
+ * Memory, event-loop delay and (with `gc`, METRICS_GC) GC of this process, read at scrape (GC
+ * counted as it happens, from node's performance entries). The event-loop delay percentiles cover the time since the previous
  * scrape: the histogram is reset after each read.
  */
-export const ProcessMetricsLive = Layer.effectDiscard(Effect.gen(function*() {
+export const ProcessMetricsLive = (options: { readonly gc: boolean }) => Layer.effectDiscard(Effect.gen(function*() {
   const delay = yield* Effect.acquireRelease(
     Effect.sync(() => {
       const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS })
@@ -50,6 +50,7 @@ export const ProcessMetricsLive = Layer.effectDiscard(Effect.gen(function*() {
     gaugeReadOnScrape("nodejs_external_memory_bytes", "Memory of C++ objects bound to JavaScript (Buffers included)", () => process.memoryUsage().external)
   ]
   yield* Effect.addFinalizer(() => Effect.sync(() => registrations.forEach((registration) => registration.remove())))
+  if (!options.gc) return
   yield* Effect.acquireRelease(
     Effect.sync(() => {
       const observer = new PerformanceObserver((list) => {

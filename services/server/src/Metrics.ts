@@ -59,4 +59,4 @@ export const PublicMetricsRoute = Layer.unwrap(
 )
 
 /** Memory, event-loop delay and GC of the process (unless METRICS_ENABLED=false). */
-export const ProcessMetrics = Layer.unwrap(Effect.map(MetricsConfig, ({ enabled }) => (enabled ? ProcessMetricsLive : Layer.empty)))
+export const ProcessMetrics = Layer.unwrap(Effect.map(MetricsConfig, ({ enabled, gc }) => (enabled ? ProcessMetricsLive({ gc }) : Layer.empty)))
