@@ -1,11 +1,14 @@
 import { Product, ProductBatch } from "@retail/domain"
-import { Database, LoadRepository, ProductRepository } from "@retail/store"
+import { Database, latestPerCode, LoadRepository, ProductRepository, upsertProducts } from "@retail/store"
 import { Effect, Layer, ManagedRuntime, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { readFileSync } from "node:fs"
 import { ensureInputs } from "../../parsers/generate.ts"
 import { type Benchmark, figure, type Figure } from "../Benchmark.ts"
 import { databaseUrl } from "../StoreUrls.ts"
+import { copyLimitSeconds } from "../support/CopyLimit.ts"
 import { acceptedLoad, loadState, waitCompleted } from "../support/Http.ts"
+import { legacyUpsert } from "../support/LegacyUpsert.ts"
 import { type ServerHandle, startServer } from "../support/ServerProcess.ts"
 import { mintToken, runTag } from "../support/Tokens.ts"
 import { uploadFiles } from "../support/Upload.ts"
@@ -14,12 +17,16 @@ import { loadFromMetrics, METRICS_ON_PUBLIC_PORT, scrapeServer } from "./Metrics
 /** PRODUCT_BATCH_SIZE's default: the batches the workers persist. */
 const BATCH_SIZE = 250
 const COMPLETION_TIMEOUT_MS = 15 * 60_000
+/** The upsert statements are compared on this many of the load's products (the baseline is slow). */
+const UPSERT_SAMPLE = 50_000
 
 const decodeFile = Schema.decodeUnknownSync(Schema.fromJsonString(Schema.Struct({ products: Schema.Array(Product) })), { onExcessProperty: "ignore" })
 
 export const endToEnd: Benchmark = {
   name: "end-to-end",
-  description: "A /v1/handle-json load (the handle-json file, seed 42) from its first byte to COMPLETED (every row committed), polling GET /v1/loads/{code} every 50 ms, on servers started with WORKERS 1, 2 and 4.",
+  description: "A /v1/handle-json load (the handle-json file, seed 42) from its first byte to COMPLETED (every row committed), polling GET /v1/loads/{code} every 50 ms, on servers started with WORKERS 1, 2 and 4. " +
+    "Beside each, at the same concurrency and batch size: the COPY-based limit (COPY into staging tables, then one INSERT ... SELECT per table with the dateUpdate guard; support/CopyLimit.ts), " +
+    "the workers' own persistBatch called in-process, and the write statement alone against the one persistBatch ran before issue 21 (support/LegacyUpsert.ts).",
   sizeUnit: "products in the load",
   defaultSize: 10_000,
   smokeSize: 200,
@@ -30,8 +37,9 @@ export const endToEnd: Benchmark = {
     const { products } = decodeFile(readFileSync(files.json, "utf8"))
     const url = databaseUrl()
     setup.note(url === undefined
-      ? "Database embedded: each server has its own in-memory PGlite, and the limit runs on another one in the runner's process (same engine, same SQL)."
-      : "The limit runs against the same PostgreSQL as the servers (DATABASE_URL), with the workers' own code (ProductRepository.persistBatch).")
+      ? "Database embedded: each server has its own in-memory PGlite, and persistBatch runs on another one in the runner's process (same engine, same SQL); the COPY limit needs DATABASE_URL and is left out."
+      : "Every limit runs against the same PostgreSQL as the servers (DATABASE_URL), each load under a company of its own.")
+    setup.note(`The write statements alone (new upsertProducts against the statement before issue 21) are compared on the first ${Math.min(UPSERT_SAMPLE, products.length)} products, one transaction per batch of ${BATCH_SIZE}, nothing else in it.`)
     const runtime = ManagedRuntime.make(
       Layer.mergeAll(ProductRepository.layer, LoadRepository.layer).pipe(
         Layer.provideMerge(Database.layer({ url: Option.fromNullishOr(url), dataDir: Database.IN_MEMORY, poolSize: Math.max(...workerCounts) + 1 }))
@@ -63,10 +71,30 @@ export const endToEnd: Benchmark = {
         const processCode = crypto.randomUUID()
         yield* loads.create({ processCode, company, source: "HANDLE_JSON", received: products.length, accepted: products.length, failed: 0, errors: [] })
         const batches = Array.from({ length: Math.ceil(products.length / BATCH_SIZE) }, (_, batchNo) =>
-          new ProductBatch({ processCode, company, batchNo, products: products.slice(batchNo * BATCH_SIZE, (batchNo + 1) * BATCH_SIZE) }))
+          ProductBatch.make({ processCode, company, batchNo, products: products.slice(batchNo * BATCH_SIZE, (batchNo + 1) * BATCH_SIZE) }))
         const start = performance.now()
         yield* Effect.forEach(batches, (batch) => repository.persistBatch(batch), { concurrency, discard: true })
         return (performance.now() - start) / 1000
+      }))
+
+    /** One write statement alone: each batch (deduplicated, as persistBatch does) in a transaction of its own, `concurrency` at a time. */
+    const upsertAlone = (concurrency: number, write: "new" | "before issue 21") =>
+      runtime.runPromise(Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const company = `BENCH-${runTag()}`
+        const processCode = crypto.randomUUID()
+        const sample = products.slice(0, UPSERT_SAMPLE)
+        const batches = Array.from({ length: Math.ceil(sample.length / BATCH_SIZE) }, (_, b) => latestPerCode(sample.slice(b * BATCH_SIZE, (b + 1) * BATCH_SIZE)))
+        const start = performance.now()
+        yield* Effect.forEach(
+          batches,
+          (batch) =>
+            sql.withTransaction(write === "new"
+              ? Effect.asVoid(upsertProducts(sql, company, processCode, batch))
+              : Effect.asVoid(legacyUpsert(sql, company, processCode, batch))),
+          { concurrency, discard: true }
+        )
+        return sample.length / ((performance.now() - start) / 1000)
       }))
 
     const run = async (): Promise<ReadonlyArray<Figure>> => {
@@ -85,9 +113,25 @@ export const endToEnd: Benchmark = {
           persisted: (await loadState(server.url, processCode, token)).totals.persisted
         })
         const straight = setup.size / (await persistStraight(workers))
-        setup.progress(`WORKERS=${workers}: ${rate.toFixed(0)} products/s to COMPLETED; persistBatch straight ${straight.toFixed(0)} products/s`)
-        figures.push(figure(`products/s first byte to COMPLETED, WORKERS=${workers}`, "products/s", rate, {
-          limit: { name: `persistBatch in-process, ${workers} at a time`, sample: straight }
+        const copyLimit = url === undefined
+          ? undefined
+          : setup.size / (await copyLimitSeconds(url, `BENCH-${runTag()}`, products, { batchSize: BATCH_SIZE, concurrency: workers }))
+        const upsertNew = await upsertAlone(workers, "new")
+        const upsertBefore = await upsertAlone(workers, "before issue 21")
+        setup.progress(
+          `WORKERS=${workers}: ${rate.toFixed(0)} products/s to COMPLETED; persistBatch straight ${straight.toFixed(0)}; ` +
+            `COPY limit ${copyLimit?.toFixed(0) ?? "-"}; upsert alone ${upsertNew.toFixed(0)} (before issue 21: ${upsertBefore.toFixed(0)})`
+        )
+        const limit = copyLimit === undefined
+          ? { name: `persistBatch in-process, ${workers} at a time`, sample: straight }
+          : { name: `COPY-based limit, ${workers} at a time`, sample: copyLimit }
+        figures.push(figure(`products/s first byte to COMPLETED, WORKERS=${workers}`, "products/s", rate, { limit }))
+        if (copyLimit !== undefined) {
+          figures.push(figure(`persistBatch in-process, ${workers} at a time`, "products/s", straight, { limit }))
+        }
+        figures.push(figure(`write statement alone, ${workers} at a time`, "products/s", upsertNew, {
+          limit: { name: `the statement before issue 21, ${workers} at a time`, sample: upsertBefore },
+          goal: { on: "ratio", atLeast: 1.5, source: "issue 21: the persist path at least 1.5x" }
         }))
         figures.push(...fromMetrics)
         if (rate > best.rate) best = { workers, rate }
@@ -98,7 +142,8 @@ export const endToEnd: Benchmark = {
         figures.unshift({
           ...bestFigure,
           name: "products/s first byte to COMPLETED, best WORKERS of the run",
-          limit: { ...bestFigure.limit, name: "persistBatch in-process, as many at a time as that run's best WORKERS" }
+          limit: { ...bestFigure.limit, name: `${bestFigure.limit.name.replace(/, \d+ at a time$/, "")}, as many at a time as that run's best WORKERS` },
+          ...(url === undefined ? {} : { goal: { on: "ratio", atLeast: 0.75, source: "issue 21: first byte to COMPLETED at least 0.75x the COPY limit" } })
         })
       }
       return figures
