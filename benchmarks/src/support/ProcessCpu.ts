@@ -26,10 +26,10 @@ export const cpuOfDuring = async <A>(pid: number, measure: () => Promise<A>): Pr
   return { result, cpuSeconds: before === undefined || after === undefined ? undefined : after - before }
 }
 
-/** CPU seconds used so far by every process of this machine whose command is `command` (PostgreSQL's backends and helpers, say). */
-export const commandCpuSeconds = (command: string): number | undefined => {
+/** CPU seconds used so far by each process of this machine whose command is `command` (PostgreSQL's backends and helpers, say), by pid. */
+export const commandCpuSeconds = (command: string): ReadonlyMap<number, number> | undefined => {
   try {
-    let total = 0
+    const byPid = new Map<number, number>()
     for (const entry of readdirSync("/proc")) {
       if (!/^\d+$/.test(entry)) continue
       try {
@@ -37,12 +37,24 @@ export const commandCpuSeconds = (command: string): number | undefined => {
       } catch {
         continue
       }
-      total += processCpuSeconds(Number(entry)) ?? 0
+      const seconds = processCpuSeconds(Number(entry))
+      if (seconds !== undefined) byPid.set(Number(entry), seconds)
     }
-    return total
+    return byPid
   } catch {
     return undefined
   }
+}
+
+/**
+ * What the processes of `after` used since `before`; one started meanwhile counts from zero, and one
+ * that exited meanwhile is not counted (its last seconds are lost: a short-lived backend, at most).
+ */
+const usedSince = (before: ReadonlyMap<number, number> | undefined, after: ReadonlyMap<number, number> | undefined): number | undefined => {
+  if (before === undefined || after === undefined) return undefined
+  let total = 0
+  for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0)
+  return total
 }
 
 /** CPU seconds of the given processes and of the machine's PostgreSQL and Redis, taken before and after `measure`. */
@@ -61,11 +73,10 @@ export const cpuSharesDuring = async <A>(
   const before = take()
   const result = await measure()
   const after = take()
-  const delta = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : b - a)
   const shares = {
-    servers: delta(before.servers, after.servers),
-    postgres: delta(before.postgres, after.postgres),
-    redis: delta(before.redis, after.redis)
+    servers: before.servers === undefined || after.servers === undefined ? undefined : after.servers - before.servers,
+    postgres: usedSince(before.postgres, after.postgres),
+    redis: usedSince(before.redis, after.redis)
   }
   return {
     result,
