@@ -1,4 +1,4 @@
-import { ERROR_CODES_B, type ErrorBodyB, type ErrorCodeB } from "@retail/capacity"
+import { ERROR_CODES_B, type ErrorBodyB, type ErrorCodeB } from "@retail/capacity-wire"
 
 /** A finished HTTP answer: status, media type and body (plain strings for variant A's errors, as the spec asks). */
 export interface Answer {

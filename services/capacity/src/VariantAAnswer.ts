@@ -1,4 +1,5 @@
-import { decodeDeliveryRequestA, encodeDeliveryResults, evaluateVariantA, type Snapshot } from "@retail/capacity"
+import { type Snapshot } from "@retail/capacity"
+import { decodeDeliveryRequestA, encodeDeliveryResults, evaluateVariantA } from "@retail/capacity-wire"
 import { Result } from "effect"
 import { type Answer, plain } from "./Answer.ts"
 import type { CapacitySettings } from "./CapacityConfig.ts"

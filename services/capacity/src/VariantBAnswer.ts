@@ -1,4 +1,5 @@
-import { decodeDeliveryRequestB, encodeDeliveryResponseB, evaluateVariantB, type Snapshot } from "@retail/capacity"
+import { type Snapshot } from "@retail/capacity"
+import { decodeDeliveryRequestB, encodeDeliveryResponseB, evaluateVariantB } from "@retail/capacity-wire"
 import { Result } from "effect"
 import type { CapacitySettings } from "./CapacityConfig.ts"
 import type { EnginePhases } from "./EnginePhases.ts"

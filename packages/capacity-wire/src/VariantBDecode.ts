@@ -1,6 +1,6 @@
+import { type FieldIssue, formatIssues, issuesOfRejected } from "@retail/capacity"
 import { makeFastDecoder } from "@retail/domain"
 import { Data, Result, Schema } from "effect"
-import { type FieldIssue, formatIssues, issuesOfRejected } from "./DecodeError.ts"
 import { type DeliveryRequestB, DeliveryRequestB as DeliveryRequestBSchema, type ItemB } from "./VariantB.ts"
 
 /** Variant B error codes (the `code` of the error body) and their statuses. */
