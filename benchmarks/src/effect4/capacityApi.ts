@@ -13,7 +13,7 @@ import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiBuilder } from "effect/http-api"
 import { type Answer, UNAUTHORIZED, UNSUPPORTED_MEDIA_TYPE } from "@retail/capacity-wire"
-import { answerInput } from "../../../services/capacity/src/answer/DeliveryCapacityAnswer.ts"
+import { answerInput } from "../../../services/capacity/src/answer/AnswerCapacityRequest.ts"
 import { demoCapacity } from "./DemoCapacity.ts"
 import { listen } from "./Listen.ts"
 

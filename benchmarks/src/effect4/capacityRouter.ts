@@ -8,7 +8,7 @@ import { holdsApiKey } from "@retail/auth"
 import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { type Answer, INTERNAL, UNAUTHORIZED, UNSUPPORTED_MEDIA_TYPE } from "@retail/capacity-wire"
-import { answerBody } from "../../../services/capacity/src/answer/DeliveryCapacityAnswer.ts"
+import { answerBody } from "../../../services/capacity/src/answer/AnswerCapacityRequest.ts"
 import { demoCapacity } from "./DemoCapacity.ts"
 import { listen } from "./Listen.ts"
 

@@ -6,7 +6,7 @@ import { CapacityConfig, type CapacitySettings } from "../CapacityConfig.ts"
 import { CapacityNetwork } from "../CapacityNetwork.ts"
 import { NetworkReplica } from "../NetworkReplica.ts"
 import { meterPlanCache } from "../PlanCacheMetrics.ts"
-import { answerCapacityRequest, type CapacityEndpoint, type CapacityRequest } from "./DeliveryCapacityAnswer.ts"
+import { answerCapacityRequest, type CapacityEndpoint, type CapacityRequest } from "./AnswerCapacityRequest.ts"
 
 /**
  * POST /v1/delivery/capacity answered once for both adapters: answerCapacityRequest over this

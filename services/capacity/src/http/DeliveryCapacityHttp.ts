@@ -3,7 +3,7 @@ import { type Answer, formatOf, INTERNAL } from "@retail/capacity-wire"
 import { Effect, Layer, Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import type { CapacityRequest } from "../answer/DeliveryCapacityAnswer.ts"
+import type { CapacityRequest } from "../answer/AnswerCapacityRequest.ts"
 import { DeliveryCapacityAnswers } from "../answer/DeliveryCapacityAnswers.ts"
 import { RequestBody } from "../answer/RequestBody.ts"
 

@@ -2,7 +2,7 @@ import type { Answer, EnginePhases } from "@retail/capacity-wire"
 import { HttpMetrics, MetricsConfig } from "@retail/metrics"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Context, Effect, Layer } from "effect"
-import type { CapacityRequest } from "../answer/DeliveryCapacityAnswer.ts"
+import type { CapacityRequest } from "../answer/AnswerCapacityRequest.ts"
 import { DeliveryCapacityAnswers } from "../answer/DeliveryCapacityAnswers.ts"
 import { RequestBody } from "../answer/RequestBody.ts"
 

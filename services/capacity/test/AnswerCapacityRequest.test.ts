@@ -2,7 +2,7 @@ import { buildSnapshot, decodeNetwork, demoNetwork, emptyLedger, type Snapshot }
 import type { EnginePhase } from "@retail/capacity-wire"
 import { Option, Result } from "effect"
 import { describe, expect, it } from "vitest"
-import { answerCapacityRequest, type CapacityEndpoint, type CapacityRequest } from "../src/answer/DeliveryCapacityAnswer.ts"
+import { answerCapacityRequest, type CapacityEndpoint, type CapacityRequest } from "../src/answer/AnswerCapacityRequest.ts"
 import type { CapacitySettings } from "../src/CapacityConfig.ts"
 
 const settings: CapacitySettings = {
