@@ -2,6 +2,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { buildSnapshot, decodeNetwork, defaultEngineOptions, demoNetwork, emptyLedger } from "@retail/capacity"
 import { answerVariantA, answerVariantB } from "@retail/capacity-wire"
 import { Effect, Layer, Option, Result } from "effect"
+import { variantAItem } from "./support/CapacityBodies.ts"
 import { DemoNetworkCurrent } from "./support/DemoNetwork.ts"
 import { type HttpResult, request } from "./support/Http.ts"
 import { type PacedAnswer, pacedPost } from "./support/PacedUpload.ts"
@@ -42,19 +43,7 @@ const SETTINGS = {
 const PURCHASE_DATE = "2071-03-02"
 const demo = buildSnapshot(Result.getOrThrow(decodeNetwork(demoNetwork)), emptyLedger)
 
-const itemA = (overrides: Record<string, unknown> = {}) => ({
-  origin: "CD-LURIN",
-  entityType: "CD",
-  skuCode: "SKU-TV-55-4K",
-  zone: "",
-  dispatchType: "NORMAL",
-  quantity: 1,
-  destination: "150122",
-  latitude: -12.12,
-  longitude: -77.03,
-  deliveryMode: "HOME_DELIVERY",
-  ...overrides
-})
+const itemA = variantAItem
 const bodyA = {
   purchaseDate: PURCHASE_DATE,
   items: [itemA({ weight: 2 }), itemA({ skuCode: "SKU-LAPTOP-14", destination: "150131", quantity: 2 }), itemA({ origin: "CD-CALLAO", deliveryMode: "STORE_WITHDRAWAL", destination: "TD-SURCO" })]

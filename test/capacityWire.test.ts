@@ -1,6 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { postJson } from "./support/Http.ts"
+import { variantAItem } from "./support/CapacityBodies.ts"
 import { DemoNetworkCurrent } from "./support/DemoNetwork.ts"
 import { TestServer } from "./support/TestServer.ts"
 
@@ -19,19 +20,7 @@ const base = {
 }
 const tv = { skuCode: "SKU-TV-55-4K", origin: "CD-LURIN", quantity: 1, weight: 20 }
 const watch = (quantity: number) => ({ skuCode: "SKU-SMARTWATCH-GT", quantity, weight: 0.2 })
-const itemA = (overrides: Record<string, unknown> = {}) => ({
-  origin: "CD-LURIN",
-  entityType: "CD",
-  skuCode: "SKU-TV-55-4K",
-  zone: "LIMA-MODERNA",
-  dispatchType: "NORMAL",
-  quantity: 1,
-  destination: "150122",
-  latitude: -12.12,
-  longitude: -77.03,
-  deliveryMode: "HOME_DELIVERY",
-  ...overrides
-})
+const itemA = (overrides: Record<string, unknown> = {}) => variantAItem({ zone: "LIMA-MODERNA", ...overrides })
 
 type Json = Record<string, unknown>
 const ok = (body: unknown) =>
