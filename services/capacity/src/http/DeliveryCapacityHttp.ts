@@ -34,7 +34,8 @@ export const DeliveryCapacityHttp = HttpApiBuilder.group(Api, "deliveryCapacity"
             body: body.text(),
             ended
           }))
-        ;(yield* BodyTimeoutAnswer)?.set(() => answer("stalled"))
+        const timeoutSlot = yield* BodyTimeoutAnswer
+        timeoutSlot?.set(() => answer("stalled"))
         return yield* Stream.runForEach(request.stream, (chunk) => Effect.sync(() => body.add(chunk))).pipe(
           Effect.map(() => answer(body.tooLarge ? "tooLarge" : "whole")),
           // The body could not be read (the client went away): nobody reads this answer.
