@@ -8,6 +8,9 @@ const DEV_CODE = "(^|/)(test|bench)/|\\.test\\.ts$|^benchmarks/|^scripts/|^vites
 /** The test tools every workspace's tests take from the root's devDependencies. */
 const ROOT_TEST_TOOLS = "^node_modules/(vitest|@vitest|@effect/vitest|fast-check)/"
 
+/** node's HTTP and socket servers (core modules resolve to their bare names) and Effect's HTTP modules. */
+const NODE_SERVER_OR_HTTP_FRAMEWORK = "^(node:)?(http|https|http2|net)$|^node_modules/effect/dist/(http|http-api)/"
+
 /** A client library and the only folder whose files may import it. */
 const fs = require("node:fs")
 const path = require("node:path")
@@ -79,6 +82,27 @@ module.exports = {
       severity: "error",
       from: { path: "^packages/" },
       to: { path: "^services/" }
+    },
+    {
+      name: "engine-without-wire",
+      comment: "packages/capacity is the engine alone: the wire format of its endpoint (packages/capacity-wire) is built on it, never the other way",
+      severity: "error",
+      from: { path: "^packages/capacity/" },
+      to: { path: "^packages/capacity-wire/" }
+    },
+    {
+      name: "capacity-without-http",
+      comment: "The engine and the wire format are pure: no HTTP server or framework (the fast lane runs them outside the Effect HTTP stack, the HttpApi route inside it)",
+      severity: "error",
+      from: { path: "^packages/capacity(-wire)?/src/" },
+      to: { path: NODE_SERVER_OR_HTTP_FRAMEWORK }
+    },
+    {
+      name: "capacity-answer-without-http",
+      comment: "The one answer of POST /v1/delivery/capacity is pure of HTTP servers: the fast lane (node:http) and the HttpApi route are its adapters",
+      severity: "error",
+      from: { path: "^services/capacity/src/answer/" },
+      to: { path: NODE_SERVER_OR_HTTP_FRAMEWORK }
     },
     clientLibrary("redis", "^node_modules/(redis|@redis/[^/]+)/", "packages/queue/"),
     clientLibrary("postgres", "^node_modules/(pg|pg-[^/]+|postgres|@effect/sql[^/]*)/", "packages/store/"),

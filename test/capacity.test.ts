@@ -1,28 +1,14 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { variantAItem } from "./support/CapacityBodies.ts"
 import { postJson, request } from "./support/Http.ts"
 import { TestServer } from "./support/TestServer.ts"
 
 const KEY = "test-capacity-key"
 const auth = { authorization: `Bearer ${KEY}` }
 
-const item = (overrides: Record<string, unknown> = {}) => ({
-  origin: "CD-LURIN",
-  entityType: "CD",
-  skuCode: "SKU-TV-55-4K",
-  zone: "",
-  dispatchType: "NORMAL",
-  quantity: 1,
-  destination: "150122",
-  latitude: -12.12,
-  longitude: -77.03,
-  deliveryMode: "HOME_DELIVERY",
-  weight: 2,
-  line: "TV",
-  division: "ELECTRO",
-  measurable: "UN",
-  ...overrides
-})
+const item = (overrides: Record<string, unknown> = {}) =>
+  variantAItem({ weight: 2, line: "TV", division: "ELECTRO", measurable: "UN", ...overrides })
 
 interface Result {
   readonly dispatchCode: string

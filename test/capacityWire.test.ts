@@ -1,17 +1,17 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { postJson, request } from "./support/Http.ts"
+import { postJson } from "./support/Http.ts"
+import { variantAItem } from "./support/CapacityBodies.ts"
 import { DemoNetworkCurrent } from "./support/DemoNetwork.ts"
 import { TestServer } from "./support/TestServer.ts"
 
 // Issue 23, what a client sees on POST /v1/delivery/capacity: no placeholders, defaults echoed,
-// origins chosen when none is sent, and variant B's error body for every error of a variant B body.
+// origins chosen when none is sent. Variant B's error body for every error of a variant B body:
+// test/capacityAnswers.test.ts, on both adapters.
 
 const KEY = "test-capacity-wire-key"
-const MAX_BODY_BYTES = 16_384
 
 const capacity = (body: unknown, key: string = KEY) => postJson("/v1/delivery/capacity", body, key)
-const raw = (body: string, headers: Record<string, string>) => request("/v1/delivery/capacity", { body, headers })
 
 const base = {
   purchaseDate: "2027-03-01",
@@ -20,19 +20,7 @@ const base = {
 }
 const tv = { skuCode: "SKU-TV-55-4K", origin: "CD-LURIN", quantity: 1, weight: 20 }
 const watch = (quantity: number) => ({ skuCode: "SKU-SMARTWATCH-GT", quantity, weight: 0.2 })
-const itemA = (overrides: Record<string, unknown> = {}) => ({
-  origin: "CD-LURIN",
-  entityType: "CD",
-  skuCode: "SKU-TV-55-4K",
-  zone: "LIMA-MODERNA",
-  dispatchType: "NORMAL",
-  quantity: 1,
-  destination: "150122",
-  latitude: -12.12,
-  longitude: -77.03,
-  deliveryMode: "HOME_DELIVERY",
-  ...overrides
-})
+const itemA = (overrides: Record<string, unknown> = {}) => variantAItem({ zone: "LIMA-MODERNA", ...overrides })
 
 type Json = Record<string, unknown>
 const ok = (body: unknown) =>
@@ -40,14 +28,9 @@ const ok = (body: unknown) =>
     expect(response.status, response.text).toBe(200)
     return response.json()
   })
-const errorBody = (response: { readonly status: number; readonly headers: Headers; readonly text: string }) => ({
-  status: response.status,
-  contentType: response.headers.get("content-type"),
-  body: response.headers.get("content-type")?.includes("json") ? JSON.parse(response.text) as unknown : response.text
-})
 
 describe("delivery capacity on the wire", () => {
-  layer(DemoNetworkCurrent(KEY).pipe(Layer.provideMerge(TestServer({ CAPACITY_API_KEYS: KEY, CAPACITY_MAX_BODY_BYTES: String(MAX_BODY_BYTES) }))), {
+  layer(DemoNetworkCurrent(KEY).pipe(Layer.provideMerge(TestServer({ CAPACITY_API_KEYS: KEY }))), {
     timeout: 120_000,
     excludeTestServices: true
   })((it) => {
@@ -115,41 +98,6 @@ describe("delivery capacity on the wire", () => {
         expect(short[1]!.pickingDate).toBeNull()
         expect(short[1]!.detailedCapacityError[0]!.providerDetails)
           .toEqual({ providerCode: "TD-MIRAFLORES", availableCapacity: 1, usedCapacity: 2, totalCapacity: 3, date: "2027-03-01" })
-      }))
-
-    it.effect("variant A: an empty items list is a 400 naming items", () =>
-      Effect.gen(function*() {
-        const response = yield* capacity({ purchaseDate: "2027-03-01", items: [] })
-        expect(errorBody(response)).toEqual({ status: 400, contentType: "text/plain; charset=utf-8", body: "Bad request: items: must not be empty" })
-      }))
-
-    it.effect("a variant B body gets {code, message, details} for 401, 415, 413 and a malformed body; variant A keeps plain strings", () =>
-      Effect.gen(function*() {
-        const bodyB = JSON.stringify({ ...base, items: [tv] })
-        const json = "application/json"
-        const unauthorized = { code: "UNAUTHORIZED", message: "send Authorization: Bearer <api-key>", details: {} }
-        expect(errorBody(yield* raw(bodyB, { "content-type": json }))).toEqual({ status: 401, contentType: json, body: unauthorized })
-        expect(errorBody(yield* raw(bodyB, { "content-type": json, authorization: "Bearer not-a-key" }))).toEqual({ status: 401, contentType: json, body: unauthorized })
-        expect(errorBody(yield* raw(bodyB, { "content-type": "text/plain", authorization: `Bearer ${KEY}` }))).toEqual({
-          status: 415,
-          contentType: json,
-          body: { code: "UNSUPPORTED_MEDIA_TYPE", message: "send Content-Type: application/json", details: {} }
-        })
-        const cut = yield* raw(bodyB.slice(0, 80), { "content-type": json, authorization: `Bearer ${KEY}` })
-        expect(errorBody(cut)).toMatchObject({ status: 400, contentType: json, body: { code: "INVALID_REQUEST", details: {} } })
-        const large = JSON.stringify({ ...base, items: Array.from({ length: 400 }, () => tv) })
-        expect(errorBody(yield* raw(large, { "content-type": json, authorization: `Bearer ${KEY}` }))).toEqual({
-          status: 413,
-          contentType: json,
-          body: { code: "PAYLOAD_TOO_LARGE", message: `the body is larger than ${MAX_BODY_BYTES} bytes (CAPACITY_MAX_BODY_BYTES)`, details: {} }
-        })
-        // Variant A and bodies of neither variant: the plain strings of before.
-        const bodyA = JSON.stringify({ purchaseDate: "2027-03-01", items: [itemA()] })
-        const plainA = yield* raw(bodyA, { "content-type": json })
-        expect([plainA.status, plainA.headers.get("content-type"), plainA.text])
-          .toEqual([401, "text/plain; charset=utf-8", "Unauthorized: send Authorization: Bearer <api-key>"])
-        const notJson = yield* raw("{", { "content-type": json, authorization: `Bearer ${KEY}` })
-        expect([notJson.status, notJson.headers.get("content-type")]).toEqual([400, "text/plain; charset=utf-8"])
       }))
   })
 })

@@ -5,6 +5,7 @@ export interface PacedAnswer {
   /** The status, or -1 when the connection was cut before an answer. */
   readonly status: number
   readonly body: string
+  readonly contentType?: string
   /** Milliseconds from the first byte sent to the answer (or the cut). */
   readonly ms: number
 }
@@ -38,15 +39,16 @@ export const pacedPost = (url: string, headers: Record<string, string>, body: Ui
       if (sent >= body.length) request.end()
       if (sent >= body.length || sent >= (pace.stallAfterBytes ?? Infinity)) clearInterval(timer)
     }, pace.everyMs)
-    const done = (status: number, text: string) => {
+    const done = (status: number, text: string, contentType?: string) => {
       clearInterval(timer)
-      resume(Effect.succeed({ status, body: text, ms: performance.now() - started }))
+      resume(Effect.succeed({ status, body: text, ms: performance.now() - started, ...(contentType === undefined ? {} : { contentType }) }))
     }
     request.on("response", (response) => {
       let text = ""
       response.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")))
-      response.on("end", () => done(response.statusCode ?? 0, text))
-      response.on("error", () => done(response.statusCode ?? 0, text))
+      const contentType = response.headers["content-type"]
+      response.on("end", () => done(response.statusCode ?? 0, text, contentType))
+      response.on("error", () => done(response.statusCode ?? 0, text, contentType))
     })
     request.on("error", () => done(-1, ""))
     return Effect.sync(() => {

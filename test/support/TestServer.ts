@@ -1,4 +1,4 @@
-import { AppLive, Infrastructure, InternalAddress, Lifecycle, Listener } from "@retail/service-server"
+import { AppLive, Infrastructure, InternalAddress, Lifecycle, Listener, ListenerWithoutFastLane } from "@retail/service-server"
 import type { JsonValidationPool } from "@retail/service-upload"
 import { ConfigProvider, Context, Effect, Layer } from "effect"
 import { HttpServer } from "effect/http"
@@ -35,15 +35,19 @@ export const testSettings = (overrides: Record<string, string> = {}): Record<str
 
 const withSettings = (settings: Record<string, string>) => ConfigProvider.layer(ConfigProvider.fromUnknown(settings))
 
-/**
- * A started server on a free port, with the infrastructure it runs on exposed to the test.
- * `jsonValidationPool` replaces the infrastructure's threads of JSON file loads (a crashing one).
- */
-export const TestServer = (overrides: Record<string, string> = {}, options: { readonly jsonValidationPool?: Layer.Layer<JsonValidationPool> } = {}) => {
+export interface TestServerOptions {
+  /** Replaces the infrastructure's threads of JSON file loads (a crashing one). */
+  readonly jsonValidationPool?: Layer.Layer<JsonValidationPool>
+  /** false: no capacity fast lane, POST /v1/delivery/capacity goes to its HttpApi route (ListenerWithoutFastLane). */
+  readonly fastLane?: boolean
+}
+
+/** A started server on a free port, with the infrastructure it runs on exposed to the test. */
+export const TestServer = (overrides: Record<string, string> = {}, options: TestServerOptions = {}) => {
   const settings = testSettings(overrides)
   const app = options.jsonValidationPool === undefined ? AppLive : Layer.provide(AppLive, options.jsonValidationPool)
   return app.pipe(
-    Layer.provideMerge(Listener),
+    Layer.provideMerge(options.fastLane === false ? ListenerWithoutFastLane : Listener),
     Layer.provideMerge(Lifecycle),
     Layer.provideMerge(Infrastructure),
     Layer.provide(withSettings(settings)),

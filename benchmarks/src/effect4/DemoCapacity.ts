@@ -2,7 +2,7 @@
 // capacity settings at their defaults (services/capacity/src/CapacityConfig.ts) with the API keys of
 // CAPACITY_API_KEYS, and the demo network's snapshot with no usage, as the capacity benchmark's
 // in-process figure builds it (the server builds its snapshot on the usage actors' cells: the same
-// network, the same empty usage). The answer itself is the server's (services/capacity/src/CapacityAnswer.ts).
+// network, the same empty usage). The answer itself is the server's (services/capacity/src/answer/AnswerCapacityRequest.ts).
 import { buildSnapshot, decodeNetwork, demoNetwork, ledgerFromUses, type Snapshot } from "@retail/capacity"
 import { Option, Result } from "effect"
 import type { CapacitySettings } from "../../../services/capacity/src/CapacityConfig.ts"

@@ -2,7 +2,7 @@
 // (packages/api/src/CapacityApi.ts, `DeliveryCapacityApi`: payload `Union(DeliveryRequestA,
 // DeliveryRequestB)`), handled with `handle`, so the framework decodes the payload with the contract's
 // schema. The handler then answers with the server's answer function after its JSON.parse
-// (`answerCapacityInput`: the variant's own decode, the engine, the encoding), so a body is decoded
+// (`answerInput`: the variant's own decode, the engine, the encoding), so a body is decoded
 // twice, once by the contract's Schema and once by the engine's compiled decoder. It returns the encoded
 // answer as an HttpServerResponse (the fast lane's encoder, not the success schema). The API key and
 // media type are checked in the handler, after the payload is decoded. The server's own HttpApi handler
@@ -12,12 +12,8 @@ import { holdsApiKey } from "@retail/auth"
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiBuilder } from "effect/http-api"
-import { answerCapacityInput } from "../../../services/capacity/src/CapacityAnswer.ts"
-import {
-  type Answer,
-  UNAUTHORIZED,
-  UNSUPPORTED_MEDIA_TYPE
-} from "../../../services/capacity/src/Answer.ts"
+import { type Answer, UNAUTHORIZED, UNSUPPORTED_MEDIA_TYPE } from "@retail/capacity-wire"
+import { answerInput } from "../../../services/capacity/src/answer/AnswerCapacityRequest.ts"
 import { demoCapacity } from "./DemoCapacity.ts"
 import { listen } from "./Listen.ts"
 
@@ -31,7 +27,7 @@ const DeliveryCapacityLive = HttpApiBuilder.group(Api, "deliveryCapacity", (hand
   handlers.handle("deliveryCapacity", ({ payload, request }) => {
     if (!holdsApiKey(settings.apiKeys, request.headers["authorization"])) return Effect.succeed(respond(UNAUTHORIZED.A))
     if (!isJsonContentType(request.headers["content-type"])) return Effect.succeed(respond(UNSUPPORTED_MEDIA_TYPE.A))
-    return Effect.sync(() => respond(answerCapacityInput(settings, snapshot, payload, Date.now())))
+    return Effect.sync(() => respond(answerInput(settings, snapshot, payload, Date.now())))
   }))
 
 listen(HttpRouter.serve(HttpApiBuilder.layer(Api).pipe(Layer.provide(DeliveryCapacityLive)), { disableLogger: true, disableListenLog: true }))

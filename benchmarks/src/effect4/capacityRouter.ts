@@ -1,19 +1,14 @@
 // The `effect4` benchmark's HttpRouter candidate: POST /v1/delivery/capacity as one Effect 4
 // `HttpRouter` route (`effect/http`), with the same checks and answer function as the server's fast
 // lane (services/capacity/src/http/FastLane.ts): the API key, the media type, the body as text,
-// `answerCapacity` (JSON.parse, the variant's decode, the engine, the encoding). No logger, no
+// `answerBody` (JSON.parse, the variant's decode, the engine, the encoding). No logger, no
 // tracer, no middleware. Bundled and run by benchmarks/src/suite/Effect4.ts.
 import { isJsonContentType } from "@retail/api"
 import { holdsApiKey } from "@retail/auth"
 import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
-import { answerCapacity } from "../../../services/capacity/src/CapacityAnswer.ts"
-import {
-  type Answer,
-  INTERNAL,
-  UNAUTHORIZED,
-  UNSUPPORTED_MEDIA_TYPE
-} from "../../../services/capacity/src/Answer.ts"
+import { type Answer, INTERNAL, UNAUTHORIZED, UNSUPPORTED_MEDIA_TYPE } from "@retail/capacity-wire"
+import { answerBody } from "../../../services/capacity/src/answer/AnswerCapacityRequest.ts"
 import { demoCapacity } from "./DemoCapacity.ts"
 import { listen } from "./Listen.ts"
 
@@ -25,7 +20,7 @@ const CapacityRoute = HttpRouter.add("POST", "/v1/delivery/capacity", (request) 
   if (!holdsApiKey(settings.apiKeys, request.headers["authorization"])) return Effect.succeed(respond(UNAUTHORIZED.A))
   if (!isJsonContentType(request.headers["content-type"])) return Effect.succeed(respond(UNSUPPORTED_MEDIA_TYPE.A))
   return request.text.pipe(
-    Effect.map((body) => respond(answerCapacity(settings, snapshot, body, Date.now()))),
+    Effect.map((body) => respond(answerBody(settings, snapshot, body, Date.now()))),
     Effect.catchCause(() => Effect.succeed(respond(INTERNAL.A)))
   )
 })

@@ -1,18 +1,14 @@
+import { buildSnapshot, decodeNetwork, defaultEngineOptions, demoNetwork, ledgerFromUses } from "@retail/capacity"
 import {
-  buildSnapshot,
   decodeDeliveryRequestA,
   decodeDeliveryRequestB,
-  decodeNetwork,
-  defaultEngineOptions,
   DeliveryResponseA,
   DeliveryResponseB,
-  demoNetwork,
   encodeDeliveryResponseB,
   encodeDeliveryResults,
   evaluateVariantA,
-  evaluateVariantB,
-  ledgerFromUses
-} from "@retail/capacity"
+  evaluateVariantB
+} from "@retail/capacity-wire"
 import { Result, Schema } from "effect"
 import { writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"

@@ -133,7 +133,7 @@ export const effect4: Benchmark = {
   open: async (setup) => {
     const [routerFile, apiFile] = await Promise.all([bundle("capacityRouter"), bundle("capacityApi")])
     setup.note(`Candidates: benchmarks/src/effect4/ on the root's effect ${effectVersion} and @effect/platform-node, bundled by esbuild as npm start's server is and run with npm start's Node flags (${serverNodeFlags().join(" ")}); the fast lane is the server itself, the npm start bundle (RUN_WORKERS=false, embedded in-memory PGlite unless DATABASE_URL). The bare server runs under tsx, as in the capacity benchmark.`)
-    setup.note("Candidates answer with the server's function (services/capacity/src/CapacityAnswer.ts) on the demo network with no usage (benchmarks/src/effect4/DemoCapacity.ts) and leave out the fast lane's per-key rate limit; the HttpApi candidate decodes each body twice (the contract's Schema, packages/api/src/CapacityApi.ts, then the engine's own decoder). Before anything is measured, every candidate's answer to every case must equal the fast lane's byte for byte.")
+    setup.note("Candidates answer with the server's function once the checks passed (answerBody, services/capacity/src/answer/AnswerCapacityRequest.ts) on the demo network with no usage (benchmarks/src/effect4/DemoCapacity.ts) and leave out the per-key rate limit; the HttpApi candidate decodes each body twice (the contract's Schema, packages/api/src/CapacityApi.ts, then the engine's own decoder). Before anything is measured, every candidate's answer to every case must equal the fast lane's byte for byte.")
     const kinds = [variantA(), variantBAllModesSearch()]
     const cases: Array<Case> = [
       { kind: kinds[0], items: 1 },

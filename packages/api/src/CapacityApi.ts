@@ -1,13 +1,5 @@
-import {
-  DeliveryRequestA,
-  DeliveryRequestB,
-  DeliveryResponseA,
-  DeliveryResponseB,
-  DispatchOrder,
-  ErrorBodyB,
-  LocalDate,
-  NetworkDocument
-} from "@retail/capacity"
+import { DispatchOrder, LocalDate, NetworkDocument } from "@retail/capacity"
+import { DeliveryRequestA, DeliveryRequestB, DeliveryResponseA, DeliveryResponseB, ErrorBodyB } from "@retail/capacity-wire"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {

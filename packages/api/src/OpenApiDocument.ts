@@ -63,7 +63,7 @@ const tidy = (value: unknown): unknown => {
   return Object.keys(rest).length === 0 ? members[0] : { ...rest, allOf: members }
 }
 
-/** Every 429 carries `Retry-After` (RetryAfter.ts, and the fast lane's FastLaneLimit). */
+/** Every 429 carries `Retry-After` (RetryAfter.ts, and the capacity answer's, services/capacity/src/answer). */
 export const RETRY_AFTER_HEADER = {
   "Retry-After": {
     required: true,

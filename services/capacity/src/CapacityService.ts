@@ -1,12 +1,11 @@
 import { ApiKeyAuthentication, ApiKeys } from "@retail/auth"
 import { RateLimiterLive } from "@retail/limits"
 import { Effect, Layer } from "effect"
+import { DeliveryCapacityAnswers } from "./answer/DeliveryCapacityAnswers.ts"
 import { CapacityConfig } from "./CapacityConfig.ts"
 import { CapacityFastLane } from "./http/FastLane.ts"
-import { FastLaneLimit } from "./http/FastLaneLimit.ts"
 import { JsonContentTypeLive } from "./http/JsonContentTypeLive.ts"
 import { JsonValueLimitLive } from "./http/JsonValueLimitLive.ts"
-import { NetworkReplica } from "./NetworkReplica.ts"
 
 // The handlers (DeliveryCapacityHttp, CapacityAdminHttp) each bring the network replica; what the
 // server adds beside them is here.
@@ -17,8 +16,5 @@ export const authentication = Layer.mergeAll(ApiKeyAuthentication, JsonValueLimi
   Layer.provide([CapacityConfig.layer, RateLimiterLive])
 )
 
-/** The node:http fast lane of POST /v1/delivery/capacity; needs CapacityRepository and StreamQueue. */
-export const fastLane = CapacityFastLane.layer.pipe(
-  Layer.provide(NetworkReplica),
-  Layer.provide(FastLaneLimit.layer.pipe(Layer.provide(RateLimiterLive)))
-)
+/** The node:http fast lane of POST /v1/delivery/capacity, over the answer the HttpApi route gives too; needs CapacityRepository and StreamQueue. */
+export const fastLane = CapacityFastLane.layer.pipe(Layer.provide(DeliveryCapacityAnswers.live))

@@ -1,6 +1,6 @@
 export * from "./CapacityConfig.ts"
 export * from "./CapacityNetwork.ts"
-export type { EnginePhase, EnginePhases } from "./EnginePhases.ts"
+export type { EnginePhase, EnginePhases } from "@retail/capacity-wire"
 export * as CapacityService from "./CapacityService.ts"
 export * from "./http/FastLane.ts"
 export { CapacityAdminHttp } from "./http/CapacityAdminHttp.ts"

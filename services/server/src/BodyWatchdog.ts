@@ -1,3 +1,4 @@
+import { BodyTimeoutAnswer, type BodyTimeoutSlot } from "@retail/api"
 import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { IncomingMessage } from "node:http"
@@ -12,8 +13,11 @@ const sampleOf = (request: IncomingMessage, now: number, loopLagged: boolean): B
     bytesRead: socket.bytesRead,
     // Paused by a pipe whose destination is full, node stopped reading the socket because the
     // request's buffer is full, or the event loop was blocked (timers run before the socket reads
-    // that waited): the server is behind, not the client.
-    serverBusy: loopLagged || request.isPaused() || request.readableLength >= request.readableHighWaterMark || socket.isPaused()
+    // that waited): the server is behind, not the client. A reader that pulls on 'readable' (an
+    // Effect Stream of the body, as POST /v1/delivery/capacity's HttpApi route reads it) leaves the
+    // request "paused" while it keeps up: only its full buffer says it is behind.
+    serverBusy: loopLagged || (request.isPaused() && request.listenerCount("readable") === 0) ||
+      request.readableLength >= request.readableHighWaterMark || socket.isPaused()
   }
 }
 
@@ -47,7 +51,7 @@ const keepSocketForAnswer = (request: IncomingMessage): void => {
  * has been received whole. No listener is added to the request (a 'data' listener would switch
  * it to flowing mode under the handler's reader).
  */
-const stall = (request: IncomingMessage, rule: BodyRule) =>
+const stall = (request: IncomingMessage, rule: BodyRule, routeAnswer: () => HttpServerResponse.HttpServerResponse | undefined) =>
   Effect.callback<HttpServerResponse.HttpServerResponse>((resume) => {
     const periodMs = Math.max(20, Math.min(1000, rule.idleTimeoutMs / 10))
     let lookedAt = Date.now()
@@ -60,7 +64,7 @@ const stall = (request: IncomingMessage, rule: BodyRule) =>
       if (verdict === "receiving") return
       clearInterval(timer)
       keepSocketForAnswer(request)
-      resume(Effect.as(Effect.logWarning(`${request.method} ${request.url}: request body ${verdict}, answered 408`), answer(verdict, rule)))
+      resume(Effect.as(Effect.logWarning(`${request.method} ${request.url}: request body ${verdict}, answered 408`), routeAnswer() ?? answer(verdict, rule)))
     }, periodMs)
     return Effect.sync(() => clearInterval(timer))
   })
@@ -83,8 +87,14 @@ export const watchBody = (rule: BodyRule) =>
     // The request's fiber is uninterruptible (but in the route handlers), and the race runs the app
     // in a fiber of its own: the wait for the race must be interruptible too, or a shutdown or a
     // client gone would let the handler run to its end instead of cutting it off. The watch is made
-    // interruptible so that the race can stop it once the app has answered.
-    return Effect.interruptible(Effect.raceFirst(app, Effect.interruptible(stall(source, rule))))
+    // interruptible so that the race can stop it once the app has answered. A route may give its
+    // own 408 (BodyTimeoutAnswer), built when the body is judged, from what it has read by then.
+    let routeAnswer: (() => HttpServerResponse.HttpServerResponse) | undefined
+    const slot: BodyTimeoutSlot = { set: (answer) => void (routeAnswer = answer) }
+    return Effect.interruptible(Effect.raceFirst(
+      Effect.provideService(app, BodyTimeoutAnswer, slot),
+      Effect.interruptible(stall(source, rule, () => routeAnswer?.()))
+    ))
   })
 
 /**

@@ -9,7 +9,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { PublicApiDocs } from "./ApiDocs.ts"
 import { watchBody } from "./BodyWatchdog.ts"
 import { DecodeErrorBodies } from "./DecodeErrorBody.ts"
-import { createFastLaneServer } from "./FastLaneServer.ts"
+import { createFastLaneServer, createGracefulServer, type Lane } from "./FastLaneServer.ts"
 import { laneTracing } from "./FastLaneTracing.ts"
 import { HealthHttp } from "./HealthHttp.ts"
 import { InFlightRequests, trackInFlight } from "./InFlightRequests.ts"
@@ -28,8 +28,8 @@ const ApiLive = HttpApiBuilder.layer(Api).pipe(
   Layer.provide([BearerAuthentication, CapacityService.authentication])
 )
 
-/** Endpoints that bound their bodies themselves (LOAD_PRODUCTS_MAX_BYTES, FILE_MAX_BYTES). */
-const OWN_BODY_LIMIT = /^\/v1\/(load-products|handle-[a-z-]+)\/?(\?|$)/
+/** Endpoints that bound their bodies themselves (LOAD_PRODUCTS_MAX_BYTES, FILE_MAX_BYTES, CAPACITY_MAX_BODY_BYTES). */
+const OWN_BODY_LIMIT = /^\/v1\/(load-products|handle-[a-z-]+|delivery\/capacity)\/?(\?|$)/
 
 /**
  * REQUEST_MAX_BYTES for every other body: a declared Content-Length beyond it is 413 before
@@ -102,22 +102,35 @@ const AwaitHandlers = (shutdownGraceMs: number) =>
       logDrain(inFlight, inFlight.drained.pipe(Effect.timeout(Duration.millis(shutdownGraceMs + 10_000)), Effect.ignore))
     )))
 
-/**
- * node:http on HOST:PORT; POST /v1/delivery/capacity takes the fast lane before the Effect stack.
- * On shutdown requests in flight get SHUTDOWN_GRACE_MS to finish, then their connections are cut.
- */
-export const Listener = Layer.unwrap(
+/** node:http on HOST:PORT offering each request to `lane` first, if any; on shutdown requests in flight get SHUTDOWN_GRACE_MS to finish, then their connections are cut. */
+const nodeListener = <E, R>(lane: Effect.Effect<Lane | undefined, E, R>) =>
+  Layer.unwrap(
+    Effect.gen(function*() {
+      const { host, port, shutdownGraceMs } = yield* ServerConfig
+      const taking = yield* lane
+      return NodeHttpServer.layer(taking === undefined ? createGracefulServer(shutdownGraceMs) : createFastLaneServer(taking, shutdownGraceMs), {
+        port,
+        host,
+        gracefulShutdownTimeout: Duration.millis(shutdownGraceMs)
+      }).pipe(Layer.provideMerge(AwaitHandlers(shutdownGraceMs)))
+    })
+  ).pipe(Layer.provideMerge(InFlightRequests.layer))
+
+/** node:http on HOST:PORT; POST /v1/delivery/capacity takes the fast lane before the Effect stack. */
+export const Listener = nodeListener(
   Effect.gen(function*() {
-    const { host, port, shutdownGraceMs } = yield* ServerConfig
     const lane = yield* CapacityFastLane
     const traced = yield* laneTracing
-    return NodeHttpServer.layer(createFastLaneServer(traced(lane.take), shutdownGraceMs), {
-      port,
-      host,
-      gracefulShutdownTimeout: Duration.millis(shutdownGraceMs)
-    }).pipe(Layer.provideMerge(AwaitHandlers(shutdownGraceMs)))
+    return traced(lane.take)
   })
-).pipe(Layer.provide(CapacityService.fastLane), Layer.provideMerge(InFlightRequests.layer))
+).pipe(Layer.provide(CapacityService.fastLane))
+
+/**
+ * The same listener without the fast lane: every request goes through the Effect stack, POST
+ * /v1/delivery/capacity to its HttpApi route (DeliveryCapacityHttp), as on an HttpServer other than
+ * node:http. The tests run the capacity answers through both (test/capacityAnswers.test.ts).
+ */
+export const ListenerWithoutFastLane = nodeListener(Effect.succeed(undefined))
 
 /** What `npm start` runs: HTTP on HOST:PORT over the infrastructure chosen by configuration. */
 export const ServerLive = AppLive.pipe(

@@ -1,13 +1,11 @@
-import { Api, isJsonContentType } from "@retail/api"
-import { holdsApiKey } from "@retail/auth"
-import { Clock, Effect, Layer } from "effect"
+import { Api, BodyTimeoutAnswer } from "@retail/api"
+import { type Answer, formatOf, INTERNAL } from "@retail/capacity-wire"
+import { Effect, Layer, Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { CapacityConfig } from "../CapacityConfig.ts"
-import { CapacityNetwork } from "../CapacityNetwork.ts"
-import { NetworkReplica } from "../NetworkReplica.ts"
-import { type Answer, INTERNAL } from "../Answer.ts"
-import { answerRequest } from "../RequestAnswer.ts"
+import type { CapacityRequest } from "../answer/AnswerCapacityRequest.ts"
+import { DeliveryCapacityAnswers } from "../answer/DeliveryCapacityAnswers.ts"
+import { RequestBody } from "../answer/RequestBody.ts"
 
 const respond = (answer: Answer) =>
   HttpServerResponse.text(answer.body, {
@@ -17,22 +15,31 @@ const respond = (answer: Answer) =>
   })
 
 /**
- * POST /v1/delivery/capacity through the HttpApi: the same answer as the node-level fast lane
- * (FastLane.ts), which takes these requests first when the server runs on node:http (it also
- * applies the API key's rate). Raw: no payload decoding by the framework, no middleware, no span,
- * no log. Errors are answered in the format of the variant the body reads as.
+ * POST /v1/delivery/capacity through the HttpApi, where the fast lane (FastLane.ts) does not take it
+ * first (another HttpServer than node:http): an adapter over the same answer (DeliveryCapacityAnswers).
+ * Raw: no payload decoding by the framework, no middleware. The body is read to its end, its first
+ * CAPACITY_MAX_BODY_BYTES kept (the server's REQUEST_MAX_BYTES does not apply to it); the server's
+ * body watchdog ends a body that stalls, with this route's 408 (BodyTimeoutAnswer).
  */
 export const DeliveryCapacityHttp = HttpApiBuilder.group(Api, "deliveryCapacity", (handlers) =>
   Effect.gen(function*() {
-    const config = yield* CapacityConfig
-    const network = yield* CapacityNetwork
+    const answers = yield* DeliveryCapacityAnswers
     return handlers.handleRaw("deliveryCapacity", ({ request }) =>
       Effect.gen(function*() {
-        const authorized = holdsApiKey(config.apiKeys, request.headers["authorization"])
-        const json = authorized && isJsonContentType(request.headers["content-type"])
-        const body = yield* request.text
-        const checks = { authorized, json, retryAfter: undefined }
-        const tooLarge = Buffer.byteLength(body) > config.maxBodyBytes
-        return respond(answerRequest(config, network.peek(), checks, body, tooLarge, yield* Clock.currentTimeMillis))
-      }).pipe(Effect.catchCause(() => Effect.succeed(respond(INTERNAL.A)))))
-  })).pipe(Layer.provide(NetworkReplica))
+        const body = new RequestBody(answers.settings.maxBodyBytes)
+        const answer = (ended: CapacityRequest["ended"]) =>
+          respond(answers.answer({
+            authorization: request.headers["authorization"],
+            contentType: request.headers["content-type"],
+            body: body.text(),
+            ended
+          }))
+        const timeoutSlot = yield* BodyTimeoutAnswer
+        timeoutSlot?.set(() => answer("stalled"))
+        return yield* Stream.runForEach(request.stream, (chunk) => Effect.sync(() => body.add(chunk))).pipe(
+          Effect.map(() => answer(body.tooLarge ? "tooLarge" : "whole")),
+          // The body could not be read (the client went away): nobody reads this answer.
+          Effect.catchCause(() => Effect.succeed(respond(INTERNAL[formatOf(body.text())])))
+        )
+      }))
+  })).pipe(Layer.provide(DeliveryCapacityAnswers.live))

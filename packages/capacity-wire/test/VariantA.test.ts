@@ -1,15 +1,8 @@
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
-import {
-  buildSnapshot,
-  decodeDeliveryRequestA,
-  decodeNetwork,
-  type DeliveryRequestA,
-  demoNetwork,
-  emptyLedger,
-  evaluateVariantA
-} from "../src/index.ts"
-import { limaTime, snapshotOf } from "./fixtures.ts"
+import { buildSnapshot, decodeNetwork, demoNetwork, emptyLedger } from "@retail/capacity"
+import { decodeDeliveryRequestA, type DeliveryRequestA, evaluateVariantA } from "../src/index.ts"
+import { limaTime, snapshotOf } from "../../capacity/test/fixtures.ts"
 
 const baseItem = {
   origin: "CD1",

@@ -1,11 +1,13 @@
-import { decodeDeliveryRequestB, encodeDeliveryResponseB, evaluateVariantB, type Snapshot } from "@retail/capacity"
+import type { EngineOptions, Snapshot } from "@retail/capacity"
 import { Result } from "effect"
-import type { CapacitySettings } from "./CapacityConfig.ts"
-import type { EnginePhases } from "./EnginePhases.ts"
 import { type Answer, errorB, INTERNAL } from "./Answer.ts"
+import type { EnginePhases } from "./EnginePhases.ts"
+import { decodeDeliveryRequestB } from "./VariantBDecode.ts"
+import { evaluateVariantB } from "./VariantBMapping.ts"
+import { encodeDeliveryResponseB } from "./VariantBText.ts"
 
 /** Variant B on a parsed body: decode, business rules, the engine, one encoding (shared parts written once); a fault is its 500 body. */
-export const answerVariantBInput = (settings: CapacitySettings, snapshot: Snapshot, input: unknown, nowMillis: number, phases?: EnginePhases): Answer => {
+export const answerVariantB = (options: EngineOptions, snapshot: Snapshot, input: unknown, nowMillis: number, phases?: EnginePhases): Answer => {
   try {
     const decoded = decodeDeliveryRequestB(input)
     phases?.mark("decoded")
@@ -13,7 +15,7 @@ export const answerVariantBInput = (settings: CapacitySettings, snapshot: Snapsh
       const { code, issues, message } = decoded.failure
       return errorB(code, message, { fields: issues.map((issue) => ({ field: issue.path, message: issue.message })) })
     }
-    const response = evaluateVariantB(snapshot, decoded.success, nowMillis, settings)
+    const response = evaluateVariantB(snapshot, decoded.success, nowMillis, options)
     phases?.mark("evaluated")
     if (Result.isFailure(response)) return errorB("NO_ROUTE_FOUND", response.failure.message)
     return { status: 200, contentType: "application/json", body: encodeDeliveryResponseB(response.success) }

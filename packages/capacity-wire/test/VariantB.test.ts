@@ -1,13 +1,10 @@
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
+import { buildSnapshot, decodeNetwork, demoNetwork, emptyLedger } from "@retail/capacity"
 import {
-  buildSnapshot,
   decodeDeliveryRequestB,
-  decodeNetwork,
   type DeliveryRequestB,
   type DeliveryResponseB,
-  demoNetwork,
-  emptyLedger,
   evaluateVariantB,
   unitWeightKg
 } from "../src/index.ts"

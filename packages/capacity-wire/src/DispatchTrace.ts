@@ -1,5 +1,4 @@
-import { formatDay } from "./Calendar.ts"
-import type { DeliveryOption, DispatchResult, ShortageKind } from "./EngineTypes.ts"
+import { type DeliveryOption, type DispatchResult, formatDay, type ShortageKind } from "@retail/capacity"
 import { mapForJson } from "./JsonArrays.ts"
 import type { DeliveryWindowA, TraceDetail } from "./VariantA.ts"
 

@@ -1,14 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
 import fc from "fast-check"
-import {
-  type CapacityUse,
-  decodeDeliveryRequestB,
-  demoNetwork,
-  encodeDeliveryResponseB,
-  evaluateVariantB
-} from "../src/index.ts"
-import { ledgerWith, limaTime, snapshotOf } from "./fixtures.ts"
+import { type CapacityUse, demoNetwork } from "@retail/capacity"
+import { decodeDeliveryRequestB, encodeDeliveryResponseB, evaluateVariantB } from "../src/index.ts"
+import { ledgerWith, limaTime, snapshotOf } from "../../capacity/test/fixtures.ts"
 
 /**
  * The endpoint writes variant B's answer with `encodeDeliveryResponseB` (shared parts written once);

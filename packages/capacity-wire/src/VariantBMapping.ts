@@ -1,24 +1,28 @@
-import { Option, Result } from "effect"
-import { type Day, parseDay } from "./Calendar.ts"
-import { evaluate } from "./Engine.ts"
 import {
+  type Day,
   defaultEngineOptions,
+  type DeliveryMode,
+  type DispatchType,
   type EngineItem,
   type EngineOptions,
-  type Evaluation
-} from "./EngineTypes.ts"
-import type { GeoPoint } from "./Geo.ts"
-import type { DeliveryMode, DispatchType } from "./Network.ts"
-import { originIndexOf } from "./OriginIndex.ts"
-import { rankByProximity, searchOrigins } from "./OriginSearch.ts"
-import { nearestPickupStores } from "./PickupStores.ts"
-import { pathKey } from "./Snapshot.ts"
+  evaluate,
+  type Evaluation,
+  type GeoPoint,
+  nearestPickupStores,
+  originIndexOf,
+  parseDay,
+  pathKey,
+  rankByProximity,
+  searchOrigins,
+  type Snapshot,
+  type ZoneModel
+} from "@retail/capacity"
+import { Option, Result } from "effect"
 import type { DeliveryRequestB, DeliveryResponseB, ItemB, LogisticsCapacity } from "./VariantB.ts"
 import { NoRouteFound } from "./RequestErrors.ts"
 import { originOfItem } from "./VariantBDecode.ts"
 import { DEFAULT_MAX_PICKUP_POINTS, echoItem, requestWithDefaults } from "./VariantBEcho.ts"
 import { type Alternative, entriesOfEvaluation, type EntryContext, type Line, unservedEntry } from "./VariantBEntries.ts"
-import type { Snapshot, ZoneModel } from "./SnapshotModel.ts"
 
 /** Divisor of volumetric weight (cm³ per kg), the courier convention. */
 export const VOLUMETRIC_DIVISOR = 5000

@@ -1,6 +1,7 @@
+import { DeliveryMode, DispatchType, LocalDate, nonEmpty, SchemaChecks } from "@retail/capacity"
 import { Schema } from "effect"
-import { between, Int, minLength, nonNegative, positive } from "./Checks.ts"
-import { DeliveryMode, DispatchType, LocalDate, nonEmpty } from "./Network.ts"
+
+const { between, Int, minLength, nonNegative, positive } = SchemaChecks
 
 /**
  * Variant A of POST /v1/delivery/capacity, field for field as the spec's tables.

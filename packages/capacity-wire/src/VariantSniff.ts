@@ -1,3 +1,26 @@
+import type { ErrorFormat } from "./Answer.ts"
+
+export type Variant = "A" | "B" | "NEITHER"
+
+const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/**
+ * Which variant a parsed body is, by shape (docs/capacity.md, "Telling the variants apart"):
+ * B when the object has `saleChannel` or `deliveryData`; else A when `items` is an empty array
+ * (variant A's 400 then names it) or some element of it is an object with `origin` or
+ * `deliveryMode`; else neither.
+ */
+export const variantOf = (input: unknown): Variant => {
+  if (!isRecord(input)) return "NEITHER"
+  if ("saleChannel" in input || "deliveryData" in input) return "B"
+  const items = input["items"]
+  if (Array.isArray(items) && (items.length === 0 || items.some((item) => isRecord(item) && ("origin" in item || "deliveryMode" in item)))) {
+    return "A"
+  }
+  return "NEITHER"
+}
+
 const SPACE = new Set([0x20, 0x09, 0x0a, 0x0d])
 const MARKERS = new Set(["saleChannel", "deliveryData"])
 
@@ -64,3 +87,6 @@ const unescaped = (raw: string): string => {
     return raw
   }
 }
+
+/** The error format of a body that may not be readable: variant B's when it reads as variant B. */
+export const formatOf = (body: string): ErrorFormat => (readsAsVariantB(body) ? "B" : "A")

@@ -1,7 +1,8 @@
 import { Result } from "effect"
 import { expect, it } from "vitest"
-import { buildSnapshot, decodeDeliveryRequestA, decodeNetwork, evaluateVariantA, ledgerFromUses } from "../src/index.ts"
-import { smallNetwork } from "./fixtures.ts"
+import { buildSnapshot, decodeNetwork, ledgerFromUses } from "@retail/capacity"
+import { decodeDeliveryRequestA, evaluateVariantA } from "../src/index.ts"
+import { smallNetwork } from "../../capacity/test/fixtures.ts"
 
 // The worked example of docs/capacity.md, step by step: keep the two in sync.
 it("computes the worked example of docs/capacity.md", () => {

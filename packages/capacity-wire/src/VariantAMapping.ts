@@ -1,23 +1,26 @@
-import { makeFastDecoder } from "@retail/domain"
-import { Option, Result, Schema } from "effect"
-import { type Day, formatDay, parseDay } from "./Calendar.ts"
-import { formatRejected } from "./DecodeError.ts"
-import { CAPACITY_ERROR_CODE, deliveryWindowsOf, traceDetailsOf } from "./DispatchTrace.ts"
-import { evaluate } from "./Engine.ts"
 import {
   type CapacityShortage,
+  type Day,
   defaultEngineOptions,
   type DispatchResult,
   type EngineItem,
   type EngineOptions,
   type EngineRequest,
+  evaluate,
+  formatDay,
+  formatRejected,
+  isReusedPlan,
   type ItemResult,
+  parseDay,
+  type PathPlan,
+  type Snapshot,
   type StockShortage
-} from "./EngineTypes.ts"
+} from "@retail/capacity"
+import { makeFastDecoder } from "@retail/domain"
+import { Option, Result, Schema } from "effect"
+import { CAPACITY_ERROR_CODE, deliveryWindowsOf, traceDetailsOf } from "./DispatchTrace.ts"
 import { mapForJson } from "./JsonArrays.ts"
-import { isReusedPlan } from "./PlanCache.ts"
 import { BadRequest, NoRouteFound } from "./RequestErrors.ts"
-import type { PathPlan } from "./EngineTypes.ts"
 import { markJsonLasting } from "./JsonTextReuse.ts"
 import {
   type ArriveDateA,
@@ -28,7 +31,6 @@ import {
   type DeliveryTrace,
   type DispatchItemA,
 } from "./VariantA.ts"
-import type { Snapshot } from "./SnapshotModel.ts"
 
 const decodeRequest = Schema.decodeUnknownResult(DeliveryRequestASchema)
 /** Same accept decisions and output as `decodeRequest`, compiled from the schema; `undefined` means "ask Schema" (for the messages). */

@@ -1,9 +1,19 @@
-import { type Day, formatDay } from "./Calendar.ts"
-import type { DispatchResult, Evaluation, StockShortage, WindowSlot } from "./EngineTypes.ts"
-import type { DeliveryMode, DispatchType } from "./Network.ts"
+import {
+  type Day,
+  type DeliveryMode,
+  type DispatchResult,
+  type DispatchType,
+  type Evaluation,
+  formatDay,
+  isReusedPlan,
+  type NodeModel,
+  type PathPlan,
+  type Snapshot,
+  type StockShortage,
+  type WindowSlot,
+  type ZoneModel
+} from "@retail/capacity"
 import { mapForJson } from "./JsonArrays.ts"
-import { isReusedPlan } from "./PlanCache.ts"
-import type { PathPlan } from "./EngineTypes.ts"
 import { markJsonLasting } from "./JsonTextReuse.ts"
 import type { DeliveryWindowA } from "./VariantA.ts"
 import type {
@@ -17,7 +27,6 @@ import type {
 } from "./VariantB.ts"
 import { CAPACITY_ERROR_CODE, deliveryWindowsOf, traceDetailsOf } from "./DispatchTrace.ts"
 import { echoItem } from "./VariantBEcho.ts"
-import type { NodeModel, Snapshot, ZoneModel } from "./SnapshotModel.ts"
 
 /** Building LogisticsCapacity entries of variant B from the engine's dispatch results. */
 

@@ -1,7 +1,22 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { variantOf } from "../src/CapacityAnswer.ts"
-import { readsAsVariantB } from "../src/VariantSniff.ts"
+import { readsAsVariantB, variantOf } from "../src/VariantSniff.ts"
+
+describe("telling the variants apart", () => {
+  it("B by saleChannel or deliveryData, A by items with origin or deliveryMode, else neither", () => {
+    const variantA = { purchaseDate: "2027-03-01", items: [{ origin: "CD-LURIN", deliveryMode: "HOME_DELIVERY" }] }
+    expect(variantOf({ purchaseDate: "2027-03-01", saleChannel: "WEB", deliveryData: {}, items: [] })).toBe("B")
+    expect(variantOf({ saleChannel: "WEB" })).toBe("B")
+    expect(variantOf({ deliveryData: {} })).toBe("B")
+    expect(variantOf({ ...variantA, saleChannel: "WEB" })).toBe("B")
+    expect(variantOf(variantA)).toBe("A")
+    expect(variantOf({ items: [{ skuCode: "X" }, { deliveryMode: "HOME_DELIVERY" }] })).toBe("A")
+    expect(variantOf({ purchaseDate: "2027-03-01", items: [] })).toBe("A")
+    expect(variantOf({ items: [{ skuCode: "X" }] })).toBe("NEITHER")
+    expect(variantOf([variantA])).toBe("NEITHER")
+    expect(variantOf(null)).toBe("NEITHER")
+  })
+})
 
 describe("reading the variant of a body without parsing it", () => {
   it("agrees with variantOf on every well-formed body", () => {

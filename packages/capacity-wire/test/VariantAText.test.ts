@@ -1,14 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
 import fc from "fast-check"
-import {
-  type CapacityUse,
-  decodeDeliveryRequestA,
-  demoNetwork,
-  encodeDeliveryResults,
-  evaluateVariantA
-} from "../src/index.ts"
-import { ledgerWith, limaTime, snapshotOf } from "./fixtures.ts"
+import { type CapacityUse, demoNetwork } from "@retail/capacity"
+import { decodeDeliveryRequestA, encodeDeliveryResults, evaluateVariantA } from "../src/index.ts"
+import { ledgerWith, limaTime, snapshotOf } from "../../capacity/test/fixtures.ts"
 
 /**
  * The endpoint writes variant A's answer with `encodeDeliveryResults` (shared parts written once);

@@ -1,21 +1,7 @@
+import { type FieldIssue, formatIssues, issuesOfRejected } from "@retail/capacity"
 import { makeFastDecoder } from "@retail/domain"
 import { Data, Result, Schema } from "effect"
-import { type FieldIssue, formatIssues, issuesOfRejected } from "./DecodeError.ts"
 import { type DeliveryRequestB, DeliveryRequestB as DeliveryRequestBSchema, type ItemB } from "./VariantB.ts"
-
-/** Variant B error codes (the `code` of the error body) and their statuses. */
-export const ERROR_CODES_B = {
-  INVALID_REQUEST: 400,
-  BUSINESS_RULE_VIOLATION: 400,
-  UNAUTHORIZED: 401,
-  NO_ROUTE_FOUND: 404,
-  REQUEST_TIMEOUT: 408,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  TOO_MANY_REQUESTS: 429,
-  INTERNAL_ERROR: 500
-} as const
-export type ErrorCodeB = keyof typeof ERROR_CODES_B
 
 /** 400 of variant B: the structure (INVALID_REQUEST) or a rule across fields (BUSINESS_RULE_VIOLATION). */
 export class InvalidRequestB extends Data.TaggedError("InvalidRequestB")<{

@@ -1,7 +1,8 @@
+import { DispatchType, LocalDate, nonEmpty, SchemaChecks } from "@retail/capacity"
 import { Schema } from "effect"
-import { between, Int, minLength, nonNegative, positive } from "./Checks.ts"
-import { DispatchType, LocalDate, nonEmpty } from "./Network.ts"
 import { DeliveryWindowA, OrNull, ProductAttribute } from "./VariantA.ts"
+
+const { between, Int, minLength, nonNegative, positive } = SchemaChecks
 
 /**
  * Variant B of POST /v1/delivery/capacity, field for field as the spec's tables. Required: the

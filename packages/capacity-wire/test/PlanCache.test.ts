@@ -4,16 +4,9 @@ import fc from "fast-check"
 import {
   buildSnapshotOn,
   type CapacityUse,
-  decodeDeliveryRequestA,
-  decodeDeliveryRequestB,
   demoNetwork,
   type DispatchResult,
-  encodeDeliveryResponseB,
-  encodeDeliveryResults,
-  engineRequestOfA,
   evaluate,
-  evaluateVariantA,
-  evaluateVariantB,
   type NetworkDocument,
   formatDay,
   parseDay,
@@ -22,8 +15,17 @@ import {
   type Snapshot,
   UsageBoard,
   usesOfDispatch
+} from "@retail/capacity"
+import {
+  decodeDeliveryRequestA,
+  decodeDeliveryRequestB,
+  encodeDeliveryResponseB,
+  encodeDeliveryResults,
+  engineRequestOfA,
+  evaluateVariantA,
+  evaluateVariantB
 } from "../src/index.ts"
-import { decoded, limaTime } from "./fixtures.ts"
+import { decoded, limaTime } from "../../capacity/test/fixtures.ts"
 
 /**
  * Plans are reused across requests (PlanCache.ts) while no usage map they read was replaced. The

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
-import { decodeDeliveryRequestA, decodeDeliveryRequestB, decodeNetwork } from "../src/index.ts"
+import { decodeNetwork } from "@retail/capacity"
+import { decodeDeliveryRequestA, decodeDeliveryRequestB } from "../src/index.ts"
 
 /**
  * The 400 texts clients read are the words Effect 3's Schema used (SchemaExplain.ts): these are
