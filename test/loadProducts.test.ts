@@ -68,6 +68,49 @@ describe("POST /v1/load-products", () => {
         expect(rest.json()).toMatchObject({ errors: [{ sku: "SKU-DUP" }], nextCursor: null })
       }))
 
+    it.effect("the same products answer and are stored alike whether the body is split for the threads or parsed whole", () =>
+      Effect.gen(function*() {
+        const token = yield* mintToken({ scope: "products:write products:read", company: "ACME" })
+        const sql = yield* SqlClient.SqlClient
+        // Unknown keys (re-encoded), escapes and formatting (kept as sent), failures, a duplicate, an element that is no object.
+        const productsOf = (prefix: string): ReadonlyArray<unknown> => {
+          const good = sampleProducts(4, { prefix })
+          return [
+            good[0],
+            { ...good[1], extra: { nested: [1, 2] }, another: "x" },
+            { ...good[2], price: -1 },
+            42,
+            { ...good[3], description: "caf\u00e9 \"quoted\" \\ tab\t" },
+            { ...good[0], skuCode: `${prefix}-DUP` }
+          ]
+        }
+        const send = (body: string) => request("/v1/load-products", { token, body, headers: { "content-type": "application/json" } })
+        // Only `{"products":[...]}` is split; another key beside it sends the body the general way.
+        const split = yield* send(JSON.stringify({ products: productsOf("EQS") }, null, 2).replace(/\\u00e9|é/, "\\u00e9"))
+        const whole = yield* send(JSON.stringify({ products: productsOf("EQW"), note: "parsed whole" }))
+        const bodies = [split, whole].map((response) => {
+          expect(response.status).toBe(200)
+          return response.json() as LoadBody
+        })
+        const [splitBody, wholeBody] = bodies as [LoadBody, LoadBody]
+        expect(JSON.stringify({ ...splitBody, processCode: "" }).replaceAll("EQS", "EQ")).toBe(
+          JSON.stringify({ ...wholeBody, processCode: "" }).replaceAll("EQW", "EQ")
+        )
+        expect(splitBody).toMatchObject({ total: 6, processing: 3, failed: 3 })
+
+        for (const body of bodies) yield* eventually(loadView(body.processCode, token), (v) => v.status === "COMPLETED_WITH_ERRORS")
+        const documents = (prefix: string) =>
+          Effect.map(
+            sql<{ document: unknown }>`SELECT document FROM products WHERE company = 'ACME' AND product_code LIKE ${prefix + "%"} ORDER BY product_code`,
+            (rows) => JSON.stringify(rows.map((row) => row.document)).replaceAll(prefix, "EQ")
+          )
+        const stored = yield* documents("EQS")
+        expect(stored).toBe(yield* documents("EQW"))
+        expect(JSON.parse(stored)).toHaveLength(3)
+        expect(stored).not.toContain("extra")
+        expect(stored).toContain("caf\u00e9 \\\"quoted\\\" \\\\ tab\\t")
+      }))
+
     it.effect("a bad cursor or limit of the errors page is 400 ErrorMessage naming the parameter and the reason", () =>
       Effect.gen(function*() {
         const token = yield* mintToken({ scope: "products:write products:read", company: "ACME" })

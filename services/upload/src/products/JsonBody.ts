@@ -13,11 +13,11 @@ export interface JsonBodyLimits {
 }
 
 /**
- * Reads a JSON request body with a size limit, refusing invalid UTF-8 (instead of replacing it)
- * and answering each problem with its own status and a message a caller can act on. The bytes are
- * measured before anything is decoded or parsed: JSON.parse's heap grows with values, not bytes.
+ * Reads a JSON request body's bytes with a size limit, answering each problem with its own status
+ * and a message a caller can act on: a Content-Type that is not JSON, a body over the limit (before
+ * it is read when its Content-Length says so), an empty body.
  */
-export const readJsonBody = (request: HttpServerRequest.HttpServerRequest, limits: JsonBodyLimits) =>
+export const readJsonBodyBytes = (request: HttpServerRequest.HttpServerRequest, limits: Pick<JsonBodyLimits, "maxBytes">) =>
   Effect.gen(function*() {
     if (!isJsonContentType(request.headers["content-type"])) {
       return yield* Effect.fail(
@@ -26,7 +26,7 @@ export const readJsonBody = (request: HttpServerRequest.HttpServerRequest, limit
         })
       )
     }
-    const { maxBytes, maxValues } = limits
+    const { maxBytes } = limits
     const tooLarge = new PayloadTooLarge({ message: `The request body is larger than the limit of ${maxBytes} bytes` })
     const declared = Number(request.headers["content-length"] ?? "0")
     if (declared > maxBytes) return yield* Effect.fail(tooLarge)
@@ -41,7 +41,18 @@ export const readJsonBody = (request: HttpServerRequest.HttpServerRequest, limit
     if (bytes.byteLength === 0) {
       return yield* Effect.fail(new InvalidRequest({ message: "The request body is empty; expected a JSON object" }))
     }
-    const size = measureJson(new Uint8Array(bytes), maxValues)
+    return new Uint8Array(bytes)
+  })
+
+/**
+ * Parses a JSON body read by `readJsonBodyBytes`, refusing invalid UTF-8 (instead of replacing it).
+ * The values are counted on the bytes before anything is decoded or parsed: JSON.parse's heap
+ * grows with values, not bytes.
+ */
+export const parseJsonBody = (bytes: Uint8Array, limits: Omit<JsonBodyLimits, "maxBytes">) =>
+  Effect.gen(function*() {
+    const { maxValues } = limits
+    const size = measureJson(bytes, maxValues)
     if (size._tag === "TooManyValues") {
       return yield* Effect.fail(
         new PayloadTooLarge({

@@ -15,16 +15,40 @@ export interface EncodedBatch {
   readonly productsJson: Uint8Array
 }
 
-/** A ProductBatch entry around products already encoded, built as bytes in `allocate`d memory: `{"processCode":..,"batchNo":N,"products":` + products + `}`. */
-const encodedEntry = (load: LoadRef, batch: EncodedBatch, allocate: (length: number) => Uint8Array): Uint8Array => {
-  const head = Buffer.from(
-    `{"processCode":${JSON.stringify(load.processCode)},"company":${JSON.stringify(load.company)},"batchNo":${batch.batchNo},"products":`,
+const entryHead = (load: LoadRef, batchNo: number): Buffer =>
+  Buffer.from(
+    `{"processCode":${JSON.stringify(load.processCode)},"company":${JSON.stringify(load.company)},"batchNo":${batchNo},"products":`,
     "utf8"
   )
+
+/** A ProductBatch entry around products already encoded, built as bytes in `allocate`d memory: `{"processCode":..,"batchNo":N,"products":` + products + `}`. */
+const encodedEntry = (load: LoadRef, batch: EncodedBatch, allocate: (length: number) => Uint8Array): Uint8Array => {
+  const head = entryHead(load, batch.batchNo)
   const entry = allocate(head.length + batch.productsJson.length + 1)
   entry.set(head, 0)
   entry.set(batch.productsJson, head.length)
   entry[entry.length - 1] = 0x7d
+  return entry
+}
+
+const COMMA = 0x2c
+
+/** A ProductBatch entry whose products are each the JSON bytes of one product, copied once into the entry. */
+const entryOfProducts = (load: LoadRef, batchNo: number, products: ReadonlyArray<Uint8Array>): Buffer => {
+  const head = entryHead(load, batchNo)
+  let length = head.length + 2 + Math.max(products.length - 1, 0) + 1
+  for (const product of products) length += product.length
+  const entry = Buffer.allocUnsafe(length)
+  head.copy(entry, 0)
+  let at = head.length
+  entry[at++] = 0x5b
+  products.forEach((product, i) => {
+    if (i > 0) entry[at++] = COMMA
+    entry.set(product, at)
+    at += product.length
+  })
+  entry[at++] = 0x5d
+  entry[at] = 0x7d
   return entry
 }
 
@@ -58,6 +82,20 @@ export class ProductPublisher extends Context.Service<ProductPublisher>()("@reta
         Effect.suspend(() => {
           const entries = payloads(load, products, firstBatchNo)
           const track = trackBatches(batchesStream, load.processCode, entries.map((_, i) => firstBatchNo + i))
+          return Effect.as(queue.publish(batchesStream, entries, { track }), entries.length)
+        }),
+      /**
+       * Publishes products given as their JSON bytes (a product as validated, or as the client sent it
+       * when validation kept all of it), atomically: the entries are built from the bytes, nothing is
+       * encoded again. Returns the number of batches written.
+       */
+      publishJson: (load: LoadRef, products: ReadonlyArray<Uint8Array>) =>
+        Effect.suspend(() => {
+          const entries: Array<Uint8Array> = []
+          for (let start = 0; start < products.length; start += batchSize) {
+            entries.push(entryOfProducts(load, entries.length, products.slice(start, start + batchSize)))
+          }
+          const track = trackBatches(batchesStream, load.processCode, entries.map((_, i) => i))
           return Effect.as(queue.publish(batchesStream, entries, { track }), entries.length)
         }),
       /** How many entries `count` products are published as. */
