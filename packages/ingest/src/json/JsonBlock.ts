@@ -12,10 +12,20 @@ export interface JsonBlock {
   /** Index in the products array of the block's first product. */
   readonly firstIndex: number
   readonly count: number
-  readonly bytes: ArrayBuffer
+  /**
+   * The products' bytes, back to back from `bytesOffset` (0 when absent): a buffer of the block's own,
+   * transferred to the thread and back, or a region of a SharedArrayBuffer, which the thread reads in
+   * place (a large buffer transferred into a heap brings its next full garbage collection closer).
+   */
+  readonly bytes: ArrayBuffer | SharedArrayBuffer
+  readonly bytesOffset?: number
   /** A Float64Array's buffer (file offsets can pass 2^32). */
   readonly layout: ArrayBuffer
 }
+
+/** The buffers that move with a block to its thread and back: a SharedArrayBuffer is shared, not moved. */
+export const blockTransfers = (block: JsonBlock): Array<ArrayBuffer> =>
+  block.bytes instanceof ArrayBuffer ? [block.bytes, block.layout] : [block.layout]
 
 export const LAYOUT_FIELDS = 4
 export const LAYOUT_END = 0

@@ -20,7 +20,7 @@ export const readBlockOutcomes = (
   sink: BlockOutcomeSink
 ): void => {
   const { block, outcomes, codes, codeLengths } = result
-  const bytes = new Uint8Array(block.bytes)
+  const bytes = new Uint8Array(block.bytes, block.bytesOffset ?? 0)
   const layout = new Float64Array(block.layout)
   let failure = 0
   let reEncoded = 0

@@ -51,7 +51,7 @@ export class JsonBlockSplitter {
 
   /** Gives a block's buffers back, once its result was read, for a later block. */
   recycle(block: JsonBlock): void {
-    if (block.bytes.byteLength === this.blockBytes && this.spareBytes.length < SPARE_BLOCKS) this.spareBytes.push(block.bytes)
+    if (block.bytes instanceof ArrayBuffer && block.bytes.byteLength === this.blockBytes && this.spareBytes.length < SPARE_BLOCKS) this.spareBytes.push(block.bytes)
     if (this.spareLayouts.length < SPARE_BLOCKS) this.spareLayouts.push(block.layout)
   }
 

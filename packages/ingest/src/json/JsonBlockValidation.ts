@@ -20,7 +20,7 @@ import { validationKeptInput } from "./ValidationKeptInput.ts"
  * duplicate rule needs the whole file in order and is the caller's). Runs in a validation thread.
  */
 export const validateJsonBlock = (block: JsonBlock): JsonBlockResult => {
-  const bytes = Buffer.from(block.bytes)
+  const bytes = Buffer.from(block.bytes, block.bytesOffset ?? 0)
   const layout = new Float64Array(block.layout)
   const outcomes = new Uint8Array(block.count)
   const codeLengths = new Uint32Array(block.count * 2)

@@ -2,12 +2,17 @@ import { InvalidRequest } from "@retail/api"
 import { MAX_PRODUCTS_PER_LOAD } from "@retail/domain"
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import type { HttpServerRequest } from "effect/http"
+import { BufferPool } from "../publish/BufferPool.ts"
 import { ProductPublisher } from "../publish/ProductPublisher.ts"
 import { UploadConfig } from "../UploadConfig.ts"
 import { JsonValidationPool } from "../json/JsonValidationPool.ts"
 import { parseJsonBody, readJsonBodyBytes } from "./JsonBody.ts"
 import { LoadIntake } from "./LoadIntake.ts"
-import { validateProductsBody } from "./ProductsBody.ts"
+import { sharedArena, validateProductsBody } from "./ProductsBody.ts"
+
+/** Bodies' buffers and arenas kept between bodies (those of a few in flight at once), let go after a while without loads. */
+const BUFFERS_KEPT = 4
+const POOL_IDLE_MS = 30_000
 
 const productsOf = (body: unknown) => {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
@@ -33,6 +38,8 @@ export class ProductLoads extends Context.Service<ProductLoads>()("@retail/uploa
     const config = yield* UploadConfig
     const pool = yield* JsonValidationPool
     const limits = { maxValues: config.loadProductsMaxValues, maxValuesVariable: "LOAD_PRODUCTS_MAX_VALUES" }
+    const bodies = new BufferPool(BUFFERS_KEPT, { idleMs: POOL_IDLE_MS })
+    const arenas = new BufferPool(BUFFERS_KEPT, { allocate: sharedArena, idleMs: POOL_IDLE_MS })
 
     /** The general way: any body, parsed whole and validated on the event loop; every malformed body's answer comes from here. */
     const parsed = (bytes: Uint8Array, company: string, startedAt: number) =>
@@ -41,18 +48,18 @@ export class ProductLoads extends Context.Service<ProductLoads>()("@retail/uploa
 
     return {
       load: (request: HttpServerRequest.HttpServerRequest, company: string) =>
-        Effect.gen(function*() {
+        Effect.scoped(Effect.gen(function*() {
           // Before the body is read (the route takes it raw): the load's time counts its upload, as a file load's does.
           const startedAt = yield* Clock.currentTimeMillis
-          const bytes = yield* readJsonBodyBytes(request, { maxBytes: config.loadProductsMaxBytes })
-          const validated = yield* validateProductsBody(bytes, company, { maxValues: config.loadProductsMaxValues, maxProducts: MAX_PRODUCTS_PER_LOAD }).pipe(
+          const bytes = yield* readJsonBodyBytes(request, { maxBytes: config.loadProductsMaxBytes }, bodies)
+          const validated = yield* validateProductsBody(bytes, company, { maxValues: config.loadProductsMaxValues, maxProducts: MAX_PRODUCTS_PER_LOAD }, arenas).pipe(
             Effect.provideService(JsonValidationPool, pool)
           )
           return yield* Option.match(validated, {
             onNone: () => parsed(bytes, company, startedAt),
             onSome: (products) => intake.acceptValidated({ company, source: "LOAD_PRODUCTS", startedAt, ...products })
           })
-        })
+        }))
     }
   })
 }) {
