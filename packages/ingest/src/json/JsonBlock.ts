@@ -2,10 +2,11 @@ import type { ProductFailure } from "@retail/domain"
 import type { JsonSyntaxError } from "./JsonSyntaxError.ts"
 
 /**
- * A block of products of a JSON file, sent to a validation thread: the products' bytes back to
- * back in `bytes`, and per product LAYOUT_FIELDS numbers in `layout` (where its bytes end in the
- * block, and where it starts in the file, to report a syntax fault). Both buffers are transferred
- * to the thread and back, then reused for a later block.
+ * A block of products of a JSON file or body, sent to a validation thread: the products' bytes in
+ * `bytes`, and per product LAYOUT_FIELDS numbers in `layout` (where its bytes start and end in the
+ * block, and where it starts in the file, to report a syntax fault). A file's blocks hold their
+ * products back to back, and both buffers are transferred to the thread and back, then reused for a
+ * later block; a /load-products body's blocks are regions of the body itself, in a SharedArrayBuffer.
  */
 export interface JsonBlock {
   readonly company: string
@@ -13,9 +14,9 @@ export interface JsonBlock {
   readonly firstIndex: number
   readonly count: number
   /**
-   * The products' bytes, back to back from `bytesOffset` (0 when absent): a buffer of the block's own,
-   * transferred to the thread and back, or a region of a SharedArrayBuffer, which the thread reads in
-   * place (a large buffer transferred into a heap brings its next full garbage collection closer).
+   * The products' bytes, from `bytesOffset` (0 when absent): a buffer of the block's own, transferred
+   * to the thread and back, or a region of a SharedArrayBuffer, which the thread reads in place (a
+   * large buffer transferred into a heap brings its next full garbage collection closer).
    */
   readonly bytes: ArrayBuffer | SharedArrayBuffer
   readonly bytesOffset?: number
@@ -27,7 +28,10 @@ export interface JsonBlock {
 export const blockTransfers = (block: JsonBlock): Array<ArrayBuffer> =>
   block.bytes instanceof ArrayBuffer ? [block.bytes, block.layout] : [block.layout]
 
-export const LAYOUT_FIELDS = 4
+export const LAYOUT_FIELDS = 5
+/** Where the product's bytes start, from `bytesOffset`. */
+export const LAYOUT_START = 4
+/** Where they end, from `bytesOffset`. */
 export const LAYOUT_END = 0
 export const LAYOUT_OFFSET = 1
 export const LAYOUT_LINE = 2

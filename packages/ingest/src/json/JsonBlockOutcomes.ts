@@ -1,5 +1,5 @@
 import type { makeFirstOccurrences, ProductFailure } from "@retail/domain"
-import { FAILED, type JsonBlockResult, LAYOUT_END, LAYOUT_FIELDS, SAME_BYTES } from "./JsonBlock.ts"
+import { FAILED, type JsonBlockResult, LAYOUT_END, LAYOUT_FIELDS, LAYOUT_START, SAME_BYTES } from "./JsonBlock.ts"
 
 /** Where the products of a validated block go, in order. */
 export interface BlockOutcomeSink {
@@ -26,8 +26,8 @@ export const readBlockOutcomes = (
   let reEncoded = 0
   let accepted = 0
   let codeAt = 0
-  let start = 0
   for (let i = 0; i < block.count; i++) {
+    const start = layout[i * LAYOUT_FIELDS + LAYOUT_START]!
     const end = layout[i * LAYOUT_FIELDS + LAYOUT_END]!
     const outcome = outcomes[i]
     if (outcome === FAILED) sink.fail(result.failures[failure++]!)
@@ -42,6 +42,5 @@ export const readBlockOutcomes = (
       else if (text === undefined) sink.acceptBytes(bytes.subarray(start, end))
       else sink.acceptText(text)
     }
-    start = end
   }
 }

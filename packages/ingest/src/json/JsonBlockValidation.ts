@@ -10,6 +10,7 @@ import {
   LAYOUT_LINE,
   LAYOUT_LINE_START,
   LAYOUT_OFFSET,
+  LAYOUT_START,
   RE_ENCODED,
   SAME_BYTES
 } from "./JsonBlock.ts"
@@ -28,9 +29,9 @@ export const validateJsonBlock = (block: JsonBlock): JsonBlockResult => {
   const reEncoded: Array<string> = []
   const failures: Array<ProductFailure> = []
   let accepted = 0
-  let start = 0
   for (let i = 0; i < block.count; i++) {
     const at = i * LAYOUT_FIELDS
+    const start = layout[at + LAYOUT_START]!
     const end = layout[at + LAYOUT_END]!
     let value: unknown
     try {
@@ -56,7 +57,6 @@ export const validateJsonBlock = (block: JsonBlock): JsonBlockResult => {
         reEncoded.push(JSON.stringify(product))
       }
     }
-    start = end
   }
   return { block, outcomes, codes: codes.join(""), codeLengths: codeLengths.subarray(0, accepted * 2), reEncoded, failures, fault: undefined }
 }

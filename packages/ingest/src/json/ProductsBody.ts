@@ -1,4 +1,4 @@
-import { type JsonBlock, LAYOUT_END, LAYOUT_FIELDS, LAYOUT_LINE, LAYOUT_LINE_START, LAYOUT_OFFSET } from "./JsonBlock.ts"
+import { type JsonBlock, LAYOUT_END, LAYOUT_FIELDS, LAYOUT_LINE, LAYOUT_LINE_START, LAYOUT_OFFSET, LAYOUT_START } from "./JsonBlock.ts"
 import { MAX_JSON_DEPTH } from "./JsonDepth.ts"
 
 /**
@@ -163,51 +163,38 @@ export const splitProductsBody = (bytes: Uint8Array, limits: ProductsBodyLimits)
   return { count, starts, ends, values: walk.values }
 }
 
-/** The bytes of a split body's products, separators left out: what `productsBodyBlocks` copies. */
-export const productsBytes = (layout: ProductsBodyLayout): number => {
-  let size = 0
-  for (let p = 0; p < layout.count; p++) size += layout.ends[p]! - layout.starts[p]!
-  return size
-}
-
 /**
  * The products of a split body as JsonBlocks of about `blockBytes` each (at least one product a block),
- * for `validateJsonBlock` on a validation thread or on this one. The products are copied back to back
- * into `arena` from `arenaOffset` (at least `productsBytes(layout)` bytes), each block a region of it,
- * so that the threads read them where they are and nothing moves between heaps. A product's line is not tracked (faults
- * are not reported from here: a fault sends the body the general way).
+ * for `validateJsonBlock` on a validation thread or on this one. Each block is a region of the body
+ * itself, which must be a view of a SharedArrayBuffer: the threads read the products where they are,
+ * nothing is copied and nothing moves between heaps. A product's line is not tracked (faults are not
+ * reported from here: a fault sends the body the general way).
  */
 export const productsBodyBlocks = (
-  bytes: Uint8Array,
+  body: Uint8Array,
   layout: ProductsBodyLayout,
   company: string,
-  blockBytes: number,
-  arena: SharedArrayBuffer,
-  arenaOffset = 0
+  blockBytes: number
 ): ReadonlyArray<JsonBlock> => {
-  const into = new Uint8Array(arena)
+  const shared = body.buffer
+  if (!(shared instanceof SharedArrayBuffer)) throw new TypeError("productsBodyBlocks: the body must be a view of a SharedArrayBuffer")
   const blocks: Array<JsonBlock> = []
-  let used = arenaOffset
   let first = 0
   while (first < layout.count) {
     let last = first + 1
     const from = layout.starts[first]!
     while (last < layout.count && layout.ends[last]! - from <= blockBytes) last++
     const count = last - first
-    const bytesOffset = used
     const places = new Float64Array(count * LAYOUT_FIELDS)
     for (let p = first; p < last; p++) {
-      const start = layout.starts[p]!
-      const end = layout.ends[p]!
-      into.set(bytes.subarray(start, end), used)
-      used += end - start
       const at = (p - first) * LAYOUT_FIELDS
-      places[at + LAYOUT_END] = used - bytesOffset
-      places[at + LAYOUT_OFFSET] = start
+      places[at + LAYOUT_START] = layout.starts[p]! - from
+      places[at + LAYOUT_END] = layout.ends[p]! - from
+      places[at + LAYOUT_OFFSET] = layout.starts[p]!
       places[at + LAYOUT_LINE] = 1
       places[at + LAYOUT_LINE_START] = 0
     }
-    blocks.push({ company, firstIndex: first, count, bytes: arena, bytesOffset, layout: places.buffer })
+    blocks.push({ company, firstIndex: first, count, bytes: shared, bytesOffset: body.byteOffset + from, layout: places.buffer })
     first = last
   }
   return blocks

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { isUtf8 } from "node:buffer"
-import { LAYOUT_END, LAYOUT_FIELDS, LAYOUT_OFFSET } from "../../src/json/JsonBlock.ts"
+import { LAYOUT_END, LAYOUT_FIELDS, LAYOUT_OFFSET, LAYOUT_START } from "../../src/json/JsonBlock.ts"
 import { measureJson } from "../../src/json/JsonValueCount.ts"
-import { productsBodyBlocks, productsBytes, splitProductsBody } from "../../src/json/ProductsBody.ts"
+import { productsBodyBlocks, splitProductsBody } from "../../src/json/ProductsBody.ts"
 import { bytes } from "./jsonHelpers.ts"
 
 const limits = { maxValues: 1_000_000, maxProducts: 3000 }
@@ -118,33 +118,34 @@ describe("splitProductsBody", () => {
 })
 
 describe("productsBodyBlocks", () => {
-  it("copies the products back to back into the arena, in blocks of about the size asked, in order, each product whole and where it was in the body", () => {
+  it("cuts the products into blocks of about the size asked, in order, each a region of the body read in place", () => {
     const products = Array.from({ length: 50 }, (_, i) => ({ productCode: `P${i}`, text: "x".repeat(i * 7) }))
-    const body = bytes(JSON.stringify({ products }, null, 2))
+    const text = bytes(JSON.stringify({ products }, null, 2))
+    const body = new Uint8Array(new SharedArrayBuffer(text.length + 10), 10, text.length)
+    body.set(text)
     const layout = splitProductsBody(body, limits)!
-    const arena = new SharedArrayBuffer(productsBytes(layout) + 10)
-    const blocks = productsBodyBlocks(body, layout, "ACME", 600, arena, 10)
+    const blocks = productsBodyBlocks(body, layout, "ACME", 600)
     expect(blocks.length).toBeGreaterThan(2)
     const seen: Array<unknown> = []
-    let arenaUsed = 10
     for (const block of blocks) {
       expect(block.firstIndex).toBe(seen.length)
       expect(block.company).toBe("ACME")
-      expect(block.bytes).toBe(arena)
-      expect(block.bytesOffset).toBe(arenaUsed)
+      expect(block.bytes).toBe(body.buffer)
       const places = new Float64Array(block.layout)
-      let start = 0
       for (let i = 0; i < block.count; i++) {
+        const start = places[i * LAYOUT_FIELDS + LAYOUT_START]!
         const end = places[i * LAYOUT_FIELDS + LAYOUT_END]!
-        const json = decoder.decode(new Uint8Array(arena, arenaUsed + start, end - start))
+        expect((block.bytesOffset ?? 0) + start).toBe(10 + layout.starts[seen.length]!)
         expect(places[i * LAYOUT_FIELDS + LAYOUT_OFFSET]).toBe(layout.starts[seen.length])
-        seen.push(JSON.parse(json))
-        start = end
+        if (i === block.count - 1 && block.count > 1) expect(end).toBeLessThanOrEqual(600)
+        seen.push(JSON.parse(decoder.decode(new Uint8Array(block.bytes, (block.bytesOffset ?? 0) + start, end - start))))
       }
-      if (block.count > 1) expect(start).toBeLessThanOrEqual(600)
-      arenaUsed += start
     }
-    expect(arenaUsed).toBe(10 + productsBytes(layout))
     expect(seen).toEqual(products)
+  })
+
+  it("refuses a body that is not a SharedArrayBuffer's view, which threads could not read in place", () => {
+    const body = bytes("{\"products\":[{}]}")
+    expect(() => productsBodyBlocks(body, splitProductsBody(body, limits)!, "ACME", 600)).toThrow(TypeError)
   })
 })

@@ -8,10 +8,13 @@ import { UploadConfig } from "../UploadConfig.ts"
 import { JsonValidationPool } from "../json/JsonValidationPool.ts"
 import { parseJsonBody, readJsonBodyBytes } from "./JsonBody.ts"
 import { LoadIntake } from "./LoadIntake.ts"
-import { sharedArena, validateProductsBody } from "./ProductsBody.ts"
+import { sharedBuffer, validateProductsBody } from "./ProductsBody.ts"
 
-/** Bodies' buffers and arenas kept between bodies (those of a few in flight at once), let go after a while without loads. */
-const BUFFERS_KEPT = 4
+/**
+ * Bodies' buffers kept between bodies: those of 16 in flight at once (a new SharedArrayBuffer is zeroed
+ * and faulted in page by page, which cost more than the copy into it); let go after a while without loads.
+ */
+const BUFFERS_KEPT = 16
 const POOL_IDLE_MS = 30_000
 
 const productsOf = (body: unknown) => {
@@ -38,8 +41,8 @@ export class ProductLoads extends Context.Service<ProductLoads>()("@retail/uploa
     const config = yield* UploadConfig
     const pool = yield* JsonValidationPool
     const limits = { maxValues: config.loadProductsMaxValues, maxValuesVariable: "LOAD_PRODUCTS_MAX_VALUES" }
-    const bodies = new BufferPool(BUFFERS_KEPT, { idleMs: POOL_IDLE_MS })
-    const arenas = new BufferPool(BUFFERS_KEPT, { allocate: sharedArena, idleMs: POOL_IDLE_MS })
+    // Shared memory: the validation threads read the products where they are in the body.
+    const bodies = new BufferPool(BUFFERS_KEPT, { allocate: sharedBuffer, idleMs: POOL_IDLE_MS })
 
     /** The general way: any body, parsed whole and validated on the event loop; every malformed body's answer comes from here. */
     const parsed = (bytes: Uint8Array, company: string, startedAt: number) =>
@@ -52,7 +55,7 @@ export class ProductLoads extends Context.Service<ProductLoads>()("@retail/uploa
           // Before the body is read (the route takes it raw): the load's time counts its upload, as a file load's does.
           const startedAt = yield* Clock.currentTimeMillis
           const bytes = yield* readJsonBodyBytes(request, { maxBytes: config.loadProductsMaxBytes }, bodies)
-          const validated = yield* validateProductsBody(bytes, company, { maxValues: config.loadProductsMaxValues, maxProducts: MAX_PRODUCTS_PER_LOAD }, arenas).pipe(
+          const validated = yield* validateProductsBody(bytes, company, { maxValues: config.loadProductsMaxValues, maxProducts: MAX_PRODUCTS_PER_LOAD }, bodies).pipe(
             Effect.provideService(JsonValidationPool, pool)
           )
           return yield* Option.match(validated, {

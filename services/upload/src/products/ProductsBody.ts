@@ -1,5 +1,5 @@
 import { LoadError, makeFirstOccurrences } from "@retail/domain"
-import { type BlockOutcomeSink, type JsonBlock, type JsonBlockResult, productsBodyBlocks, productsBytes, readBlockOutcomes, splitProductsBody, validateJsonBlock } from "@retail/ingest"
+import { type BlockOutcomeSink, type JsonBlock, type JsonBlockResult, productsBodyBlocks, readBlockOutcomes, splitProductsBody, validateJsonBlock } from "@retail/ingest"
 import { Effect, Option } from "effect"
 import { isUtf8 } from "node:buffer"
 import { JsonValidationPool } from "../json/JsonValidationPool.ts"
@@ -15,21 +15,27 @@ export interface ProductsBodyLimits {
   readonly maxProducts: number
 }
 
-/** A body's products validated: the failures in product order, the accepted products as JSON bytes (views of an arena, valid in the scope of the call). */
+/** A body's products validated: the failures in product order, the accepted products as JSON bytes (views of the body). */
 export interface ValidatedProducts {
   readonly received: number
   readonly errors: ReadonlyArray<LoadError>
   readonly accepted: ReadonlyArray<Uint8Array>
 }
 
-/** The SharedArrayBuffer under an arena of the pool (made by `sharedArena`). */
-const sharedBufferOf = (arena: Uint8Array): SharedArrayBuffer => {
-  if (!(arena.buffer instanceof SharedArrayBuffer)) throw new TypeError("a /load-products arena must be a SharedArrayBuffer's view")
-  return arena.buffer
-}
+/** How the bodies' pool makes a buffer: a SharedArrayBuffer's view, which threads read in place. */
+export const sharedBuffer = (length: number): Uint8Array => new Uint8Array(new SharedArrayBuffer(length))
 
-/** How the arenas' pool makes one: threads read a SharedArrayBuffer in place. */
-export const sharedArena = (length: number): Uint8Array => new Uint8Array(new SharedArrayBuffer(length))
+/** The body in shared memory: as it is when it was read into the pool, else copied into a buffer of it. */
+const shared = (bytes: Uint8Array, buffers: BufferPool) =>
+  bytes.buffer instanceof SharedArrayBuffer
+    ? Effect.succeed(bytes)
+    : Effect.map(
+      Effect.acquireRelease(Effect.sync(() => buffers.take(bytes.length)), (taken) => Effect.sync(() => buffers.give(taken))),
+      (copy) => {
+        copy.set(bytes)
+        return copy
+      }
+    )
 
 /** With no threads: one block at a time on this thread, letting other requests' I/O in between. */
 const validateHere = (blocks: ReadonlyArray<JsonBlock>) =>
@@ -59,23 +65,23 @@ const toValidated = (results: ReadonlyArray<JsonBlockResult>, received: number):
 
 /**
  * The fast way through a `/load-products` body of the usual shape (`{"products":[...]}`, valid UTF-8,
- * within its limits): one pass on this thread delimits the products (`splitProductsBody`), they are
- * copied into an arena the threads share, and the JsonValidationPool's threads parse and validate them
- * a block at a time as file loads' products are (`validateJsonBlock`); an accepted product keeps the
- * bytes it came in when validation kept all of it. The body is never decoded or parsed whole, nothing
- * is re-encoded but products with unknown keys, and the event loop is free while the threads work.
- * The arena, a SharedArrayBuffer's view from `arenas`, goes back to it when the scope closes.
+ * within its limits): one pass on this thread delimits the products (`splitProductsBody`), and the
+ * JsonValidationPool's threads parse and validate them a block at a time where they are in the body
+ * (a SharedArrayBuffer: from `buffers`, as ProductLoads reads it), as file loads' products are
+ * (`validateJsonBlock`); an accepted product keeps the bytes it came in when validation kept all of
+ * it. The body is never decoded or parsed whole, nothing is re-encoded but products with unknown
+ * keys, and the event loop is free while the threads work. The accepted products are views of the
+ * body: valid while the scope its buffer belongs to is open.
  *
  * `None`: the body is of another shape, over a limit or not well-formed JSON (or a thread failed):
  * the caller reads it the general way, which answers as it always did.
  */
-export const validateProductsBody = (bytes: Uint8Array, company: string, limits: ProductsBodyLimits, arenas: BufferPool) =>
+export const validateProductsBody = (bytes: Uint8Array, company: string, limits: ProductsBodyLimits, buffers: BufferPool) =>
   Effect.gen(function*() {
     if (!isUtf8(bytes)) return Option.none<ValidatedProducts>()
     const layout = splitProductsBody(bytes, limits)
     if (layout === undefined) return Option.none<ValidatedProducts>()
-    const arena = yield* Effect.acquireRelease(Effect.sync(() => arenas.take(productsBytes(layout))), (taken) => Effect.sync(() => arenas.give(taken)))
-    const blocks = productsBodyBlocks(bytes, layout, company, BLOCK_BYTES, sharedBufferOf(arena), arena.byteOffset)
+    const blocks = productsBodyBlocks(yield* shared(bytes, buffers), layout, company, BLOCK_BYTES)
     const pool = yield* JsonValidationPool
     const results = pool.threads === 0 ? Option.some(yield* validateHere(blocks)) : yield* validateOnThreads(pool, blocks)
     return Option.flatMap(results, (done) => toValidated(done, layout.count))

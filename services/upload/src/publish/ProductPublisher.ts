@@ -1,60 +1,16 @@
 import type { Product, ProductBatch } from "@retail/domain"
 import { StreamQueue } from "@retail/queue"
 import { Context, Effect, Layer } from "effect"
+import { type EncodedBatch, encodedEntry, entryOfProducts, type LoadRef } from "./BatchEntries.ts"
 import { BufferPool } from "./BufferPool.ts"
 import { trackBatches } from "./LoadTracking.ts"
 import { UploadConfig } from "../UploadConfig.ts"
 
-export interface LoadRef {
-  readonly processCode: string
-  readonly company: string
-}
+export type { EncodedBatch, LoadRef } from "./BatchEntries.ts"
 
-/** One batch whose products are already the bytes of a JSON array (from a file load's spool). */
-export interface EncodedBatch {
-  readonly batchNo: number
-  readonly productsJson: Uint8Array
-}
-
-const entryHead = (load: LoadRef, batchNo: number): Buffer =>
-  Buffer.from(
-    `{"processCode":${JSON.stringify(load.processCode)},"company":${JSON.stringify(load.company)},"batchNo":${batchNo},"products":`,
-    "utf8"
-  )
-
-/** A ProductBatch entry around products already encoded, built as bytes in `allocate`d memory: `{"processCode":..,"batchNo":N,"products":` + products + `}`. */
-const encodedEntry = (load: LoadRef, batch: EncodedBatch, allocate: (length: number) => Uint8Array): Uint8Array => {
-  const head = entryHead(load, batch.batchNo)
-  const entry = allocate(head.length + batch.productsJson.length + 1)
-  entry.set(head, 0)
-  entry.set(batch.productsJson, head.length)
-  entry[entry.length - 1] = 0x7d
-  return entry
-}
-
-const COMMA = 0x2c
 /** Entry buffers kept for reuse: those of a few 3000-product loads, let go after a while without loads. */
 const ENTRY_BUFFERS = 48
 const POOL_IDLE_MS = 30_000
-
-/** A ProductBatch entry whose products are each the JSON bytes of one product, copied once into `allocate`d memory. */
-const entryOfProducts = (load: LoadRef, batchNo: number, products: ReadonlyArray<Uint8Array>, allocate: (length: number) => Uint8Array): Uint8Array => {
-  const head = entryHead(load, batchNo)
-  let length = head.length + 2 + Math.max(products.length - 1, 0) + 1
-  for (const product of products) length += product.length
-  const entry = allocate(length)
-  entry.set(head, 0)
-  let at = head.length
-  entry[at++] = 0x5b
-  products.forEach((product, i) => {
-    if (i > 0) entry[at++] = COMMA
-    entry.set(product, at)
-    at += product.length
-  })
-  entry[at++] = 0x5d
-  entry[at] = 0x7d
-  return entry
-}
 
 /** Cuts accepted products into batches (one queue entry each) and publishes them all or none. */
 export class ProductPublisher extends Context.Service<ProductPublisher>()("@retail/upload/ProductPublisher", {
