@@ -1,11 +1,15 @@
 import { Product, ProductBatch } from "@retail/domain"
-import { Database, LoadRepository, ProductRepository } from "@retail/store"
+import { Database, latestPerCode, LoadRepository, ProductRepository, upsertProducts } from "@retail/store"
 import { Effect, Layer, ManagedRuntime, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { readFileSync } from "node:fs"
 import { ensureInputs } from "../../parsers/generate.ts"
 import { type Benchmark, figure, type Figure } from "../Benchmark.ts"
-import { databaseUrl } from "../StoreUrls.ts"
+import { databaseUrl, redisUrl } from "../StoreUrls.ts"
+import { copyLimitSeconds } from "../support/CopyLimit.ts"
 import { acceptedLoad, loadState, waitCompleted } from "../support/Http.ts"
+import { legacyUpsert } from "../support/LegacyUpsert.ts"
+import { cpuSharesDuring } from "../support/ProcessCpu.ts"
 import { type ServerHandle, startServer } from "../support/ServerProcess.ts"
 import { mintToken, runTag } from "../support/Tokens.ts"
 import { uploadFiles } from "../support/Upload.ts"
@@ -14,12 +18,49 @@ import { loadFromMetrics, METRICS_ON_PUBLIC_PORT, scrapeServer } from "./Metrics
 /** PRODUCT_BATCH_SIZE's default: the batches the workers persist. */
 const BATCH_SIZE = 250
 const COMPLETION_TIMEOUT_MS = 15 * 60_000
+/** The upsert statements are compared on this many of the load's products (the baseline is slow). */
+const UPSERT_SAMPLE = 50_000
+
+/** Separate worker processes (of WORKERS_PER_PROCESS consumers each) beside an API process, as `npm run cluster` runs them. */
+const WORKER_PROCESSES = [1, 2] as const
+const WORKERS_PER_PROCESS = 2
+
+/** Where a load is sent (`api`) and how many consumers persist it, in how many processes. */
+interface Layout {
+  readonly label: string
+  readonly consumers: number
+  readonly api: ServerHandle
+  readonly servers: ReadonlyArray<ServerHandle>
+  readonly inProcess: boolean
+}
+
+const startSeparateWorkers = async (processes: number, progress: (message: string) => void): Promise<Layout> => {
+  const tag = runTag()
+  const streams = {
+    PRODUCT_BATCHES_STREAM: `bench:${tag}:products:batches`,
+    LOAD_EVENTS_STREAM: `bench:${tag}:product-loads:events`,
+    CAPACITY_EVENTS_STREAM: `bench:${tag}:capacity:events`
+  }
+  const api = await startServer({ ...streams, RUN_WORKERS: "false" }, progress)
+  const workers: Array<ServerHandle> = []
+  for (let i = 0; i < processes; i++) workers.push(await startServer({ ...streams, RUN_WORKERS: "true", WORKERS: String(WORKERS_PER_PROCESS) }, progress))
+  return {
+    label: `API process + ${processes} worker process${processes === 1 ? "" : "es"} (WORKERS=${WORKERS_PER_PROCESS} each)`,
+    consumers: processes * WORKERS_PER_PROCESS,
+    api,
+    servers: [api, ...workers],
+    inProcess: false
+  }
+}
 
 const decodeFile = Schema.decodeUnknownSync(Schema.fromJsonString(Schema.Struct({ products: Schema.Array(Product) })), { onExcessProperty: "ignore" })
 
 export const endToEnd: Benchmark = {
   name: "end-to-end",
-  description: "A /v1/handle-json load (the handle-json file, seed 42) from its first byte to COMPLETED (every row committed), polling GET /v1/loads/{code} every 50 ms, on servers started with WORKERS 1, 2 and 4.",
+  description: "A /v1/handle-json load (the handle-json file, seed 42) from its first byte to COMPLETED (every row committed), polling GET /v1/loads/{code} every 50 ms, on servers started with WORKERS 1, 2 and 4, and (with Redis) on an API process with 1 and 2 separate worker processes. " +
+    "Beside each, at the same concurrency and batch size: the COPY-based limit (COPY into staging tables, then one INSERT ... SELECT per table with the dateUpdate guard; support/CopyLimit.ts), " +
+    "the workers' own persistBatch called in-process, and the write statement alone against the one persistBatch ran before issue 21 (support/LegacyUpsert.ts). " +
+    "CPU per product over each load: the server processes, every PostgreSQL process of the machine and Redis (/proc; on a quiet machine, these are the load's).",
   sizeUnit: "products in the load",
   defaultSize: 10_000,
   smokeSize: 200,
@@ -30,23 +71,32 @@ export const endToEnd: Benchmark = {
     const { products } = decodeFile(readFileSync(files.json, "utf8"))
     const url = databaseUrl()
     setup.note(url === undefined
-      ? "Database embedded: each server has its own in-memory PGlite, and the limit runs on another one in the runner's process (same engine, same SQL)."
-      : "The limit runs against the same PostgreSQL as the servers (DATABASE_URL), with the workers' own code (ProductRepository.persistBatch).")
+      ? "Database embedded: each server has its own in-memory PGlite, and persistBatch runs on another one in the runner's process (same engine, same SQL); the COPY limit needs DATABASE_URL and is left out."
+      : "Every limit runs against the same PostgreSQL as the servers (DATABASE_URL), each load under a company of its own.")
+    setup.note(`The write statements alone (new upsertProducts against the statement before issue 21) are compared on the first ${Math.min(UPSERT_SAMPLE, products.length)} products, one transaction per batch of ${BATCH_SIZE}, nothing else in it.`)
     const runtime = ManagedRuntime.make(
       Layer.mergeAll(ProductRepository.layer, LoadRepository.layer).pipe(
         Layer.provideMerge(Database.layer({ url: Option.fromNullishOr(url), dataDir: Database.IN_MEMORY, poolSize: Math.max(...workerCounts) + 1 }))
       )
     )
-    const servers = new Map<number, ServerHandle>()
-    const bestPerRun: Array<number> = []
+    const layouts: Array<Layout> = []
+    const bestPerRun: Array<string> = []
     const close = async () => {
-      if (bestPerRun.length > 0) setup.note(`Best WORKERS in each run: ${bestPerRun.join(", ")}.`)
-      for (const server of servers.values()) await server.stop()
+      if (bestPerRun.length > 0) setup.note(`Best layout in each run: ${bestPerRun.join("; ")}.`)
+      for (const layout of layouts) for (const server of layout.servers) await server.stop()
       await runtime.dispose()
     }
     try {
       for (const workers of workerCounts) {
-        servers.set(workers, await startServer({ WORKERS: String(workers), RUN_WORKERS: "true", ...METRICS_ON_PUBLIC_PORT }, setup.progress))
+        const server = await startServer({ WORKERS: String(workers), RUN_WORKERS: "true", ...METRICS_ON_PUBLIC_PORT }, setup.progress)
+        layouts.push({ label: `WORKERS=${workers}`, consumers: workers, api: server, servers: [server], inProcess: true })
+      }
+      if (setup.scale === "full" && redisUrl() !== undefined) {
+        for (const processes of WORKER_PROCESSES) layouts.push(await startSeparateWorkers(processes, setup.progress))
+        setup.note(
+          `Separate worker processes (${WORKER_PROCESSES.join(" and ")}, WORKERS=${WORKERS_PER_PROCESS} each): the load goes to an API process started with ` +
+            "RUN_WORKERS=false, and worker processes (RUN_WORKERS=true) on the same streams persist it, as `npm run cluster` lays them out; the limits are those of the same number of consumers."
+        )
       }
       await runtime.runPromise(Effect.void)
     } catch (error) {
@@ -63,42 +113,99 @@ export const endToEnd: Benchmark = {
         const processCode = crypto.randomUUID()
         yield* loads.create({ processCode, company, source: "HANDLE_JSON", received: products.length, accepted: products.length, failed: 0, errors: [] })
         const batches = Array.from({ length: Math.ceil(products.length / BATCH_SIZE) }, (_, batchNo) =>
-          new ProductBatch({ processCode, company, batchNo, products: products.slice(batchNo * BATCH_SIZE, (batchNo + 1) * BATCH_SIZE) }))
+          ProductBatch.make({ processCode, company, batchNo, products: products.slice(batchNo * BATCH_SIZE, (batchNo + 1) * BATCH_SIZE) }))
         const start = performance.now()
         yield* Effect.forEach(batches, (batch) => repository.persistBatch(batch), { concurrency, discard: true })
         return (performance.now() - start) / 1000
       }))
 
+    /** One write statement alone: each batch (deduplicated, as persistBatch does) in a transaction of its own, `concurrency` at a time. */
+    const upsertAlone = (concurrency: number, write: "new" | "before issue 21") =>
+      runtime.runPromise(Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const company = `BENCH-${runTag()}`
+        const processCode = crypto.randomUUID()
+        const sample = products.slice(0, UPSERT_SAMPLE)
+        const batches = Array.from({ length: Math.ceil(sample.length / BATCH_SIZE) }, (_, b) => latestPerCode(sample.slice(b * BATCH_SIZE, (b + 1) * BATCH_SIZE)))
+        const start = performance.now()
+        yield* Effect.forEach(
+          batches,
+          (batch) =>
+            sql.withTransaction(write === "new"
+              ? Effect.asVoid(upsertProducts(sql, company, processCode, batch))
+              : Effect.asVoid(legacyUpsert(sql, company, processCode, batch))),
+          { concurrency, discard: true }
+        )
+        return sample.length / ((performance.now() - start) / 1000)
+      }))
+
+    /** The limits at one number of consumers, measured once a run, after the pipeline's loads of that run. */
+    const limitsAt = async (consumers: number) => {
+      const straight = setup.size / (await persistStraight(consumers))
+      const copy = url === undefined
+        ? undefined
+        : setup.size / (await copyLimitSeconds(url, `BENCH-${runTag()}`, products, { batchSize: BATCH_SIZE, concurrency: consumers }))
+      const upsertNew = await upsertAlone(consumers, "new")
+      const upsertBefore = await upsertAlone(consumers, "before issue 21")
+      setup.progress(
+        `${consumers} at a time: persistBatch straight ${straight.toFixed(0)} products/s; COPY limit ${copy?.toFixed(0) ?? "-"}; ` +
+          `write statement alone ${upsertNew.toFixed(0)} (before issue 21: ${upsertBefore.toFixed(0)})`
+      )
+      const limit = copy === undefined
+        ? { name: `persistBatch in-process, ${consumers} at a time`, sample: straight }
+        : { name: `COPY-based limit, ${consumers} at a time`, sample: copy }
+      const figures = [
+        ...(copy === undefined ? [] : [figure(`persistBatch in-process, ${consumers} at a time`, "products/s", straight, { limit })]),
+        figure(`write statement alone, ${consumers} at a time`, "products/s", upsertNew, {
+          limit: { name: `the statement before issue 21, ${consumers} at a time`, sample: upsertBefore },
+          goal: { on: "ratio", atLeast: 1.5, source: "issue 21: the persist path at least 1.5x" }
+        })
+      ]
+      return { limit, figures }
+    }
+
     const run = async (): Promise<ReadonlyArray<Figure>> => {
       const figures: Array<Figure> = []
-      let best = { workers: 0, rate: 0 }
-      for (const [workers, server] of servers) {
+      const measured: Array<{ readonly layout: Layout; readonly rate: number }> = []
+      for (const layout of layouts) {
         const token = await mintToken(`BENCH-${runTag()}`)
-        const before = await scrapeServer(server)
-        const upload = await uploadFiles(`${server.url}/v1/handle-json`, token, [{ name: "productsJson", file: files.json, contentType: "application/json" }])
-        const processCode = acceptedLoad({ status: upload.status, text: upload.body }, "POST /v1/handle-json")
-        const completedAt = await waitCompleted(server.url, processCode, token, COMPLETION_TIMEOUT_MS)
-        const rate = setup.size / ((completedAt - upload.startedAt) / 1000)
-        const fromMetrics = loadFromMetrics(`WORKERS=${workers}`, before, await scrapeServer(server), {
-          productsPerSecond: rate,
-          seconds: (completedAt - upload.startedAt) / 1000,
-          persisted: (await loadState(server.url, processCode, token)).totals.persisted
+        const before = layout.inProcess ? await scrapeServer(layout.api) : undefined
+        const { result: { upload, processCode, completedAt }, ...cpu } = await cpuSharesDuring(layout.servers.map((server) => server.pid), async () => {
+          const upload = await uploadFiles(`${layout.api.url}/v1/handle-json`, token, [{ name: "productsJson", file: files.json, contentType: "application/json" }])
+          const processCode = acceptedLoad({ status: upload.status, text: upload.body }, "POST /v1/handle-json")
+          return { upload, processCode, completedAt: await waitCompleted(layout.api.url, processCode, token, COMPLETION_TIMEOUT_MS) }
         })
-        const straight = setup.size / (await persistStraight(workers))
-        setup.progress(`WORKERS=${workers}: ${rate.toFixed(0)} products/s to COMPLETED; persistBatch straight ${straight.toFixed(0)} products/s`)
-        figures.push(figure(`products/s first byte to COMPLETED, WORKERS=${workers}`, "products/s", rate, {
-          limit: { name: `persistBatch in-process, ${workers} at a time`, sample: straight }
-        }))
-        figures.push(...fromMetrics)
-        if (rate > best.rate) best = { workers, rate }
+        const rate = setup.size / ((completedAt - upload.startedAt) / 1000)
+        setup.progress(`${layout.label}: ${rate.toFixed(0)} products/s first byte to COMPLETED`)
+        measured.push({ layout, rate })
+        for (const [part, seconds] of [["the servers", cpu.servers], ["PostgreSQL", cpu.postgres], ["Redis", cpu.redis]] as const) {
+          if (seconds !== undefined) {
+            figures.push(figure(`CPU per product, ${part}, ${layout.label}`, "µs", (seconds * 1e6) / setup.size, { better: "lower" }))
+          }
+        }
+        if (before !== undefined) {
+          figures.push(...loadFromMetrics(layout.label, before, await scrapeServer(layout.api), {
+            productsPerSecond: rate,
+            seconds: (completedAt - upload.startedAt) / 1000,
+            persisted: (await loadState(layout.api.url, processCode, token)).totals.persisted
+          }))
+        }
       }
-      bestPerRun.push(best.workers)
-      const bestFigure = figures.find((f) => f.name.endsWith(`WORKERS=${best.workers}`))
+      const limits = new Map<number, Awaited<ReturnType<typeof limitsAt>>>()
+      for (const consumers of new Set(layouts.map((layout) => layout.consumers))) limits.set(consumers, await limitsAt(consumers))
+      for (const { layout, rate } of measured) {
+        figures.push(figure(`products/s first byte to COMPLETED, ${layout.label}`, "products/s", rate, { limit: limits.get(layout.consumers)!.limit }))
+      }
+      for (const { figures: limitFigures } of limits.values()) figures.push(...limitFigures)
+      const best = measured.reduce((a, b) => (b.rate > a.rate ? b : a))
+      bestPerRun.push(best.layout.label)
+      const bestFigure = figures.find((f) => f.name === `products/s first byte to COMPLETED, ${best.layout.label}`)
       if (bestFigure?.limit !== undefined) {
         figures.unshift({
           ...bestFigure,
-          name: "products/s first byte to COMPLETED, best WORKERS of the run",
-          limit: { ...bestFigure.limit, name: "persistBatch in-process, as many at a time as that run's best WORKERS" }
+          name: "products/s first byte to COMPLETED, best layout of the run",
+          limit: { ...bestFigure.limit, name: `${bestFigure.limit.name.replace(/, \d+ at a time$/, "")}, as many at a time as that run's best layout has consumers` },
+          ...(url === undefined ? {} : { goal: { on: "ratio", atLeast: 0.75, source: "issue 21: first byte to COMPLETED at least 0.75x the COPY limit" } })
         })
       }
       return figures

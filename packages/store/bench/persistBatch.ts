@@ -29,7 +29,7 @@ const run = Effect.gen(function* () {
       const start = performance.now()
       yield* Effect.forEach(
         products,
-        (items, batchNo) => repo.persistBatch(new ProductBatch({ processCode: load.processCode, company, batchNo, products: items })),
+        (items, batchNo) => repo.persistBatch(ProductBatch.make({ processCode: load.processCode, company, batchNo, products: items })),
         { concurrency, discard: true }
       )
       const seconds = (performance.now() - start) / 1000

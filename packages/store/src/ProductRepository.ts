@@ -1,4 +1,4 @@
-import { Product, type ProductBatch } from "@retail/domain"
+import type { Product, ProductBatch } from "@retail/domain"
 import { StoreMetrics, timedSeconds } from "@retail/metrics"
 import { Context, Effect, Exit, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
@@ -6,6 +6,7 @@ import { adjustCounts, recordChange } from "./LoadAccounting.ts"
 import { countProducts } from "./LoadMetrics.ts"
 import { countRows, findChildren, type ProductChildren, type RowCounts } from "./ProductChildren.ts"
 import { latestPerCode, upsertProducts } from "./ProductUpsert.ts"
+import { findStoredProduct } from "./StoredProduct.ts"
 import { storeOperation, StoreError } from "./StoreError.ts"
 
 export type PersistOutcome =
@@ -19,7 +20,6 @@ const observePersist = (seconds: number, exit: Exit.Exit<PersistOutcome, StoreEr
 }
 
 const decodeStatus = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ status: Schema.String })))
-const decodeDocuments = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ document: Product })))
 
 export class ProductRepository extends Context.Service<ProductRepository>()("@retail/store/ProductRepository", {
   make: Effect.gen(function* () {
@@ -58,13 +58,9 @@ export class ProductRepository extends Context.Service<ProductRepository>()("@re
         )
         .pipe(storeOperation("persistBatch"), (persisting) => timedSeconds(persisting, observePersist))
 
-    /** The product exactly as it was decoded when last written. */
+    /** The product as last written, from its columns and child rows. */
     const findProduct = (company: string, productCode: string): Effect.Effect<Option.Option<Product>, StoreError> =>
-      sql`SELECT document FROM products WHERE company = ${company} AND product_code = ${productCode}`.pipe(
-        Effect.flatMap(decodeDocuments),
-        Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => row.document)),
-        storeOperation("findProduct")
-      )
+      findStoredProduct(sql, company, productCode).pipe(storeOperation("findProduct"))
 
     const children = (company: string, productCode: string): Effect.Effect<ProductChildren, StoreError> =>
       findChildren(sql, company, productCode).pipe(storeOperation("findChildren"))

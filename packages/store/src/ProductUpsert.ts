@@ -1,5 +1,6 @@
+import { PgTypes } from "@effect/sql-pg"
 import { compareDateTimeText, type Product } from "@retail/domain"
-import { Effect, Schema } from "effect"
+import { Effect, Result, Schema } from "effect"
 import type { SqlClient } from "effect/sql"
 
 /** One product per code, the latest dateUpdate winning (the later one on a tie), sorted by code so concurrent batches lock rows in the same order. */
@@ -12,116 +13,190 @@ export const latestPerCode = (products: ReadonlyArray<Product>): ReadonlyArray<P
   return Array.from(byCode.values()).sort((a, b) => (a.productCode < b.productCode ? -1 : a.productCode > b.productCode ? 1 : 0))
 }
 
-const decodeWritten = Schema.decodeUnknownEffect(Schema.Tuple([Schema.Struct({ written: Schema.Number })]))
+const { float8: FLOAT8, int4: INT4, text: TEXT } = PgTypes.OID
 
 /**
- * Upserts products and their children in ONE statement from ONE jsonb parameter. A stored product
- * with a newer date_update is left alone; for the products written, children are upserted by
- * position and positions beyond the new lists are deleted (disjoint rows, so the sibling CTEs never
- * touch the same row). Returns how many products were written.
+ * A column of the batch as one binary array parameter: PostgreSQL reads it without parsing text or
+ * JSON (binary float8 and int4, text as bytes). Every value was validated, so encoding cannot fail.
  */
-export const upsertStatement = (
-  sql: SqlClient.SqlClient,
-  company: string,
-  processCode: string,
-  products: ReadonlyArray<Product>
-) =>
-  sql`
-    WITH input AS (
-      SELECT p.doc, p.n FROM jsonb_array_elements(${JSON.stringify(products)}::jsonb) WITH ORDINALITY AS p(doc, n)
-    ), written AS (
-      INSERT INTO products AS t (
-        company, product_code, sku_code, ean_code, description, price, length, width, height, weight,
-        product_type, dispatch_type, unit_measurement, united_nations_code, hierarchy_code, company_code,
-        tax_sale, tax_selective, sales_tax, product_pmm_status, date_update, is_ecommerce, measurable,
-        sku_code_platform, conversion_factor, document, process_code, updated_at
-      )
-      SELECT ${company}, doc->>'productCode', doc->>'skuCode', doc->>'eanCode', doc->>'description',
-        (doc->>'price')::float8, (doc->>'length')::float8, (doc->>'width')::float8, (doc->>'height')::float8,
-        (doc->>'weight')::float8, doc->>'productType', doc->>'dispatchType', doc->>'unitMeasurement',
-        doc->>'unitedNationsCode', doc->>'hierarchyCode', doc->>'companyCode', doc->>'taxSale',
-        (doc->>'taxSelective')::float8, (doc->>'salesTax')::float8, doc->>'productPmmStatus',
-        (doc->>'dateUpdate')::timestamp, doc->>'isEcommerce', doc->>'measurable', doc->>'skuCodePlatform',
-        (doc->>'conversionFactor')::bigint, doc, ${processCode}::uuid, now()
-      FROM input ORDER BY n
-      ON CONFLICT (company, product_code) DO UPDATE SET
-        sku_code = EXCLUDED.sku_code, ean_code = EXCLUDED.ean_code, description = EXCLUDED.description,
-        price = EXCLUDED.price, length = EXCLUDED.length, width = EXCLUDED.width, height = EXCLUDED.height,
-        weight = EXCLUDED.weight, product_type = EXCLUDED.product_type, dispatch_type = EXCLUDED.dispatch_type,
-        unit_measurement = EXCLUDED.unit_measurement, united_nations_code = EXCLUDED.united_nations_code,
-        hierarchy_code = EXCLUDED.hierarchy_code, company_code = EXCLUDED.company_code, tax_sale = EXCLUDED.tax_sale,
-        tax_selective = EXCLUDED.tax_selective, sales_tax = EXCLUDED.sales_tax,
-        product_pmm_status = EXCLUDED.product_pmm_status, date_update = EXCLUDED.date_update,
-        is_ecommerce = EXCLUDED.is_ecommerce, measurable = EXCLUDED.measurable,
-        sku_code_platform = EXCLUDED.sku_code_platform, conversion_factor = EXCLUDED.conversion_factor,
-        document = EXCLUDED.document, process_code = EXCLUDED.process_code, updated_at = now()
-      WHERE t.date_update <= EXCLUDED.date_update
-      RETURNING t.product_code
-    ), written_input AS (
-      SELECT w.product_code, i.doc,
-        jsonb_array_length(i.doc->'barcodes') AS barcodes_n,
-        jsonb_array_length(i.doc->'hierarchies') AS hierarchies_n,
-        jsonb_array_length(i.doc->'lstAttributes') AS attributes_n
-      FROM written w JOIN input i ON i.doc->>'productCode' = w.product_code
-    ), barcodes AS (
-      INSERT INTO product_barcodes AS t (company, product_code, position, ean_code, indicator)
-      SELECT ${company}, w.product_code, (c.n - 1)::int, c.v->>'eanCode', c.v->>'indicator'
-      FROM written_input w, jsonb_array_elements(w.doc->'barcodes') WITH ORDINALITY AS c(v, n)
-      ORDER BY w.product_code, c.n
-      ON CONFLICT (company, product_code, position) DO UPDATE SET
-        ean_code = EXCLUDED.ean_code, indicator = EXCLUDED.indicator
-      RETURNING 1
-    ), hierarchies AS (
-      INSERT INTO product_hierarchies AS t (
-        company, product_code, position, hierarchy_code, hierarchy_level, hierarchy_parent, hierarchy_name,
-        hierarchy_description, hierarchy_breadcrumb
-      )
-      SELECT ${company}, w.product_code, (c.n - 1)::int, c.v->>'hierarchyCode', (c.v->>'hierarchyLevel')::int,
-        c.v->>'hierarchyParent', c.v->>'hierarchyName', c.v->>'hierarchyDescription', c.v->>'hierarchyBreadcrumb'
-      FROM written_input w, jsonb_array_elements(w.doc->'hierarchies') WITH ORDINALITY AS c(v, n)
-      ORDER BY w.product_code, c.n
-      ON CONFLICT (company, product_code, position) DO UPDATE SET
-        hierarchy_code = EXCLUDED.hierarchy_code, hierarchy_level = EXCLUDED.hierarchy_level,
-        hierarchy_parent = EXCLUDED.hierarchy_parent, hierarchy_name = EXCLUDED.hierarchy_name,
-        hierarchy_description = EXCLUDED.hierarchy_description, hierarchy_breadcrumb = EXCLUDED.hierarchy_breadcrumb
-      RETURNING 1
-    ), attributes AS (
-      INSERT INTO product_attributes AS t (
-        company, product_code, position, attribute_type, parent_attribute_code, attribute_code,
-        attribute_description, attribute_description_detail
-      )
-      SELECT ${company}, w.product_code, (c.n - 1)::int, c.v->>'attributeType', c.v->>'parentAttributeCode',
-        c.v->>'attributeCode', c.v->>'attributeDescription', c.v->>'attributeDescriptionDetail'
-      FROM written_input w, jsonb_array_elements(w.doc->'lstAttributes') WITH ORDINALITY AS c(v, n)
-      ORDER BY w.product_code, c.n
-      ON CONFLICT (company, product_code, position) DO UPDATE SET
-        attribute_type = EXCLUDED.attribute_type, parent_attribute_code = EXCLUDED.parent_attribute_code,
-        attribute_code = EXCLUDED.attribute_code, attribute_description = EXCLUDED.attribute_description,
-        attribute_description_detail = EXCLUDED.attribute_description_detail
-      RETURNING 1
-    ), trim_barcodes AS (
-      DELETE FROM product_barcodes t USING written_input w
-      WHERE t.company = ${company} AND t.product_code = w.product_code AND t.position >= w.barcodes_n
-      RETURNING 1
-    ), trim_hierarchies AS (
-      DELETE FROM product_hierarchies t USING written_input w
-      WHERE t.company = ${company} AND t.product_code = w.product_code AND t.position >= w.hierarchies_n
-      RETURNING 1
-    ), trim_attributes AS (
-      DELETE FROM product_attributes t USING written_input w
-      WHERE t.company = ${company} AND t.product_code = w.product_code AND t.position >= w.attributes_n
-      RETURNING 1
-    )
-    SELECT (SELECT count(*) FROM written)::int AS written
-  `
+const column = (values: ReadonlyArray<string | number | null>, oid: number): PgTypes.Parameter =>
+  Result.getOrThrow(PgTypes.array(values, oid))
 
+interface Column {
+  readonly name: string
+  readonly oid: number
+  /** The SQL type the array element is read as (the column's own when it differs from the array's). */
+  readonly cast?: string
+  readonly value: (product: Product) => string | number | null
+}
+
+const text = (name: string, value: (product: Product) => string | null | undefined): Column => ({ name, oid: TEXT, value: (p) => value(p) ?? null })
+const float = (name: string, value: (product: Product) => number | null | undefined): Column => ({ name, oid: FLOAT8, value: (p) => value(p) ?? null })
+
+/**
+ * The products table's columns in order. conversionFactor goes as float8 (exact for every safe
+ * integer) and becomes bigint; dateUpdate goes as its `YYYY-MM-DD HH:mm:ss` text.
+ */
+const PRODUCT_COLUMNS: ReadonlyArray<Column> = [
+  text("product_code", (p) => p.productCode),
+  text("sku_code", (p) => p.skuCode),
+  text("ean_code", (p) => p.eanCode),
+  text("description", (p) => p.description),
+  float("price", (p) => p.price),
+  float("length", (p) => p.length),
+  float("width", (p) => p.width),
+  float("height", (p) => p.height),
+  float("weight", (p) => p.weight),
+  text("product_type", (p) => p.productType),
+  text("dispatch_type", (p) => p.dispatchType),
+  text("unit_measurement", (p) => p.unitMeasurement),
+  text("united_nations_code", (p) => p.unitedNationsCode),
+  text("hierarchy_code", (p) => p.hierarchyCode),
+  text("company_code", (p) => p.companyCode),
+  text("tax_sale", (p) => p.taxSale),
+  float("tax_selective", (p) => p.taxSelective),
+  float("sales_tax", (p) => p.salesTax),
+  text("product_pmm_status", (p) => p.productPmmStatus),
+  { ...text("date_update", (p) => p.dateUpdate), cast: "timestamp" },
+  text("is_ecommerce", (p) => p.isEcommerce),
+  text("measurable", (p) => p.measurable),
+  text("sku_code_platform", (p) => p.skuCodePlatform),
+  { ...float("conversion_factor", (p) => p.conversionFactor), cast: "bigint" }
+]
+
+const names = PRODUCT_COLUMNS.map((c) => c.name)
+const selected = PRODUCT_COLUMNS.map((c) => (c.cast === undefined ? c.name : `${c.name}::${c.cast}`))
+const params = (from: number, count: number) => Array.from({ length: count }, (_, i) => `$${from + i}`).join(", ")
+
+/**
+ * $1 company, $2 process code, then one array per column. A stored product with a newer
+ * date_update is left alone. `inserted` tells a new row (xmax = 0) from one that was updated:
+ * only an updated product has children to remove. Were it ever wrong the safe way round, the
+ * children's primary keys would refuse the insert and the batch would fail, never mix children.
+ */
+const UPSERT_PRODUCTS = `
+  INSERT INTO products AS t (company, ${names.join(", ")}, process_code, updated_at)
+  SELECT $1, ${selected.join(", ")}, $2::uuid, now()
+  FROM unnest(${params(3, names.length)}) WITH ORDINALITY AS u(${names.join(", ")}, n)
+  ORDER BY n
+  ON CONFLICT (company, product_code) DO UPDATE SET
+    ${names.slice(1).map((name) => `${name} = EXCLUDED.${name}`).join(", ")},
+    process_code = EXCLUDED.process_code, updated_at = now()
+  WHERE t.date_update <= EXCLUDED.date_update
+  RETURNING t.product_code AS "productCode", (t.xmax = 0) AS inserted`
+
+/** $1 company, $2 the codes of the products updated: their children are replaced, not merged. */
+const DELETE_CHILDREN = `
+  WITH barcodes AS (
+    DELETE FROM product_barcodes WHERE company = $1 AND product_code = ANY($2::text[])
+  ), hierarchies AS (
+    DELETE FROM product_hierarchies WHERE company = $1 AND product_code = ANY($2::text[])
+  )
+  DELETE FROM product_attributes WHERE company = $1 AND product_code = ANY($2::text[])`
+
+/** $1 company, then the arrays of the three child tables (product_code and position first in each). */
+const INSERT_CHILDREN = `
+  WITH barcodes AS (
+    INSERT INTO product_barcodes (company, product_code, position, ean_code, indicator)
+    SELECT $1, * FROM unnest($2, $3, $4, $5)
+  ), hierarchies AS (
+    INSERT INTO product_hierarchies (
+      company, product_code, position, hierarchy_code, hierarchy_level, hierarchy_parent, hierarchy_name,
+      hierarchy_description, hierarchy_breadcrumb
+    )
+    SELECT $1, * FROM unnest($6, $7, $8, $9, $10, $11, $12, $13)
+  )
+  INSERT INTO product_attributes (
+    company, product_code, position, attribute_type, parent_attribute_code, attribute_code, attribute_description,
+    attribute_description_detail
+  )
+  SELECT $1, * FROM unnest($14, $15, $16, $17, $18, $19, $20)`
+
+/** The child rows of some products, column by column. */
+const childColumns = (products: ReadonlyArray<Product>): ReadonlyArray<PgTypes.Parameter> => {
+  const barcodes = { code: [] as Array<string>, position: [] as Array<number>, ean: [] as Array<string>, indicator: [] as Array<string> }
+  const hierarchies = {
+    code: [] as Array<string>,
+    position: [] as Array<number>,
+    hierarchyCode: [] as Array<string>,
+    level: [] as Array<number>,
+    parent: [] as Array<string | null>,
+    name: [] as Array<string | null>,
+    description: [] as Array<string | null>,
+    breadcrumb: [] as Array<string | null>
+  }
+  const attributes = {
+    code: [] as Array<string>,
+    position: [] as Array<number>,
+    type: [] as Array<string>,
+    parentCode: [] as Array<string>,
+    attributeCode: [] as Array<string>,
+    description: [] as Array<string>,
+    detail: [] as Array<string | null>
+  }
+  for (const product of products) {
+    const code = product.productCode
+    product.barcodes.forEach((barcode, position) => {
+      barcodes.code.push(code)
+      barcodes.position.push(position)
+      barcodes.ean.push(barcode.eanCode)
+      barcodes.indicator.push(barcode.indicator)
+    })
+    product.hierarchies.forEach((hierarchy, position) => {
+      hierarchies.code.push(code)
+      hierarchies.position.push(position)
+      hierarchies.hierarchyCode.push(hierarchy.hierarchyCode)
+      hierarchies.level.push(hierarchy.hierarchyLevel)
+      hierarchies.parent.push(hierarchy.hierarchyParent ?? null)
+      hierarchies.name.push(hierarchy.hierarchyName ?? null)
+      hierarchies.description.push(hierarchy.hierarchyDescription ?? null)
+      hierarchies.breadcrumb.push(hierarchy.hierarchyBreadcrumb ?? null)
+    })
+    product.lstAttributes.forEach((attribute, position) => {
+      attributes.code.push(code)
+      attributes.position.push(position)
+      attributes.type.push(attribute.attributeType)
+      attributes.parentCode.push(attribute.parentAttributeCode)
+      attributes.attributeCode.push(attribute.attributeCode)
+      attributes.description.push(attribute.attributeDescription)
+      attributes.detail.push(attribute.attributeDescriptionDetail ?? null)
+    })
+  }
+  return [
+    column(barcodes.code, TEXT), column(barcodes.position, INT4), column(barcodes.ean, TEXT), column(barcodes.indicator, TEXT),
+    column(hierarchies.code, TEXT), column(hierarchies.position, INT4), column(hierarchies.hierarchyCode, TEXT),
+    column(hierarchies.level, INT4), column(hierarchies.parent, TEXT), column(hierarchies.name, TEXT),
+    column(hierarchies.description, TEXT), column(hierarchies.breadcrumb, TEXT),
+    column(attributes.code, TEXT), column(attributes.position, INT4), column(attributes.type, TEXT),
+    column(attributes.parentCode, TEXT), column(attributes.attributeCode, TEXT), column(attributes.description, TEXT),
+    column(attributes.detail, TEXT)
+  ]
+}
+
+const decodeWritten = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ productCode: Schema.String, inserted: Schema.Boolean })))
+
+/**
+ * Upserts products (one code each) and replaces the children of those written, inside the caller's
+ * transaction: products first (the row locks order concurrent writers of a product), then the
+ * children of updated products are deleted and every written product's children inserted. Three
+ * statements at most, each column bound as one binary array. Returns how many products were written.
+ */
 export const upsertProducts = (
   sql: SqlClient.SqlClient,
   company: string,
   processCode: string,
   products: ReadonlyArray<Product>
 ) =>
-  upsertStatement(sql, company, processCode, products).pipe(
-    Effect.flatMap(decodeWritten),
-    Effect.map(([row]) => row.written)
-  )
+  Effect.gen(function*() {
+    const written = yield* sql.unsafe(UPSERT_PRODUCTS, [
+      company,
+      processCode,
+      ...PRODUCT_COLUMNS.map((c) => column(products.map(c.value), c.oid))
+    ]).pipe(Effect.flatMap(decodeWritten))
+    if (written.length === 0) return 0
+    const updated = written.filter((row) => !row.inserted).map((row) => row.productCode)
+    if (updated.length > 0) yield* sql.unsafe(DELETE_CHILDREN, [company, column(updated, TEXT)])
+    const codes = new Set(written.map((row) => row.productCode))
+    yield* sql.unsafe(INSERT_CHILDREN, [company, ...childColumns(products.filter((p) => codes.has(p.productCode)))])
+    return written.length
+  })

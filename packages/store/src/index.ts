@@ -7,6 +7,7 @@ export { migrate, MIGRATIONS_TABLE } from "./Migrations.ts"
 export { Outbox, type OutboxEvent } from "./Outbox.ts"
 export type { ProductChildren, RowCounts } from "./ProductChildren.ts"
 export { type PersistOutcome, ProductRepository } from "./ProductRepository.ts"
+export { latestPerCode, upsertProducts } from "./ProductUpsert.ts"
 export { InvalidCursor, StoreError } from "./StoreError.ts"
 export {
   CapacityExhausted,

@@ -41,7 +41,7 @@ describe("BatchWorkers", () => {
         const processCode = crypto.randomUUID()
         const products = sampleProducts(2, { prefix: "DEAD" }) as unknown as ReadonlyArray<Product>
         yield* loads.create({ processCode, company: "ACME", source: "LOAD_PRODUCTS", received: 2, accepted: 2, failed: 0, errors: [] })
-        yield* queue.publish(batchesStream, [JSON.stringify(new ProductBatch({ processCode, company: "ACME", batchNo: 0, products }))])
+        yield* queue.publish(batchesStream, [JSON.stringify(ProductBatch.make({ processCode, company: "ACME", batchNo: 0, products }))])
 
         expect(yield* loadStatus(processCode)).toEqual(Option.some("COMPLETED_WITH_ERRORS"))
         const view = Option.getOrThrow(yield* loads.find(processCode))

@@ -13,10 +13,10 @@ export const pickupRequest = {
   }]
 }
 
-/** The one dispatch answered for pickupRequest, with what an order of it names. */
+/** The one dispatch answered for pickupRequest, with what an order of it names (a pickup at the origin store has no route: null). */
 export const Offer = Schema.Tuple([Schema.Struct({
   dispatchCode: Schema.String,
-  route: Schema.String,
+  route: Schema.NullOr(Schema.String),
   pickingDate: Schema.String,
   deliveryTrace: Schema.NonEmptyArray(Schema.Struct({ deliveryDate: Schema.String, details: Schema.Array(Schema.Unknown) }))
 })])
