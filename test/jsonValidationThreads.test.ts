@@ -2,8 +2,8 @@ import { describe, expect, layer } from "@effect/vitest"
 import { JsonValidationPool } from "@retail/service-upload"
 import { sampleProducts } from "@retail/testkit"
 import { Effect } from "effect"
-import { productCounts, publishedEntries } from "./support/Loads.ts"
-import { request } from "./support/Http.ts"
+import { type LoadBody, loadView, productCounts, publishedEntries } from "./support/Loads.ts"
+import { eventually, postJson, request } from "./support/Http.ts"
 import { fileOf, formData } from "./support/Multipart.ts"
 import { mintToken, TestServer } from "./support/TestServer.ts"
 
@@ -15,9 +15,9 @@ const crashingThreads = JsonValidationPool.make(2, {
   execArgv: ["--import", "tsx"]
 })
 
-describe("POST /v1/handle-json when its validation threads die", () => {
+describe("JSON validation threads that die", () => {
   layer(TestServer({}, { jsonValidationPool: crashingThreads }), { timeout: 120_000, excludeTestServices: true })((it) => {
-    it.effect("answers 500 StorageFailed, records and publishes nothing, and answers the next upload the same way (no hang)", () =>
+    it.effect("POST /v1/handle-json answers 500 StorageFailed, records and publishes nothing, and answers the next upload the same way (no hang)", () =>
       Effect.gen(function*() {
         const token = yield* mintToken({ scope: "products:write products:read", company: "ACME" })
         const before = yield* publishedEntries
@@ -31,6 +31,18 @@ describe("POST /v1/handle-json when its validation threads die", () => {
         }
         expect(yield* publishedEntries).toBe(before)
         expect(yield* productCounts(prefix)).toMatchObject({ products: "0" })
+      }))
+
+    it.effect("POST /v1/load-products, which validates on the same threads, validates on the event loop instead and answers as usual", () =>
+      Effect.gen(function*() {
+        const token = yield* mintToken({ scope: "products:write products:read", company: "ACME" })
+        const products = [...sampleProducts(300, { prefix: `${prefix}LP` }), { productCode: "X" }]
+        const response = yield* postJson("/v1/load-products", { products }, token)
+        expect(response.status).toBe(200)
+        const body = response.json() as LoadBody
+        expect(body).toMatchObject({ total: 301, processing: 300, failed: 1, errors: [{ sku: "" }] })
+        yield* eventually(loadView(body.processCode, token), (view) => view.status === "COMPLETED_WITH_ERRORS")
+        expect(yield* productCounts(`${prefix}LP`)).toMatchObject({ products: "300" })
       }))
   })
 })

@@ -11,6 +11,8 @@ declare module "autocannon" {
     readonly connections: number
     readonly duration?: number
     readonly amount?: number
+    /** Milliseconds between samples; a run of `amount` requests ends on a sample. */
+    readonly sampleInt?: number
     readonly timeout?: number
     readonly method?: string
     readonly headers?: Readonly<Record<string, string>>

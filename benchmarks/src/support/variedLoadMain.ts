@@ -5,6 +5,7 @@ import autocannon from "autocannon"
 import { Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { rng } from "../../parsers/generate.ts"
+import { AMOUNT_SAMPLE_MS } from "./Autocannon.ts"
 
 const Options = Schema.Struct({
   url: Schema.String,
@@ -24,7 +25,8 @@ const random = rng(options.seed)
 const result = await autocannon({
   url: options.url,
   connections: options.connections,
-  ...(options.amount === undefined ? { duration: options.seconds } : { amount: options.amount }),
+  // As the CLI's runs of an amount: sampled often, so that the run ends with its last answer.
+  ...(options.amount === undefined ? { duration: options.seconds } : { amount: options.amount, sampleInt: AMOUNT_SAMPLE_MS }),
   timeout: 180,
   method: "POST",
   headers: options.headers,

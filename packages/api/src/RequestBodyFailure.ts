@@ -5,5 +5,7 @@ export const isBodyTooLarge = (error: HttpServerError.HttpServerError): boolean 
   error.reason._tag === "RequestParseError" && error.reason.reason === "BodyTooLarge"
 
 /** How a body that could not be read is described to the client: `Decode error (PUT /v1/network)`, as it always was. */
-export const bodyReadFailure = (error: HttpServerError.HttpServerError): string =>
-  `Decode error (${error.request.method} ${error.request.url})`
+export const bodyReadFailure = (error: HttpServerError.HttpServerError): string => unreadBody(error.request)
+
+/** The same, for a body read without Effect's reader (by the request it belongs to). */
+export const unreadBody = (request: { readonly method: string; readonly url: string }): string => `Decode error (${request.method} ${request.url})`

@@ -93,14 +93,38 @@ export const TrueFalse = oneOf("T", "F")
 
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/
 
-/** Is `value` a `YYYY-MM-DD HH:mm:ss` date and time that exists (what `DateTimeText` accepts)? */
+/** The number written by the `count` ASCII digits of `text` at `at`, -1 when one is not a digit. */
+const digitsAt = (text: string, at: number, count: number): number => {
+  let value = 0
+  for (let i = at; i < at + count; i++) {
+    const c = text.charCodeAt(i)
+    if (c < 48 || c > 57) return -1
+    value = 10 * value + c - 48
+  }
+  return value
+}
+
+/**
+ * Is `value` a `YYYY-MM-DD HH:mm:ss` date and time that exists (what `DateTimeText` accepts)? Read
+ * character by character rather than with DATE_TIME's captures: every product's dateUpdate goes
+ * through here, and the match, its array and the numbers it was mapped to were 10-15% of a
+ * validation thread's time.
+ */
 export const isRealDateTime = (value: string): boolean => {
-  const match = DATE_TIME.exec(value)
-  if (match === null) return false
-  const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [number, number, number, number, number, number]
+  if (value.length !== 19) return false
+  if (value.charCodeAt(4) !== 45 || value.charCodeAt(7) !== 45 || value.charCodeAt(10) !== 32 || value.charCodeAt(13) !== 58 || value.charCodeAt(16) !== 58) {
+    return false
+  }
+  const year = digitsAt(value, 0, 4)
+  const month = digitsAt(value, 5, 2)
+  const day = digitsAt(value, 8, 2)
+  const hour = digitsAt(value, 11, 2)
+  const minute = digitsAt(value, 14, 2)
+  const second = digitsAt(value, 17, 2)
   // There is no year 0 (PostgreSQL's timestamp refuses it), so 0001 is the first.
-  if (year < 1 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return false
-  return day <= new Date(Date.UTC(year, month, 0)).getUTCDate()
+  if (year < 1 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return false
+  // Date.UTC's years 0-99 are 1900-1999: the same leap years as 1-99.
+  return day <= 28 || day <= new Date(Date.UTC(year, month, 0)).getUTCDate()
 }
 
 /** `YYYY-MM-DD HH:mm:ss`, a date and time that exist on the calendar; kept as the string it arrived as. */

@@ -138,7 +138,7 @@ describe("spoolJsonFile's blocks in flight", () => {
       const threads = 2
       let out = 0
       let mostOut = 0
-      const buffers = new Set<ArrayBuffer>()
+      const buffers = new Set<ArrayBuffer | SharedArrayBuffer>()
       // Results come back out of order (a block waits a varying number of turns), as from real threads.
       const validate = (block: JsonBlock) =>
         Effect.gen(function*() {

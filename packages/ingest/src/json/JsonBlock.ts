@@ -2,22 +2,36 @@ import type { ProductFailure } from "@retail/domain"
 import type { JsonSyntaxError } from "./JsonSyntaxError.ts"
 
 /**
- * A block of products of a JSON file, sent to a validation thread: the products' bytes back to
- * back in `bytes`, and per product LAYOUT_FIELDS numbers in `layout` (where its bytes end in the
- * block, and where it starts in the file, to report a syntax fault). Both buffers are transferred
- * to the thread and back, then reused for a later block.
+ * A block of products of a JSON file or body, sent to a validation thread: the products' bytes in
+ * `bytes`, and per product LAYOUT_FIELDS numbers in `layout` (where its bytes start and end in the
+ * block, and where it starts in the file, to report a syntax fault). A file's blocks hold their
+ * products back to back, and both buffers are transferred to the thread and back, then reused for a
+ * later block; a /load-products body's blocks are regions of the body itself, in a SharedArrayBuffer.
  */
 export interface JsonBlock {
   readonly company: string
   /** Index in the products array of the block's first product. */
   readonly firstIndex: number
   readonly count: number
-  readonly bytes: ArrayBuffer
+  /**
+   * The products' bytes, from `bytesOffset` (0 when absent): a buffer of the block's own, transferred
+   * to the thread and back, or a region of a SharedArrayBuffer, which the thread reads in place (a
+   * large buffer transferred into a heap brings its next full garbage collection closer).
+   */
+  readonly bytes: ArrayBuffer | SharedArrayBuffer
+  readonly bytesOffset?: number
   /** A Float64Array's buffer (file offsets can pass 2^32). */
   readonly layout: ArrayBuffer
 }
 
-export const LAYOUT_FIELDS = 4
+/** The buffers that move with a block to its thread and back: a SharedArrayBuffer is shared, not moved. */
+export const blockTransfers = (block: JsonBlock): Array<ArrayBuffer> =>
+  block.bytes instanceof ArrayBuffer ? [block.bytes, block.layout] : [block.layout]
+
+export const LAYOUT_FIELDS = 5
+/** Where the product's bytes start, from `bytesOffset`. */
+export const LAYOUT_START = 4
+/** Where they end, from `bytesOffset`. */
 export const LAYOUT_END = 0
 export const LAYOUT_OFFSET = 1
 export const LAYOUT_LINE = 2

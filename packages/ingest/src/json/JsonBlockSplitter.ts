@@ -1,6 +1,6 @@
 import { JsonProductScanner, type JsonScanOptions, type ScannedProduct } from "./JsonProductScanner.ts"
 import type { JsonSyntaxError } from "./JsonSyntaxError.ts"
-import { type JsonBlock, LAYOUT_END, LAYOUT_FIELDS, LAYOUT_LINE, LAYOUT_LINE_START, LAYOUT_OFFSET } from "./JsonBlock.ts"
+import { type JsonBlock, LAYOUT_END, LAYOUT_FIELDS, LAYOUT_LINE, LAYOUT_LINE_START, LAYOUT_OFFSET, LAYOUT_START } from "./JsonBlock.ts"
 
 /** Buffers of returned blocks kept for the next ones: about the blocks in flight at once. */
 const SPARE_BLOCKS = 8
@@ -51,7 +51,7 @@ export class JsonBlockSplitter {
 
   /** Gives a block's buffers back, once its result was read, for a later block. */
   recycle(block: JsonBlock): void {
-    if (block.bytes.byteLength === this.blockBytes && this.spareBytes.length < SPARE_BLOCKS) this.spareBytes.push(block.bytes)
+    if (block.bytes instanceof ArrayBuffer && block.bytes.byteLength === this.blockBytes && this.spareBytes.length < SPARE_BLOCKS) this.spareBytes.push(block.bytes)
     if (this.spareLayouts.length < SPARE_BLOCKS) this.spareLayouts.push(block.layout)
   }
 
@@ -67,8 +67,9 @@ export class JsonBlockSplitter {
       this.layout = grown
     }
     this.bytes.set(json, this.used)
-    this.used += json.length
     const at = this.count * LAYOUT_FIELDS
+    this.layout[at + LAYOUT_START] = this.used
+    this.used += json.length
     this.layout[at + LAYOUT_END] = this.used
     this.layout[at + LAYOUT_OFFSET] = product.offset
     this.layout[at + LAYOUT_LINE] = product.line

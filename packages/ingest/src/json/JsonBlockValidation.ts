@@ -10,6 +10,7 @@ import {
   LAYOUT_LINE,
   LAYOUT_LINE_START,
   LAYOUT_OFFSET,
+  LAYOUT_START,
   RE_ENCODED,
   SAME_BYTES
 } from "./JsonBlock.ts"
@@ -20,7 +21,7 @@ import { validationKeptInput } from "./ValidationKeptInput.ts"
  * duplicate rule needs the whole file in order and is the caller's). Runs in a validation thread.
  */
 export const validateJsonBlock = (block: JsonBlock): JsonBlockResult => {
-  const bytes = Buffer.from(block.bytes)
+  const bytes = Buffer.from(block.bytes, block.bytesOffset ?? 0)
   const layout = new Float64Array(block.layout)
   const outcomes = new Uint8Array(block.count)
   const codeLengths = new Uint32Array(block.count * 2)
@@ -28,9 +29,9 @@ export const validateJsonBlock = (block: JsonBlock): JsonBlockResult => {
   const reEncoded: Array<string> = []
   const failures: Array<ProductFailure> = []
   let accepted = 0
-  let start = 0
   for (let i = 0; i < block.count; i++) {
     const at = i * LAYOUT_FIELDS
+    const start = layout[at + LAYOUT_START]!
     const end = layout[at + LAYOUT_END]!
     let value: unknown
     try {
@@ -56,7 +57,6 @@ export const validateJsonBlock = (block: JsonBlock): JsonBlockResult => {
         reEncoded.push(JSON.stringify(product))
       }
     }
-    start = end
   }
   return { block, outcomes, codes: codes.join(""), codeLengths: codeLengths.subarray(0, accepted * 2), reEncoded, failures, fault: undefined }
 }

@@ -1,6 +1,6 @@
 import { Context, Data, Effect, Layer } from "effect"
 import { UploadConfig } from "../UploadConfig.ts"
-import type { JsonBlock, JsonBlockResult } from "@retail/ingest"
+import { blockTransfers, type JsonBlock, type JsonBlockResult } from "@retail/ingest"
 import { makeWorkerThreads, type ThreadEntry, threadEntry } from "../threads/WorkerThreads.ts"
 
 /** A validation thread failed a block (it crashed, or threw): the load it belongs to cannot go on. */
@@ -45,7 +45,7 @@ export class JsonValidationPool extends Context.Service<JsonValidationPool, {
         return {
           threads,
           validate: (block: JsonBlock) =>
-            pool.run(block, [block.bytes, block.layout]).pipe(
+            pool.run(block, blockTransfers(block)).pipe(
               Effect.mapError((failure) => new ValidationThreadFailed({ message: failure.message }))
             )
         }

@@ -3,10 +3,10 @@
  * dist/server.json-validation-thread.mjs by scripts/buildServer.ts): validates one block per task and
  * hands its buffers back to the event loop's thread by transfer, not by copy.
  */
-import { type JsonBlock, validateJsonBlock } from "@retail/ingest"
+import { blockTransfers, type JsonBlock, validateJsonBlock } from "@retail/ingest"
 import { transferResult } from "../threads/TransferResult.ts"
 
 export default (block: JsonBlock) => {
   const result = validateJsonBlock(block)
-  return transferResult(result, [block.bytes, block.layout])
+  return transferResult(result, blockTransfers(block))
 }

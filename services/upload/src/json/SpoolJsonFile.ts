@@ -1,9 +1,9 @@
 import type { StorageFailed } from "@retail/api"
 import { makeFirstOccurrences } from "@retail/domain"
-import { FAILED, type JsonBlock, type JsonBlockResult, JsonBlockSplitter, type JsonScanOptions, JsonSyntaxError, LAYOUT_END, LAYOUT_FIELDS, productItem, SAME_BYTES, scanJsonProducts } from "@retail/ingest"
+import { type JsonBlock, type JsonBlockResult, JsonBlockSplitter, type JsonScanOptions, JsonSyntaxError, productItem, readBlockOutcomes, scanJsonProducts } from "@retail/ingest"
 import { Effect, Fiber, Stream } from "effect"
 import { JsonValidationPool, type ValidationThreadFailed } from "./JsonValidationPool.ts"
-import { type SpoolOptions, type SpoolTotals, type SpoolWriter, makeSpoolWriter, spoolItems } from "../spool/SpoolItems.ts"
+import { type SpoolOptions, type SpoolTotals, makeSpoolWriter, spoolItems } from "../spool/SpoolItems.ts"
 import { makeSpillingCodeIndex } from "../spool/LoadCodeIndex.ts"
 
 /** About 280 products of the benchmark's 1.8 KB: a task long enough (~2 ms) to dwarf the pool's overhead per task. */
@@ -60,7 +60,7 @@ export const spoolJsonFile = <E, R>(content: Stream.Stream<Uint8Array, E, R>, op
         if (oldest === undefined) return Effect.void
         return Effect.flatMap(Fiber.join(oldest), (result): Effect.Effect<void, JsonSyntaxError | StorageFailed> => {
           if (result.fault !== undefined) return Effect.fail(new JsonSyntaxError(result.fault))
-          spoolBlock(result, writer, firstOccurrence)
+          readBlockOutcomes(result, firstOccurrence, writer)
           splitter.recycle(result.block)
           return Effect.andThen(codes.check, writer.drain)
         })
@@ -104,36 +104,3 @@ export const spoolJsonFile = <E, R>(content: Stream.Stream<Uint8Array, E, R>, op
       return writer.totals()
     }))
   })
-
-/** A validated block's products into the spool, in order, with the duplicate rule applied. */
-const spoolBlock = (
-  result: JsonBlockResult,
-  writer: SpoolWriter,
-  firstOccurrence: ReturnType<typeof makeFirstOccurrences>
-): void => {
-  const { block, outcomes, codes, codeLengths } = result
-  const bytes = new Uint8Array(block.bytes)
-  const layout = new Float64Array(block.layout)
-  let failure = 0
-  let reEncoded = 0
-  let accepted = 0
-  let codeAt = 0
-  let start = 0
-  for (let i = 0; i < block.count; i++) {
-    const end = layout[i * LAYOUT_FIELDS + LAYOUT_END]!
-    const outcome = outcomes[i]
-    if (outcome === FAILED) writer.fail(result.failures[failure++]!)
-    else {
-      const codeEnd = codeAt + codeLengths[accepted * 2]!
-      const skuEnd = codeEnd + codeLengths[accepted * 2 + 1]!
-      accepted++
-      const duplicate = firstOccurrence(codes.slice(codeAt, codeEnd), codes.slice(codeEnd, skuEnd), block.firstIndex + i)
-      codeAt = skuEnd
-      const text = outcome === SAME_BYTES ? undefined : result.reEncoded[reEncoded++]!
-      if (duplicate !== undefined) writer.fail(duplicate)
-      else if (text === undefined) writer.acceptBytes(bytes.subarray(start, end))
-      else writer.acceptText(text)
-    }
-    start = end
-  }
-}

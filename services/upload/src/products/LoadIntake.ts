@@ -9,10 +9,11 @@ import {
   makeLoadValidator,
   type Product
 } from "@retail/domain"
+import type { QueueError } from "@retail/queue"
 import { LoadRepository } from "@retail/store"
 import { Context, Effect, Layer, Result } from "effect"
 import { LoadOwner } from "../publish/LoadOwner.ts"
-import { ProductPublisher } from "../publish/ProductPublisher.ts"
+import { type LoadRef, ProductPublisher } from "../publish/ProductPublisher.ts"
 import { ProcessCodes } from "../publish/ProcessCodes.ts"
 
 export interface IntakeRequest {
@@ -23,12 +24,33 @@ export interface IntakeRequest {
   readonly startedAt?: number
 }
 
+/** Products already validated (`validateProductsBody`): failures in product order, accepted ones as JSON bytes. */
+export interface ValidatedIntake {
+  readonly company: string
+  readonly source: LoadSource
+  readonly received: number
+  readonly errors: ReadonlyArray<LoadError>
+  readonly accepted: ReadonlyArray<Uint8Array>
+  readonly startedAt?: number
+}
+
 const initialStatus = (accepted: number, failed: number): LoadStatus =>
   accepted > 0 ? "RECEIVED" : failed > 0 ? "COMPLETED_WITH_ERRORS" : "COMPLETED"
 
+/** What `record` needs of a load whose products were validated, and how to publish its accepted ones. */
+interface Outcome {
+  readonly company: string
+  readonly source: LoadSource
+  readonly received: number
+  readonly accepted: number
+  readonly errors: ReadonlyArray<LoadError>
+  readonly startedAt?: number | undefined
+  readonly publish: (load: LoadRef) => Effect.Effect<number, QueueError>
+}
+
 /**
- * One whole load held in memory (at most a few thousand products): validate every product,
- * record the load, publish the valid ones atomically, answer LoadAccepted or LoadSummary.
+ * One whole load held in memory (at most a few thousand products): validate every product (or take
+ * them validated), record the load, publish the valid ones atomically, answer LoadAccepted or LoadSummary.
  */
 export class LoadIntake extends Context.Service<LoadIntake>()("@retail/upload/LoadIntake", {
   make: Effect.gen(function*() {
@@ -36,39 +58,30 @@ export class LoadIntake extends Context.Service<LoadIntake>()("@retail/upload/Lo
     const publisher = yield* ProductPublisher
     const owner = yield* LoadOwner
 
-    const accept = (request: IntakeRequest) =>
+    const record = (outcome: Outcome) =>
       Effect.gen(function*() {
         const processCode = yield* (yield* ProcessCodes).next
-        const validator = makeLoadValidator(request.company)
-        const accepted: Array<Product> = []
-        const errors: Array<LoadError> = []
-        request.products.forEach((raw, index) =>
-          Result.match(validator.validate(raw, index), {
-            onFailure: (failure) => errors.push(new LoadError(failure, { disableChecks: true })),
-            onSuccess: (product) => accepted.push(product)
-          })
-        )
-
+        const { accepted, errors } = outcome
         yield* loads.create({
           processCode,
-          company: request.company,
-          source: request.source,
-          received: request.products.length,
-          accepted: accepted.length,
+          company: outcome.company,
+          source: outcome.source,
+          received: outcome.received,
+          accepted,
           failed: errors.length,
           errors,
-          status: initialStatus(accepted.length, errors.length),
+          status: initialStatus(accepted, errors.length),
           owner: owner.id,
-          batches: publisher.batchesFor(accepted.length),
+          batches: publisher.batchesFor(accepted),
           queue: publisher.stream,
-          ...(request.startedAt === undefined ? {} : { startedAt: request.startedAt })
+          ...(outcome.startedAt === undefined ? {} : { startedAt: outcome.startedAt })
         }).pipe(
           Effect.tapError((error) => Effect.logError("could not record a load", error)),
           Effect.mapError(() => new StorageFailed({ message: "The load could not be recorded: the database is unavailable. Nothing was published; retry later." }))
         )
 
-        if (accepted.length > 0) {
-          yield* publisher.publish({ processCode, company: request.company }, accepted).pipe(
+        if (accepted > 0) {
+          yield* outcome.publish({ processCode, company: outcome.company }).pipe(
             Effect.tapError((error) =>
               Effect.logError("publishing a load failed", error).pipe(
                 Effect.andThen(loads.markFailed(processCode, `publishing to the messaging system failed: ${error.message}`)),
@@ -88,17 +101,52 @@ export class LoadIntake extends Context.Service<LoadIntake>()("@retail/upload/Lo
         }
 
         return errors.length === 0
-          ? new LoadAccepted({ message: acceptedMessage(accepted.length, processCode), processCode })
+          ? new LoadAccepted({ message: acceptedMessage(accepted, processCode), processCode })
           : new LoadSummary({
-            total: request.products.length,
-            processing: accepted.length,
+            total: outcome.received,
+            processing: accepted,
             failed: errors.length,
             errors,
             processCode
           })
       })
 
-    return { accept } as const
+    /** Products as JSON.parse made them: validated here, on the event loop. */
+    const accept = (request: IntakeRequest) =>
+      Effect.suspend(() => {
+        const validator = makeLoadValidator(request.company)
+        const accepted: Array<Product> = []
+        const errors: Array<LoadError> = []
+        request.products.forEach((raw, index) =>
+          Result.match(validator.validate(raw, index), {
+            onFailure: (failure) => errors.push(new LoadError(failure, { disableChecks: true })),
+            onSuccess: (product) => accepted.push(product)
+          })
+        )
+        return record({
+          company: request.company,
+          source: request.source,
+          received: request.products.length,
+          accepted: accepted.length,
+          errors,
+          startedAt: request.startedAt,
+          publish: (load) => publisher.publish(load, accepted)
+        })
+      })
+
+    /** Products validated already, the accepted ones as the JSON bytes that go on the queue. */
+    const acceptValidated = (intake: ValidatedIntake) =>
+      record({
+        company: intake.company,
+        source: intake.source,
+        received: intake.received,
+        accepted: intake.accepted.length,
+        errors: intake.errors,
+        startedAt: intake.startedAt,
+        publish: (load) => publisher.publishJson(load, intake.accepted)
+      })
+
+    return { accept, acceptValidated } as const
   })
 }) {
   static readonly layer = Layer.effect(this, this.make)
