@@ -6,6 +6,7 @@ import { eventually, postJson, request } from "../support/Http.ts"
 import { type LoadBody, loadView } from "../support/Loads.ts"
 import { fileOf, formData } from "../support/Multipart.ts"
 import { mintToken, TestServer } from "../support/TestServer.ts"
+import { asStored, STORED_DOCUMENT } from "../support/StoredProducts.ts"
 
 const run = crypto.randomUUID().slice(0, 8).toUpperCase()
 
@@ -45,7 +46,7 @@ const hostileProduct = (i: number, payload: string) => {
 
 describe("SQL and formula injection strings", () => {
   layer(TestServer(), { timeout: 120_000, excludeTestServices: true })((it) => {
-    it.effect("are stored verbatim in the columns and the document, and come back verbatim, from /load-products and /handle-json", () =>
+    it.effect("are stored verbatim in the columns and the child rows, and come back verbatim, from /load-products and /handle-json", () =>
       Effect.gen(function*() {
         const token = yield* mintToken({ scope: "products:write products:read", company: "ACME" })
         const sql = yield* SqlClient.SqlClient
@@ -61,14 +62,15 @@ describe("SQL and formula injection strings", () => {
         }
         for (const product of [...direct, ...viaFile]) {
           const [row] = yield* sql<{ sku_code: string; description: string; hierarchy_code: string; document: unknown }>`
-            SELECT sku_code, description, hierarchy_code, document FROM products WHERE company = 'ACME' AND product_code = ${product.productCode}`
+            SELECT p.sku_code, p.description, p.hierarchy_code, ${sql.literal(STORED_DOCUMENT)} AS document
+            FROM products p WHERE p.company = 'ACME' AND p.product_code = ${product.productCode}`
           expect(row).toBeDefined()
           const document = typeof row?.document === "string" ? JSON.parse(row.document) as unknown : row?.document
           expect({ sku: row?.sku_code, description: row?.description, hierarchy: row?.hierarchy_code, document }).toEqual({
             sku: product.skuCode,
             description: product.description,
             hierarchy: product.hierarchyCode,
-            document: product
+            document: asStored(product)
           })
           const indicators = yield* sql<{ indicator: string }>`
             SELECT indicator FROM product_barcodes WHERE company = 'ACME' AND product_code = ${product.productCode} ORDER BY position`
