@@ -69,7 +69,10 @@ describe("a load whose server or queue died is never left in doubt", () => {
       const outcome = yield* Fiber.await(upload)
       expect(outcome._tag === "Success" ? outcome.value.status : null).not.toBe(200)
       const [killed] = yield* loadsOf(postgres.url, "KILLED")
-      expect(killed, "killed while still receiving").toMatchObject({ receiving: true, status: "PROCESSING" })
+      // PROCESSING is set after the first batches are published and counted; a worker may persist one
+      // of them first (the counters wait for its row lock), so the kill can come before it.
+      expect(killed, "killed while still receiving").toMatchObject({ receiving: true })
+      expect(["RECEIVED", "PROCESSING"]).toContain(killed?.status)
 
       const second = yield* startApp("app-2", dir, settings)
       const { view, millis } = yield* finalTimed(second.base, load.process_code, bearer)
