@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import type { HttpServer } from "effect/http"
+import { SqlClient } from "effect/sql"
 import { eventually, postJson, request } from "./support/Http.ts"
 import { TestServer } from "./support/TestServer.ts"
 
@@ -73,6 +74,58 @@ const consume = (order: unknown) =>
     headers: { "content-type": "application/json" }
   })
 
+interface Change {
+  readonly node: string
+  readonly sku: string
+  readonly units: number
+}
+
+const feed = (sequence: number, changes: ReadonlyArray<Change>) =>
+  Effect.map(postJson("/v1/stock/changes", { sequence, changes }, KEY), (response) => {
+    expect(response.status, response.text).toBe(200)
+    return response.json() as { readonly applied: number }
+  })
+
+/** A SKU's stock as one server answers with it, by node (in code order). */
+const held = (sku: string) =>
+  Effect.map(request(`/v1/stock/${encodeURIComponent(sku)}`, { token: KEY }), (response): Record<string, number> =>
+    Object.fromEntries(
+      (response.json() as { holders: ReadonlyArray<{ node: string; units: number }> }).holders
+        .map((row) => [row.node, row.units] as const)
+        .sort(([a], [b]) => a.localeCompare(b))
+    ))
+
+/** What capacity_stock holds for some SKUs, by SKU and node (the source of truth). */
+const storedStock = (skus: ReadonlyArray<string>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ sku: string; node: string; units: number }>`SELECT sku, node, units FROM capacity_stock WHERE sku IN ${sql.in(skus)}`).pipe(
+      Effect.orDie,
+      Effect.map((rows) => {
+        const bySku: Record<string, Record<string, number>> = {}
+        for (const row of rows) (bySku[row.sku] ??= {})[row.node] = row.units
+        return bySku
+      })
+    )
+
+const stockOf = (skus: ReadonlyArray<string>) =>
+  Effect.map(Effect.forEach(skus, held), (rows) => Object.fromEntries(skus.map((sku, i) => [sku, rows[i]!])))
+
+/** A variant A quote of `quantity` units of `sku` from CD Lurín: its picking date, or null when refused (stock). */
+const stockQuote = (sku: string, quantity: number) =>
+  Effect.map(
+    postJson("/v1/delivery/capacity", {
+      purchaseDate: runMonday,
+      items: [{ ...pickupOn(runMonday).items[0], origin: "CD-LURIN", entityType: "CD", skuCode: sku, quantity, deliveryMode: "HOME_DELIVERY", destination: "150122" }]
+    }, KEY),
+    (response) => (response.json() as ReadonlyArray<{ pickingDate: string | null }>)[0]?.pickingDate ?? null
+  )
+
+/** `bySku` as `stockOf` gives it: SKUs in `skus` order, nodes in code order. */
+const sorted = (bySku: Record<string, Record<string, number>>, skus: ReadonlyArray<string>) =>
+  Object.fromEntries(skus.map((sku) => [sku, Object.fromEntries(Object.entries(bySku[sku] ?? {}).sort(([a], [b]) => a.localeCompare(b)))]))
+
+const FEED_NODES = ["CD-LURIN", "CD-CALLAO", "TD-SURCO", "TD-MIRAFLORES", "TD-SAN-BORJA", "TD-LA-MOLINA"] as const
+
 describe("capacity shared across server processes", () => {
   it.live.skipIf(!shared)("a consumption through one server changes the next answer of the other", () =>
     Effect.scoped(Effect.gen(function*() {
@@ -115,5 +168,66 @@ describe("capacity shared across server processes", () => {
       expect((yield* first(request(`/v1/delivery/capacity/consumptions/${order.orderId}`, { token: KEY, method: "DELETE" }))).status)
         .toBe(200)
       expect(yield* second(eventually(pickingDateOn(monday), (date) => date === monday, 10_000))).toBe(monday)
+
+      // Stock too: the second server reads the rows written since its last pass.
+      const sku = `SKU-${run}-LOST`
+      yield* first(feed(1, [{ node: "TD-SURCO", sku, units: 8 }]))
+      expect(yield* second(eventually(held(sku), (rows) => rows["TD-SURCO"] === 8, 10_000))).toEqual({ "TD-SURCO": 8 })
+      yield* first(feed(2, [{ node: "TD-SURCO", sku, units: 0 }]))
+      expect(yield* second(eventually(held(sku), (rows) => rows["TD-SURCO"] === 0, 10_000))).toEqual({ "TD-SURCO": 0 })
+    })), 120_000)
+
+  it.live.skipIf(!shared)("stock fed through one server is what the other answers with", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { first, second } = yield* pair
+      const sku = `SKU-${run}-REPLICA`
+      yield* first(feed(1, [{ node: "CD-LURIN", sku, units: 4 }]))
+      expect(yield* second(eventually(held(sku), (rows) => rows["CD-LURIN"] === 4, 10_000))).toEqual({ "CD-LURIN": 4 })
+      expect(yield* second(stockQuote(sku, 4))).not.toBeNull()
+      yield* first(feed(2, [{ node: "CD-LURIN", sku, units: 3 }]))
+      expect(yield* second(eventually(stockQuote(sku, 4), (date) => date === null, 10_000))).toBeNull()
+      // A late batch through the other server changes nothing on either.
+      expect((yield* second(feed(1, [{ node: "CD-LURIN", sku, units: 40 }]))).applied).toBe(0)
+      expect(yield* first(held(sku))).toEqual({ "CD-LURIN": 3 })
+      expect(yield* second(held(sku))).toEqual({ "CD-LURIN": 3 })
+    })), 120_000)
+
+  it.live.skipIf(!shared)("a replica stopped and another started mid-feed converge to the stock the database holds", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const settings = { CAPACITY_API_KEYS: KEY, CAPACITY_EVENTS_STREAM: `test:${run}:capacity:events:restart`, RUN_WORKERS: "false" }
+      const writerStack = yield* Layer.build(TestServer(settings))
+      const writer = on(writerStack)
+      const skus = Array.from({ length: 40 }, (_, i) => `SKU-${run}-FEED-${i}`)
+      let sent = 0
+      // 30 batches of 200 changes over 240 rows, each row set again and again with other units.
+      const feeding = writer(Effect.gen(function*() {
+        for (let sequence = 1; sequence <= 30; sequence++) {
+          const changes = Array.from({ length: 200 }, (_, i) => {
+            const row = (sequence * 37 + i * 11) % (skus.length * FEED_NODES.length)
+            return { node: FEED_NODES[row % FEED_NODES.length]!, sku: skus[Math.floor(row / FEED_NODES.length)]!, units: (sequence * 13 + i) % 50 }
+          })
+          yield* feed(sequence, changes)
+          sent = sequence
+          yield* Effect.sleep("20 millis")
+        }
+      }))
+      const feeder = yield* Effect.forkChild(feeding)
+
+      const stopped = yield* Scope.make()
+      const early = on(yield* Layer.build(TestServer(settings)).pipe(Scope.provide(stopped)))
+      yield* Effect.sleep("100 millis")
+      yield* early(held(skus[0]!))
+      yield* Scope.close(stopped, Exit.void)
+      expect(sent).toBeLessThan(30)
+      // Started while the feed goes on: it loads from Postgres, then follows the stream from before its load.
+      const restarted = on(yield* Layer.build(TestServer(settings)))
+      expect(sent).toBeLessThan(30)
+      yield* Fiber.join(feeder)
+
+      const truth = yield* Effect.provide(storedStock(skus), writerStack)
+      expect(Object.keys(truth)).toHaveLength(skus.length)
+      expect(yield* restarted(eventually(stockOf(skus), (rows) => JSON.stringify(rows) === JSON.stringify(sorted(truth, skus)), 10_000)))
+        .toEqual(sorted(truth, skus))
+      expect(yield* writer(stockOf(skus))).toEqual(sorted(truth, skus))
     })), 120_000)
 })

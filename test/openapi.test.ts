@@ -149,7 +149,7 @@ describe("the contract as a client sees it", () => {
           expect(Object.keys(operationOf(document, method, path).responses), `${method} ${path}`).not.toContain("413")
           expect(Object.keys(operationOf(document, method, path).responses), `${method} ${path}`).not.toContain("415")
         }
-        for (const [method, path] of [["put", "/v1/network"], ["post", "/v1/delivery/capacity/consumptions"]] as const) {
+        for (const [method, path] of [["put", "/v1/network"], ["post", "/v1/delivery/capacity/consumptions"], ["post", "/v1/stock/changes"]] as const) {
           expect(Object.keys(operationOf(document, method, path).responses), `${method} ${path}`).toEqual(expect.arrayContaining(["408", "413", "415"]))
         }
         const tooMany = Object.values(document.paths).flatMap((item) => Object.values(item)).map((operation) => operation.responses["429"])
@@ -193,6 +193,8 @@ describe("the contract as a client sees it", () => {
           ["delete", "/v1/delivery/capacity/consumptions/{orderId}", "/v1/delivery/capacity/consumptions/no-such-order", { method: "DELETE", headers: key }],
           ["get", "/v1/delivery/capacity/nodes/{code}", "/v1/delivery/capacity/nodes/NO-SUCH-NODE?from=2027-03-01&to=2027-03-02", { headers: key }],
           ["get", "/v1/delivery/capacity/nodes/{code}", "/v1/delivery/capacity/nodes/CD-LURIN?from=soon&to=2027-03-02", { headers: key }],
+          ["post", "/v1/stock/changes", "/v1/stock/changes", { headers: { ...key, ...json }, body: JSON.stringify({ sequence: -1, changes: [] }) }],
+          ["get", "/v1/stock/{sku}", "/v1/stock/SKU-TV-55-4K", { headers: json }],
           ["get", "/health", "/health", {}]
         ]
         const statuses: Array<number> = []
@@ -202,7 +204,7 @@ describe("the contract as a client sees it", () => {
           expectDocumented(document, method, path, response)
         }
         // The cases reach the statuses they are about (a case answered otherwise would check something else).
-        expect(statuses, JSON.stringify(statuses)).toEqual([401, 415, 400, 400, 404, 404, 401, 400, 415, 415, 404, 400, 401, 400, 400, 400, 404, 404, 400, 200])
+        expect(statuses, JSON.stringify(statuses)).toEqual([401, 415, 400, 400, 404, 404, 401, 400, 415, 415, 404, 400, 401, 400, 400, 400, 404, 404, 400, 400, 401, 200])
       }))
 
     it.effect("the internal endpoint has its own document on the internal listener, and the public one says where", () =>
@@ -378,6 +380,10 @@ export const calls = async () => {
   const outcome: "APPLIED" | "ALREADY_APPLIED" | "RELEASED" | undefined = consumed.data?.status
   await api.DELETE("/v1/delivery/capacity/consumptions/{orderId}", { params: { path: { orderId: "order-1" } } })
   await api.GET("/v1/delivery/capacity/nodes/{code}", { params: { path: { code: "CD-LURIN" }, query: { from: "2027-03-01", to: "2027-03-02" } } })
+  const fed = await api.POST("/v1/stock/changes", { body: { sequence: 1, changes: [{ node: "CD-LURIN", sku: "SKU-TV-55-4K", units: 3 }] } })
+  const applied: number | undefined = fed.data?.applied
+  const held = await api.GET("/v1/stock/{sku}", { params: { path: { sku: "SKU-TV-55-4K" } } })
+  const holders: number | undefined = held.data?.holders.length
   await internal.POST("/v1/handle-json-int", { body: { company: "ACME", productsJson: "{}" } })
 
   // @ts-expect-error a price is a number
@@ -388,7 +394,7 @@ export const calls = async () => {
   await api.POST("/v1/handle-json-int", { body: { company: "ACME", productsJson: "{}" } })
   // @ts-expect-error the internal endpoint needs its company part
   await internal.POST("/v1/handle-json-int", { body: { productsJson: "{}" } })
-  return [processCode, refusal, status, next, outcome]
+  return [processCode, refusal, status, next, outcome, applied, holders]
 }
 `
 

@@ -115,6 +115,22 @@ describe("benchmark suite, smoke size, one run each", () => {
   }, SMOKE_TIMEOUT)
 })
 
+describe("stock-deltas, smoke size", () => {
+  it("rows/s applied end to end and the StockBoard's bytes per row; with DATABASE_URL and REDIS_URL, start-up, RSS and visibility on a second server", async () => {
+    const shared = Boolean(process.env["DATABASE_URL"]) && Boolean(process.env["REDIS_URL"])
+    const figures = expectWellFormed(await smoke([byName("stock-deltas")]), [
+      shared
+        ? "rows/s applied end to end (PostgreSQL and 2 replica(s)), batches of 500, 2 senders"
+        : "rows/s applied end to end (PostgreSQL and 1 replica(s)), batches of 500, 2 senders",
+      ...(shared
+        ? ["delay until a delta is answered by the other replica, p99 (1,000 rows/s arriving)"]
+        : [])
+    ])
+    expect(figures.find((f) => f.name.startsWith("bytes per stock row"))).toBeDefined()
+    if (shared) expect(figures.find((f) => f.name.startsWith("replica start-up to listening"))?.median).toBeGreaterThan(0)
+  }, SMOKE_TIMEOUT)
+})
+
 describe("metrics-overhead, smoke size", () => {
   it("capacity req/s, /handle-json MB/s and /load-products req/s: metrics on beside off, tracing at 1% beside off, the sink's spans counted", async () => {
     const figures = expectWellFormed(await smoke([byName("metrics-overhead")]), [

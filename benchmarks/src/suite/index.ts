@@ -9,9 +9,10 @@ import { handleJson } from "./HandleJson.ts"
 import { loadProducts } from "./LoadProducts.ts"
 import { metricsOverhead } from "./MetricsOverhead.ts"
 import { soak } from "./Soak.ts"
+import { stockDeltas } from "./StockDeltas.ts"
 
 /** Every benchmark of `npm run bench`, in the order they run. */
-export const benchmarks: ReadonlyArray<Benchmark> = [loadProducts, handleJson, handleCsv, endToEnd, capacity, capacityCheckout, metricsOverhead]
+export const benchmarks: ReadonlyArray<Benchmark> = [loadProducts, handleJson, handleCsv, endToEnd, capacity, capacityCheckout, metricsOverhead, stockDeltas]
 
 /**
  * Run only when named: the soak (`npm run bench -- soak`), whose minutes of traffic would double the

@@ -5,6 +5,7 @@ import { HealthApi } from "./HealthApi.ts"
 import { LoadsApi } from "./LoadsApi.ts"
 import { DEFAULT_SERVERS, tidyDocument } from "./OpenApiDocument.ts"
 import { ProductsApi } from "./ProductsApi.ts"
+import { CapacityStockApi } from "./StockApi.ts"
 
 /** The public contract: served by the server, documented as OpenAPI, and used by the tests' typed client. */
 export class Api extends HttpApi.make("retail-logistics")
@@ -14,6 +15,7 @@ export class Api extends HttpApi.make("retail-logistics")
   .add(HealthApi)
   .add(DeliveryCapacityApi)
   .add(CapacityAdminApi)
+  .add(CapacityStockApi)
   .annotate(OpenApi.Title, "Retail logistics: product upload and delivery capacity")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(

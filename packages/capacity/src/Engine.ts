@@ -183,7 +183,7 @@ export const evaluate = (
       if (item === undefined) return
       if (request.validateStock) {
         const key = stockKey(item.origin, item.sku)
-        const stock = snapshot.stock.get(key) ?? 0
+        const stock = snapshot.stock.unitsOf(item.origin, item.sku) ?? 0
         const taken = stockTaken.get(key) ?? 0
         const available = stock - taken
         if (item.units > available) {

@@ -1,6 +1,6 @@
 import type { DeliveryMode, DispatchType } from "./Network.ts"
 import type { OriginCandidate } from "./OriginSearch.ts"
-import { pathKey, stockKey } from "./Snapshot.ts"
+import { pathKey } from "./Snapshot.ts"
 import type { NodeModel, Snapshot } from "./SnapshotModel.ts"
 
 /**
@@ -12,8 +12,10 @@ export interface OriginIndex {
   readonly origins: ReadonlyArray<OriginCandidate>
   /** Stores (TD), in the snapshot's node order. */
   readonly stores: ReadonlyArray<OriginCandidate>
-  /** `snapshot.stock` at `stockKey(node, sku)`: units of a SKU at a node, undefined when the node does not carry it. */
+  /** Units of a SKU at a node (`snapshot.stock`, read now: stock changes without a new snapshot); undefined when the node does not carry it. */
   readonly stockOf: (node: string, sku: string) => number | undefined
+  /** The nodes holding a row for a SKU (units 0 included), read now; [] when none. */
+  readonly holders: (sku: string) => ReadonlyArray<string>
   /** The nodes with a path of this type and mode to `destination` (`snapshot.paths` has their `pathKey`). */
   readonly servingNodes: (dispatchType: DispatchType, mode: DeliveryMode, destination: string) => ReadonlySet<string>
 }
@@ -33,29 +35,13 @@ const candidateOf = (model: NodeModel): OriginCandidate => ({ code: model.code, 
 
 const buildIndex = (snapshot: Snapshot): OriginIndex => {
   const nodes = [...snapshot.nodes.values()]
-  // By node, then SKU: every stock key `node|sku` of a node of the snapshot, split at that node's
-  // code (codes may hold "|", so a key is matched against each node, as stockKey would build it).
-  const stockByNode = new Map<string, Map<string, number>>()
-  for (const [key, units] of snapshot.stock) {
-    for (const model of nodes) {
-      if (key.length <= model.code.length || !key.startsWith(model.code) || key[model.code.length] !== "|") continue
-      let bySku = stockByNode.get(model.code)
-      if (bySku === undefined) {
-        bySku = new Map()
-        stockByNode.set(model.code, bySku)
-      }
-      bySku.set(key.slice(model.code.length + 1), units)
-    }
-  }
+  const stock = snapshot.stock
   const serving = new Map<string, ReadonlySet<string>>()
   return {
     origins: nodes.filter((model) => model.node.type !== "HUB").map(candidateOf),
     stores: nodes.filter((model) => model.node.type === "TD").map(candidateOf),
-    stockOf: (node, sku) => {
-      const bySku = stockByNode.get(node)
-      if (bySku !== undefined) return bySku.get(sku)
-      return snapshot.nodes.has(node) ? undefined : snapshot.stock.get(stockKey(node, sku))
-    },
+    stockOf: (node, sku) => stock.unitsOf(node, sku),
+    holders: (sku) => stock.holders(sku),
     servingNodes: (dispatchType, mode, destination) => {
       const key = `${dispatchType}|${mode}|${destination}`
       let found = serving.get(key)

@@ -32,6 +32,7 @@ import {
   type WindowModel,
   type ZoneModel
 } from "./SnapshotModel.ts"
+import { stockBoardOf, type StockView } from "./StockBoard.ts"
 import { fixedCells, type UsageCell, type UsageCells } from "./UsageCells.ts"
 
 
@@ -117,7 +118,10 @@ class LiveRoute implements RouteModel {
   }
 }
 
-/** Build the evaluation model from a validated network document (see decodeNetwork) and a fixed ledger. */
+/**
+ * Build the evaluation model from a validated network document (see decodeNetwork) and a fixed
+ * ledger; its stock is the document's (`stockBoardOf`).
+ */
 export const buildSnapshot = (
   document: NetworkDocument,
   ledger: Ledger,
@@ -128,11 +132,14 @@ export const buildSnapshot = (
  * Build the evaluation model over usage cells: every `used` of the snapshot reads its resource's
  * cell when evaluation asks, so a change of usage is seen without rebuilding the snapshot (only a
  * network change rebuilds it). Evaluation is synchronous, so one request sees one state of every cell.
+ * Stock is read through `stock` the same way (the service's StockBoard, which replaces a SKU's rows
+ * whole when they change); without it, the document's stock, held once.
  */
 export const buildSnapshotOn = (
   document: NetworkDocument,
   cells: UsageCells,
-  options: SnapshotOptions = defaultSnapshotOptions
+  options: SnapshotOptions = defaultSnapshotOptions,
+  stock: StockView = stockBoardOf(document.stock)
 ): Snapshot => {
   const timeZones: Array<string> = []
   const zoneClocks: Array<ZoneClock> = []
@@ -199,12 +206,6 @@ export const buildSnapshotOn = (
     }
     zones.set(zone.code, model)
     for (const ubigeo of zone.ubigeos) zoneByUbigeo.set(ubigeo, model)
-  }
-
-  const stock = new Map<string, number>()
-  for (const entry of document.stock) {
-    const key = stockKey(entry.node, entry.sku)
-    stock.set(key, (stock.get(key) ?? 0) + entry.units)
   }
 
   return {

@@ -1,5 +1,6 @@
 import type { Day, DayMask, DayOfWeek, WorkCalendar, ZoneClock } from "./Calendar.ts"
 import type { CapacityPool } from "./Ledger.ts"
+import type { StockView } from "./StockBoard.ts"
 import type { CostRule, DeliveryMode, DispatchType, LeadTime, NetworkDocument, NetworkNode, NetworkRoute } from "./Network.ts"
 
 /** The legs from an origin to a destination, in order; empty when a store is its own pickup point. */
@@ -70,8 +71,8 @@ export interface Snapshot {
   readonly zones: ReadonlyMap<string, ZoneModel>
   readonly zoneByUbigeo: ReadonlyMap<string, ZoneModel>
   readonly outgoing: ReadonlyMap<string, ReadonlyArray<RouteModel>>
-  /** Stock units by `node|sku`. */
-  readonly stock: ReadonlyMap<string, number>
+  /** Stock units by node and SKU: read when evaluation asks, like usage (the service's StockBoard, or the document's stock). */
+  readonly stock: StockView
   /** One clock per distinct time zone; nodes refer to theirs by index. */
   readonly zoneClocks: ReadonlyArray<ZoneClock>
   /** Candidate paths by `pathKey(...)`, fewest legs first. */

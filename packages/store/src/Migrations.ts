@@ -4,6 +4,7 @@ import { migration0002, migration0003, migration0004, migration0005 } from "./Ca
 import { migration0006, migration0007 } from "./LoadOwnershipSchema.ts"
 import { migration0008 } from "./ProductDocumentSchema.ts"
 import { migration0001 } from "./Schema.ts"
+import { migration0009 } from "./StockSchema.ts"
 import { storeOperation } from "./StoreError.ts"
 
 export const MIGRATIONS_TABLE = "retail_store_migrations"
@@ -19,7 +20,8 @@ const runMigrator = Migrator.make({})({
     "0005_capacity_order_request": migration0005,
     "0006_load_ownership": migration0006,
     "0007_load_queue": migration0007,
-    "0008_product_document_optional": migration0008
+    "0008_product_document_optional": migration0008,
+    "0009_capacity_stock": migration0009
   }),
   table: MIGRATIONS_TABLE
 })

@@ -3,6 +3,7 @@ import {
   capacityLimits,
   type CapacityUse,
   decodeNetwork,
+  defaultSnapshotOptions,
   demoNetwork,
   differencesFromStored,
   type DispatchOrder,
@@ -21,6 +22,7 @@ import { ActorFaults } from "./actors/ActorFaults.ts"
 import { actorKey, actorsOf, ownerOf } from "./actors/ActorIds.ts"
 import { startActor, type UsageActor } from "./actors/UsageActor.ts"
 import { type CapacityEvent, CapacityEvents, statesOfEvent, usageEvent } from "./CapacityEvents.ts"
+import { StockReplica } from "./stock/StockReplica.ts"
 
 interface State {
   readonly version: number
@@ -52,6 +54,8 @@ export class CapacityNetwork extends Context.Service<CapacityNetwork>()("@retail
     const scope = yield* Effect.scope
     const context = yield* Effect.context<CapacityRepository>()
     const faults = yield* ActorFaults
+    // Stock is read through the replica's board, kept across network replacements (stock/StockReplica.ts).
+    const stock = yield* StockReplica
     // Taken before anything is loaded: an event committed after the load is after this position.
     const position = yield* events.position
 
@@ -93,7 +97,7 @@ export class CapacityNetwork extends Context.Service<CapacityNetwork>()("@retail
           yield* actor.stop
           actors.delete(key)
         }
-        return { version, document, snapshot: buildSnapshotOn(document, board.cellOf) } satisfies State
+        return { version, document, snapshot: buildSnapshotOn(document, board.cellOf, defaultSnapshotOptions, stock.view) } satisfies State
       })
 
     const loadStored = Effect.gen(function*() {
@@ -172,6 +176,8 @@ export class CapacityNetwork extends Context.Service<CapacityNetwork>()("@retail
       Effect.flatMap(Effect.fromResult(decodeNetwork(input)), (next) =>
         writes.withPermits(1)(Effect.gen(function*() {
           const version = yield* repository.saveNetwork(input)
+          // The document's stock rows are set as it states them; rows it does not list stay (docs/capacity.md).
+          yield* stock.setDocumentStock(next.stock)
           state = yield* adopt(version, next)
           yield* events.publish({ _tag: "NetworkReplaced", version })
           return version
@@ -228,6 +234,6 @@ export class CapacityNetwork extends Context.Service<CapacityNetwork>()("@retail
     } as const
   })
 }) {
-  /** Needs CapacityRepository and CapacityEvents; the actors live as long as the layer. */
+  /** Needs CapacityRepository, CapacityEvents and StockReplica; the actors live as long as the layer. */
   static readonly layer = Layer.effect(this, this.make)
 }

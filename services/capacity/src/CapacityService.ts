@@ -16,5 +16,5 @@ export const authentication = Layer.mergeAll(ApiKeyAuthentication, JsonValueLimi
   Layer.provide([CapacityConfig.layer, RateLimiterLive])
 )
 
-/** The node:http fast lane of POST /v1/delivery/capacity, over the answer the HttpApi route gives too; needs CapacityRepository and StreamQueue. */
+/** The node:http fast lane of POST /v1/delivery/capacity, over the answer the HttpApi route gives too; needs CapacityRepository, StockRepository and StreamQueue. */
 export const fastLane = CapacityFastLane.layer.pipe(Layer.provide(DeliveryCapacityAnswers.live))

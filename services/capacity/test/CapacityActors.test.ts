@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { parseDay } from "@retail/capacity"
-import { ActorFaults, CapacityEvents, CapacityNetwork } from "@retail/service-capacity"
-import { CapacityRepository, Database } from "@retail/store"
+import { ActorFaults, CapacityEvents, CapacityNetwork, StockConfig, StockEvents, StockReplica } from "@retail/service-capacity"
+import { CapacityRepository, Database, StockRepository } from "@retail/store"
 import { Effect, Layer, Logger, Option } from "effect"
 
 /** Fault injection: each armed `actor|step` makes the actor die there that many times. */
@@ -24,7 +24,7 @@ const CapturedLogs = Logger.layer([
   })
 ])
 
-const Store = CapacityRepository.layer.pipe(
+const Store = Layer.mergeAll(CapacityRepository.layer, StockRepository.layer).pipe(
   Layer.provideMerge(Database.layer({
     url: Option.fromNullishOr(process.env["DATABASE_URL"]),
     dataDir: Database.IN_MEMORY,
@@ -32,8 +32,14 @@ const Store = CapacityRepository.layer.pipe(
   }))
 )
 
+const Stock = StockReplica.layer.pipe(
+  Layer.provide(StockEvents.None),
+  Layer.provide(Layer.succeed(StockConfig, { stream: Option.none(), reconcileIntervalMs: 0 }))
+)
+
 const Network = CapacityNetwork.layer.pipe(
   Layer.provide(CapacityEvents.None),
+  Layer.provide(Stock),
   Layer.provideMerge(Store),
   Layer.provide(Faults),
   Layer.provide(CapturedLogs)

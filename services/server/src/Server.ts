@@ -1,7 +1,7 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { Api, PayloadTooLarge } from "@retail/api"
 import { BearerAuthentication } from "@retail/auth"
-import { CapacityAdminHttp, CapacityFastLane, CapacityService, DeliveryCapacityHttp } from "@retail/service-capacity"
+import { CapacityAdminHttp, CapacityFastLane, CapacityService, DeliveryCapacityHttp, StockHttp } from "@retail/service-capacity"
 import { FilesHttp, InternalFilesHttp, LoadsHttp, ProductsHttp, UploadService } from "@retail/service-upload"
 import { ByteSize, Duration, Effect, Layer, Schema } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -24,7 +24,7 @@ import { withStartupLog } from "./StartupLog.ts"
 
 /** The public API's routes and their handlers (the OpenAPI document and its page: ApiDocs.ts). */
 const ApiLive = HttpApiBuilder.layer(Api).pipe(
-  Layer.provide([ProductsHttp, FilesHttp, LoadsHttp, DeliveryCapacityHttp, CapacityAdminHttp, HealthHttp]),
+  Layer.provide([ProductsHttp, FilesHttp, LoadsHttp, DeliveryCapacityHttp, CapacityAdminHttp, StockHttp, HealthHttp]),
   Layer.provide([BearerAuthentication, CapacityService.authentication])
 )
 

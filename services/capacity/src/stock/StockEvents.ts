@@ -1,0 +1,167 @@
+import type { StockColumns } from "@retail/capacity"
+import { StreamQueue } from "@retail/queue"
+import { Context, Effect, Layer, Option, Result, type Scope } from "effect"
+import { restarts } from "../Restarts.ts"
+import { StockConfig } from "./StockConfig.ts"
+
+export interface StockFollower {
+  readonly apply: (rows: StockColumns) => Effect.Effect<void>
+  /** Reload from Postgres: after the follower lost its place (Redis unreachable for a while). */
+  readonly resync: Effect.Effect<void, unknown>
+}
+
+export interface StockEventsShape {
+  /** Where the stream stands now; taken before loading from Postgres, so nothing committed after the load is missed. */
+  readonly position: Effect.Effect<string>
+  /** Rows as committed (absolute units, revisions), after the commit; a failure is logged (the reconciler catches up). */
+  readonly publish: (rows: StockColumns) => Effect.Effect<void>
+  /** Applies every entry after `from`, in order, for the life of the scope; supervised. */
+  readonly follow: (from: string, follower: StockFollower) => Effect.Effect<void, never, Scope.Scope>
+}
+
+/** Rows per stream entry: about 150-250 KB of JSON. */
+export const ROWS_PER_ENTRY = 5_000
+/** Entries kept (MAXLEN ~): at most about 5 million rows, enough for a follower to catch up after a pause. */
+const STREAM_MAX_LEN = 1_000
+/** Entries per read: a few MB at most, so one read never holds the loop long. */
+const READ = { count: 8, blockMs: 2_000 }
+const followRestarts = restarts("50 millis")
+
+/**
+ * One entry: the rows' columns, node codes once each (`nodes`, indexed by `node`). No Schema: an
+ * entry holds up to 5,000 rows, and decoding them as structs costs more than applying them.
+ */
+interface Entry {
+  readonly origin: string
+  readonly nodes: ReadonlyArray<string>
+  readonly node: ReadonlyArray<number>
+  readonly sku: ReadonlyArray<string>
+  readonly units: ReadonlyArray<number>
+  readonly revision: ReadonlyArray<number>
+}
+
+const encodeEntry = (origin: string, rows: StockColumns, from: number, to: number): string => {
+  const ids = new Map<string, number>()
+  const nodes: Array<string> = []
+  const node: Array<number> = []
+  for (let i = from; i < to; i++) {
+    const code = rows.nodes[i]!
+    let id = ids.get(code)
+    if (id === undefined) {
+      id = nodes.length
+      nodes.push(code)
+      ids.set(code, id)
+    }
+    node.push(id)
+  }
+  const entry: Entry = {
+    origin,
+    nodes,
+    node,
+    sku: rows.skus.slice(from, to),
+    units: Array.from({ length: to - from }, (_, i) => rows.units[from + i]!),
+    revision: Array.from({ length: to - from }, (_, i) => rows.revisions[from + i]!)
+  }
+  return JSON.stringify(entry)
+}
+
+const isCount = (value: unknown): value is number => typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= 0xffff_ffff
+
+/** The rows of an entry, or why it cannot be read (skipped; the reconciler brings its rows). */
+const decodeEntry = (payload: string): Result.Result<StockColumns, string> => {
+  let entry: Partial<Entry>
+  try {
+    entry = JSON.parse(payload) as Partial<Entry>
+  } catch (error) {
+    return Result.fail(`not JSON: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  const { nodes, node, sku, units, revision } = entry
+  if (!Array.isArray(nodes) || !Array.isArray(node) || !Array.isArray(sku) || !Array.isArray(units) || !Array.isArray(revision)) {
+    return Result.fail("missing columns")
+  }
+  const count = sku.length
+  if (node.length !== count || units.length !== count || revision.length !== count) return Result.fail("columns of different lengths")
+  const codes: Array<string> = []
+  for (let i = 0; i < count; i++) {
+    const code = nodes[node[i]!]
+    if (typeof code !== "string" || typeof sku[i] !== "string" || !isCount(units[i]) || !isCount(revision[i])) {
+      return Result.fail(`row ${i} is not (node, sku, units, revision)`)
+    }
+    codes.push(code)
+  }
+  return Result.succeed({ nodes: codes, skus: sku, units, revisions: revision })
+}
+
+const none: StockEventsShape = {
+  position: Effect.succeed("0-0"),
+  publish: () => Effect.void,
+  follow: () => Effect.void
+}
+
+/** As CapacityEvents: `origin` names this process, whose own entries are passed over (already applied). */
+const onStream = (queue: typeof StreamQueue.Service, stream: string, origin: string): StockEventsShape => {
+  const ownMark = `{"origin":${JSON.stringify(origin)},`
+  return {
+    position: queue.lastId(stream).pipe(
+      Effect.catch((error) =>
+        Effect.as(Effect.logWarning(`stock events: no position on ${stream} (${error.message}); following new entries only`), "$")
+      )
+    ),
+    publish: (rows) => {
+      const payloads: Array<string> = []
+      for (let from = 0; from < rows.skus.length; from += ROWS_PER_ENTRY) {
+        payloads.push(encodeEntry(origin, rows, from, Math.min(rows.skus.length, from + ROWS_PER_ENTRY)))
+      }
+      return payloads.length === 0 ? Effect.void : queue.publish(stream, payloads, { maxLen: STREAM_MAX_LEN }).pipe(
+        Effect.catch((error) =>
+          Effect.logError(`stock events: ${rows.skus.length} rows not published on ${stream}; other processes read them at their next reconciliation`, error)
+        ),
+        Effect.asVoid
+      )
+    },
+    follow: (from, follower) => {
+      let position = from
+      let lost = false
+      const step = Effect.flatMap(Effect.suspend(() => queue.readAfter(stream, position, READ)), (entries) =>
+        Effect.forEach(entries, (entry) =>
+          (entry.payload.startsWith(ownMark) ? Effect.void : Result.match(decodeEntry(entry.payload), {
+            onFailure: (reason) => Effect.logWarning(`stock events: skipping entry ${entry.id}: ${reason}`),
+            onSuccess: follower.apply
+          })).pipe(Effect.map(() => {
+            position = entry.id
+          })), { discard: true }))
+      const cycle = Effect.gen(function*() {
+        if (lost) {
+          position = yield* queue.lastId(stream)
+          yield* follower.resync
+          lost = false
+          yield* Effect.logInfo(`stock events: reloaded from Postgres, following ${stream} from ${position}`)
+        }
+        return yield* Effect.forever(step)
+      })
+      return cycle.pipe(
+        Effect.catchCause((cause) => {
+          lost = true
+          return Effect.logError(`stock events: following ${stream} failed; will reload and follow again`, cause)
+        }),
+        Effect.repeat(followRestarts),
+        Effect.forkScoped,
+        Effect.asVoid
+      )
+    }
+  }
+}
+
+/** The Redis Stream of stock changes between server processes; nothing when REDIS_URL is unset. */
+export class StockEvents extends Context.Service<StockEvents, StockEventsShape>()("@retail/capacity/StockEvents") {
+  static readonly None = Layer.succeed(StockEvents, none)
+
+  /** Needs StreamQueue when REDIS_URL is set. */
+  static readonly layer = Layer.unwrap(
+    Effect.map(StockConfig, (config) =>
+      Option.match(config.stream, {
+        onNone: () => StockEvents.None,
+        onSome: (stream) => Layer.effect(StockEvents, Effect.map(StreamQueue, (queue) => onStream(queue, stream, crypto.randomUUID())))
+      }))
+  )
+}
