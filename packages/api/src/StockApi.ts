@@ -14,14 +14,14 @@ export const StockChangesRequest = StockBatch.annotate({
 })
 
 export const StockChangesResult = Schema.Struct({
-  sequence: Schema.Number,
-  received: Schema.Number.annotate({ description: "Changes in the body, duplicates included" }),
-  rows: Schema.Number.annotate({ description: "Distinct node and SKU pairs" }),
-  applied: Schema.Number.annotate({ description: "Rows set (new, or holding an older sequence)" }),
-  stale: Schema.Number.annotate({ description: "Rows left alone: their sequence was this batch's or newer" })
+  sequence: Schema.Int,
+  received: Schema.Int.annotate({ description: "Changes in the body, duplicates included" }),
+  rows: Schema.Int.annotate({ description: "Distinct node and SKU pairs" }),
+  applied: Schema.Int.annotate({ description: "Rows set (new, or holding an older sequence)" }),
+  stale: Schema.Int.annotate({ description: "Rows left alone: their sequence was this batch's or newer" })
 }).annotate({ identifier: "StockChangesResult" })
 
-export const StockHolding = Schema.Struct({ node: Schema.String, units: Schema.Number })
+export const StockHolding = Schema.Struct({ node: Schema.String, units: Schema.Int })
 
 export const SkuStock = Schema.Struct({
   sku: Schema.String,
