@@ -38,16 +38,19 @@ const collectGarbage = (): (() => void) => {
   return vm.runInNewContext("gc") as () => void
 }
 
-/** Heap and array buffers of this process after a full collection, in bytes. */
+/** Heap and array buffers of this process after a full collection, and its RSS, in bytes. */
 const heldBytes = (gc: () => void) => {
   gc()
   gc()
   const usage = process.memoryUsage()
-  return usage.heapUsed + usage.arrayBuffers
+  return { held: usage.heapUsed + usage.arrayBuffers, rss: usage.rss }
 }
 
 /** The seeded rows in a StockBoard in this process, as a replica loads them (chunks of 100,000): bytes per row. */
-const inProcessBytesPerRow = (tag: string, skus: number): { readonly rows: number; readonly bytesPerRow: number; readonly loadMs: number } => {
+const inProcessBytesPerRow = (
+  tag: string,
+  skus: number
+): { readonly rows: number; readonly bytesPerRow: number; readonly rssPerRow: number; readonly loadMs: number } => {
   const gc = collectGarbage()
   const before = heldBytes(gc)
   const board = new StockBoard()
@@ -72,7 +75,7 @@ const inProcessBytesPerRow = (tag: string, skus: number): { readonly rows: numbe
   const loadMs = performance.now() - started
   const after = heldBytes(gc)
   if (board.unitsOf(HOLDERS[0]!, skuCode(tag, 1)) !== unitsAt(1, 1)) throw new BenchmarkFailure("the in-process board does not hold the seeded stock")
-  return { rows: board.rows, bytesPerRow: (after - before) / board.rows, loadMs }
+  return { rows: board.rows, bytesPerRow: (after.held - before.held) / board.rows, rssPerRow: (after.rss - before.rss) / board.rows, loadMs }
 }
 
 const residentMiB = (pid: number): number => {
@@ -168,13 +171,14 @@ export const stockDeltas: Benchmark = {
       throw error
     }
     const memory = inProcessBytesPerRow(tag, skus)
-    setup.progress(`in-process StockBoard: ${memory.rows} rows, ${memory.bytesPerRow.toFixed(1)} bytes a row, built in ${memory.loadMs.toFixed(0)} ms`)
+    setup.progress(`in-process StockBoard: ${memory.rows} rows, ${memory.bytesPerRow.toFixed(1)} bytes a row (RSS ${memory.rssPerRow.toFixed(1)}), built in ${memory.loadMs.toFixed(0)} ms`)
 
     let sequence = Date.now() * 100
     const run = async (): Promise<ReadonlyArray<Figure>> => {
       const figures: Array<Figure> = [
         ...opened,
-        figure(`bytes per stock row, in-process StockBoard (${memory.rows} rows, heap + array buffers after GC)`, "bytes", memory.bytesPerRow, { better: "lower" })
+        figure(`bytes per stock row, in-process StockBoard (${memory.rows} rows, heap + array buffers after GC)`, "bytes", memory.bytesPerRow, { better: "lower" }),
+        figure(`RSS growth per stock row, in-process StockBoard (${memory.rows} rows)`, "bytes", memory.rssPerRow, { better: "lower" })
       ]
       // Throughput: every batch sets existing rows (and some new ones) with new units.
       const deltaRows = setup.scale === "smoke" ? 2_000 : Math.min(400_000, Math.max(BATCH_ROWS * 4, setup.size / 5))
@@ -185,7 +189,7 @@ export const stockDeltas: Benchmark = {
         Array.from({ length: batchRows }, (_, i) => {
           const row = (b * batchRows + i) * 7919
           const s = 1 + (row % skus)
-          return { node: HOLDERS[(row >> 3) % HOLDERS.length]!, sku: skuCode(tag, s), units: (round + b + i) % 500 }
+          return { node: HOLDERS[Math.floor(row / 8) % HOLDERS.length]!, sku: skuCode(tag, s), units: (round + b + i) % 500 }
         })
       const bodies = Array.from({ length: batches }, (_, b) => batchOf(b))
       const marker = `BENCH-${tag}-MARK`

@@ -31,18 +31,29 @@ export const MAX_STOCK_UNITS = 2_147_483_647
 
 const NO_HOLDERS: ReadonlyArray<string> = []
 
+/** SKUs per chunk (by interned id): a change copies its chunk, about 16 x 12 bytes x rows per SKU. */
+const SHIFT = 4
+const PER_CHUNK = 1 << SHIFT
+const SLOT = PER_CHUNK - 1
+/** A chunk starts with PER_CHUNK + 1 offsets: slot s's rows are [chunk[s], chunk[s + 1]). */
+const HEADER = PER_CHUNK + 1
+const EMPTY_CHUNK: Uint32Array = new Uint32Array(HEADER).fill(HEADER)
+
 /**
- * Every stock row of a replica, compactly: node codes interned to ids, and per SKU one Uint32Array
- * `[node ids ascending (n) | units (n) | revisions (n)]`, 12 bytes a row plus one array per SKU.
- * A SKU's array is never edited: a change builds the SKU's next array and puts it in place of the
- * last (as an actor replaces a usage cell), so a reader that took one never sees it change, and a
- * change rebuilds only the SKUs it touches. Evaluation is synchronous: one request sees one state.
+ * Every stock row of a replica, compactly: node codes and SKUs interned to ids, and the rows of 16
+ * SKUs (by id) in one Uint32Array chunk, each SKU's rows as `[node ids ascending (n) | units (n) |
+ * revisions (n)]`: 12 bytes a row, no object per row, one array per 16 SKUs. A chunk is never
+ * edited: a change builds the chunk's next array and puts it in place of the last (as an actor
+ * replaces a usage cell), so a reader that took one never sees it change, and a change rebuilds
+ * only the chunks it touches. Evaluation is synchronous: one request sees one state.
  */
 export class StockBoard implements StockView {
   private readonly nodeIds = new Map<string, number>()
   private readonly nodeCodes: Array<string> = []
-  private readonly bySku = new Map<string, Uint32Array>()
-  private readonly holderLists = new WeakMap<Uint32Array, ReadonlyArray<string>>()
+  private readonly skuIds = new Map<string, number>()
+  private readonly skuCodes: Array<string> = []
+  private readonly chunks: Array<Uint32Array> = []
+  private readonly holderLists = new WeakMap<Uint32Array, Array<ReadonlyArray<string> | undefined>>()
   private rowCount = 0
 
   /** Rows held (a row per node and SKU). */
@@ -52,67 +63,100 @@ export class StockBoard implements StockView {
 
   /** SKUs with at least one row. */
   get skus(): number {
-    return this.bySku.size
+    return this.skuCodes.length
   }
 
   readonly unitsOf = (node: string, sku: string): number | undefined => {
-    const cell = this.bySku.get(sku)
-    if (cell === undefined) return undefined
-    const id = this.nodeIds.get(node)
+    const id = this.skuIds.get(sku)
     if (id === undefined) return undefined
-    const count = cell.length / 3
-    const at = indexOfNode(cell, count, id)
-    return at < 0 ? undefined : cell[count + at]
+    const nodeId = this.nodeIds.get(node)
+    if (nodeId === undefined) return undefined
+    const chunk = this.chunks[id >>> SHIFT]!
+    const slot = id & SLOT
+    const base = chunk[slot]!
+    const count = (chunk[slot + 1]! - base) / 3
+    const at = indexOfNode(chunk, base, count, nodeId)
+    return at < 0 ? undefined : chunk[base + count + at]
   }
 
   readonly holders = (sku: string): ReadonlyArray<string> => {
-    const cell = this.bySku.get(sku)
-    if (cell === undefined) return NO_HOLDERS
-    let list = this.holderLists.get(cell)
+    const id = this.skuIds.get(sku)
+    if (id === undefined) return NO_HOLDERS
+    const chunk = this.chunks[id >>> SHIFT]!
+    const slot = id & SLOT
+    let lists = this.holderLists.get(chunk)
+    if (lists === undefined) {
+      lists = []
+      this.holderLists.set(chunk, lists)
+    }
+    let list = lists[slot]
     if (list === undefined) {
-      const count = cell.length / 3
+      const base = chunk[slot]!
+      const count = (chunk[slot + 1]! - base) / 3
       const codes: Array<string> = []
-      for (let i = 0; i < count; i++) codes.push(this.nodeCodes[cell[i]!]!)
+      for (let i = 0; i < count; i++) codes.push(this.nodeCodes[chunk[base + i]!]!)
       list = codes
-      this.holderLists.set(cell, list)
+      lists[slot] = list
     }
     return list
   }
 
   /** The rows of a SKU with their revisions (for GET /v1/stock/{sku} and tests). */
   holdingsOf(sku: string): ReadonlyArray<StockHolding> {
-    const cell = this.bySku.get(sku)
-    if (cell === undefined) return []
-    const count = cell.length / 3
+    const id = this.skuIds.get(sku)
+    if (id === undefined) return []
+    const chunk = this.chunks[id >>> SHIFT]!
+    const slot = id & SLOT
+    const base = chunk[slot]!
+    const count = (chunk[slot + 1]! - base) / 3
     const rows: Array<StockHolding> = []
-    for (let i = 0; i < count; i++) rows.push({ node: this.nodeCodes[cell[i]!]!, units: cell[count + i]!, revision: cell[2 * count + i]! })
+    for (let i = 0; i < count; i++) {
+      rows.push({ node: this.nodeCodes[chunk[base + i]!]!, units: chunk[base + count + i]!, revision: chunk[base + 2 * count + i]! })
+    }
     return rows
   }
 
   /** Every row, SKU by SKU (tests comparing a replica with the database). */
   *entries(): IterableIterator<{ readonly node: string; readonly sku: string; readonly units: number; readonly revision: number }> {
-    for (const sku of this.bySku.keys()) for (const row of this.holdingsOf(sku)) yield { sku, ...row }
+    for (const sku of this.skuCodes) for (const row of this.holdingsOf(sku)) yield { sku, ...row }
   }
 
   /**
    * Applies absolute values by revision: a row is taken when the board has none for its node and
    * SKU, or holds an older revision; the same change twice, or an older one after a newer, changes
-   * nothing. Only the SKUs with a row taken get a new array. Answers how many rows were taken.
+   * nothing. Of two changes of one row here, the higher revision stands (the later on a tie). Only
+   * the chunks with a row taken get a new array. Answers how many rows were taken.
    */
   apply(columns: StockColumns): number {
-    const rowsBySku = new Map<string, Array<number>>()
-    for (let row = 0; row < columns.skus.length; row++) {
-      const sku = columns.skus[row]!
-      const rows = rowsBySku.get(sku)
-      if (rows === undefined) rowsBySku.set(sku, [row])
-      else rows.push(row)
+    const count = columns.skus.length
+    if (count === 0) return 0
+    const skuOf = new Int32Array(count)
+    const nodeOf = new Int32Array(count)
+    const rowsByChunk = new Map<number, Array<number>>()
+    let lastChunk = -1
+    let lastRows: Array<number> = []
+    for (let row = 0; row < count; row++) {
+      const sku = this.skuIdOf(columns.skus[row]!)
+      skuOf[row] = sku
+      nodeOf[row] = this.nodeIdOf(columns.nodes[row]!)
+      const chunk = sku >>> SHIFT
+      if (chunk !== lastChunk) {
+        let rows = rowsByChunk.get(chunk)
+        if (rows === undefined) {
+          rows = []
+          rowsByChunk.set(chunk, rows)
+        }
+        lastChunk = chunk
+        lastRows = rows
+      }
+      lastRows.push(row)
     }
     let taken = 0
-    for (const [sku, rows] of rowsBySku) taken += this.applySku(sku, rows, columns)
+    for (const [chunk, rows] of rowsByChunk) taken += this.applyChunk(chunk, rows, skuOf, nodeOf, columns)
     return taken
   }
 
-  private idOf(node: string): number {
+  private nodeIdOf(node: string): number {
     let id = this.nodeIds.get(node)
     if (id === undefined) {
       id = this.nodeCodes.length
@@ -122,67 +166,117 @@ export class StockBoard implements StockView {
     return id
   }
 
-  private applySku(sku: string, rows: ReadonlyArray<number>, columns: StockColumns): number {
-    // The changes of this SKU by node id, one per node (the highest revision; the later row on a tie).
-    const changes: Array<{ id: number; units: number; revision: number }> = []
-    for (const row of rows) changes.push({ id: this.idOf(columns.nodes[row]!), units: columns.units[row]!, revision: columns.revisions[row]! })
-    changes.sort((a, b) => a.id - b.id)
-    let distinct = 0
-    for (const change of changes) {
-      const last = distinct > 0 ? changes[distinct - 1]! : undefined
-      if (last !== undefined && last.id === change.id) {
-        if (change.revision >= last.revision) changes[distinct - 1] = change
-      } else changes[distinct++] = change
+  private skuIdOf(sku: string): number {
+    let id = this.skuIds.get(sku)
+    if (id === undefined) {
+      id = this.skuCodes.length
+      this.skuCodes.push(sku)
+      this.skuIds.set(sku, id)
+      if ((id & SLOT) === 0) this.chunks.push(EMPTY_CHUNK)
     }
-    changes.length = distinct
+    return id
+  }
 
-    const current = this.bySku.get(sku)
-    const count = current === undefined ? 0 : current.length / 3
+  private applyChunk(
+    chunkIndex: number,
+    rows: Array<number>,
+    skuOf: Int32Array,
+    nodeOf: Int32Array,
+    columns: StockColumns
+  ): number {
+    // By SKU, node and position (rows of a replica's load come in that order already).
+    const before = (a: number, b: number) => skuOf[a]! - skuOf[b]! || nodeOf[a]! - nodeOf[b]! || a - b
+    let ordered = true
+    for (let i = 1; i < rows.length && ordered; i++) ordered = before(rows[i - 1]!, rows[i]!) < 0
+    if (!ordered) rows.sort(before)
+    // One change per SKU and node: the highest revision, the later on a tie.
+    let unique = 0
+    for (const row of rows) {
+      const last = unique > 0 ? rows[unique - 1]! : -1
+      if (last >= 0 && skuOf[last] === skuOf[row] && nodeOf[last] === nodeOf[row]) {
+        if (columns.revisions[row]! >= columns.revisions[last]!) rows[unique - 1] = row
+      } else rows[unique++] = row
+    }
+
+    const current = this.chunks[chunkIndex]!
+    const sizes = new Int32Array(PER_CHUNK)
+    const firstChange = new Int32Array(PER_CHUNK + 1)
     let added = 0
     let taken = 0
-    for (const change of changes) {
-      const at = current === undefined ? -1 : indexOfNode(current, count, change.id)
-      if (at < 0) {
-        added++
-        taken++
-      } else if (change.revision > current![2 * count + at]!) taken++
+    let p = 0
+    for (let slot = 0; slot < PER_CHUNK; slot++) {
+      firstChange[slot] = p
+      const base = current[slot]!
+      const count = (current[slot + 1]! - base) / 3
+      let size = count
+      let i = 0
+      while (p < unique && (skuOf[rows[p]!]! & SLOT) === slot) {
+        const row = rows[p++]!
+        const node = nodeOf[row]!
+        while (i < count && current[base + i]! < node) i++
+        if (i < count && current[base + i] === node) {
+          if (columns.revisions[row]! > current[base + 2 * count + i]!) taken++
+        } else {
+          size++
+          added++
+          taken++
+        }
+      }
+      sizes[slot] = size
     }
+    firstChange[PER_CHUNK] = p
     if (taken === 0) return 0
 
-    const size = count + added
-    const next = new Uint32Array(3 * size)
-    let i = 0
-    let j = 0
-    for (let out = 0; out < size; out++) {
-      const change = changes[j]
-      const currentId = i < count ? current![i]! : Number.MAX_SAFE_INTEGER
-      if (change !== undefined && change.id <= currentId) {
-        const newer = change.id < currentId || change.revision > current![2 * count + i]!
-        next[out] = change.id
-        next[size + out] = newer ? change.units : current![count + i]!
-        next[2 * size + out] = newer ? change.revision : current![2 * count + i]!
-        if (change.id === currentId) i++
-        j++
-      } else {
-        next[out] = currentId
-        next[size + out] = current![count + i]!
-        next[2 * size + out] = current![2 * count + i]!
-        i++
+    let total = HEADER
+    for (let slot = 0; slot < PER_CHUNK; slot++) total += 3 * sizes[slot]!
+    const next = new Uint32Array(total)
+    let offset = HEADER
+    for (let slot = 0; slot < PER_CHUNK; slot++) {
+      next[slot] = offset
+      const base = current[slot]!
+      const count = (current[slot + 1]! - base) / 3
+      const size = sizes[slot]!
+      const from = firstChange[slot]!
+      const to = firstChange[slot + 1]!
+      if (from === to) next.set(current.subarray(base, base + 3 * count), offset)
+      else {
+        let i = 0
+        let j = from
+        for (let out = 0; out < size; out++) {
+          const row = j < to ? rows[j]! : -1
+          const node = row >= 0 ? nodeOf[row]! : -1
+          const held = i < count ? current[base + i]! : -1
+          if (row >= 0 && (held < 0 || node <= held)) {
+            const newer = node !== held || columns.revisions[row]! > current[base + 2 * count + i]!
+            next[offset + out] = node
+            next[offset + size + out] = newer ? columns.units[row]! : current[base + count + i]!
+            next[offset + 2 * size + out] = newer ? columns.revisions[row]! : current[base + 2 * count + i]!
+            if (node === held) i++
+            j++
+          } else {
+            next[offset + out] = held
+            next[offset + size + out] = current[base + count + i]!
+            next[offset + 2 * size + out] = current[base + 2 * count + i]!
+            i++
+          }
+        }
       }
+      offset += 3 * size
     }
-    this.bySku.set(sku, next)
+    next[PER_CHUNK] = offset
+    this.chunks[chunkIndex] = next
     this.rowCount += added
     return taken
   }
 }
 
-/** Where node `id` is among the first `count` (ascending) ids of `cell`; -1 when absent. */
-const indexOfNode = (cell: Uint32Array, count: number, id: number): number => {
+/** Where node `id` is among the `count` ascending ids from `base` in `chunk`; -1 when absent. */
+const indexOfNode = (chunk: Uint32Array, base: number, count: number, id: number): number => {
   let low = 0
   let high = count - 1
   while (low <= high) {
     const middle = (low + high) >>> 1
-    const value = cell[middle]!
+    const value = chunk[base + middle]!
     if (value === id) return middle
     if (value < id) low = middle + 1
     else high = middle - 1

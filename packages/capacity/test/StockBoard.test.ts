@@ -36,9 +36,11 @@ describe("StockBoard", () => {
     expect(board.skus).toBe(2)
   })
 
-  it("takes a row only with a newer revision: a replay or an older change leaves it, and only the SKUs changed get a new array", () => {
+  it("takes a row only with a newer revision: a replay or an older change leaves it, and only the chunks changed get a new array", () => {
     const board = new StockBoard()
-    board.apply(columns([{ node: "CD1", sku: "A", units: 5, revision: 3 }, { node: "CD1", sku: "B", units: 1, revision: 1 }]))
+    // 16 SKUs a chunk, by first appearance: A is in the first, B (the 18th SKU) in the second.
+    const fillers = Array.from({ length: 16 }, (_, i) => ({ node: "TD1", sku: `F${i}`, units: i, revision: 1 }))
+    board.apply(columns([{ node: "CD1", sku: "A", units: 5, revision: 3 }, ...fillers, { node: "CD1", sku: "B", units: 1, revision: 1 }]))
     const holdersOfA = board.holders("A")
     const holdersOfB = board.holders("B")
     expect(board.apply(columns([{ node: "CD1", sku: "A", units: 9, revision: 3 }]))).toBe(0)
@@ -66,11 +68,12 @@ describe("StockBoard", () => {
   it("any sequence of applies ends where a Map keeping each row's highest revision ends (fast-check)", () => {
     const change = fc.record({
       node: fc.constantFrom("N0", "N1", "N2", "N3", "N4", "N5"),
-      sku: fc.constantFrom("A", "B", "C", "D"),
+      // Up to 40 SKUs: three chunks of 16.
+      sku: fc.nat({ max: 39 }).map((i) => `S${i}`),
       units: fc.nat({ max: 1000 }),
       revision: fc.nat({ max: 20 })
     })
-    fc.assert(fc.property(fc.array(fc.array(change, { maxLength: 12 }), { maxLength: 12 }), (batches) => {
+    fc.assert(fc.property(fc.array(fc.array(change, { maxLength: 60 }), { maxLength: 12 }), (batches) => {
       const board = new StockBoard()
       const model = new Map<string, Row>()
       for (const batch of batches) {
@@ -93,16 +96,16 @@ describe("StockBoard", () => {
       }
       expect(board.rows).toBe(model.size)
       // Every row's nodes are kept ascending (binary search): each holder finds its units.
-      for (const sku of ["A", "B", "C", "D"]) for (const node of board.holders(sku)) expect(board.unitsOf(node, sku)).toBeDefined()
+      for (let i = 0; i < 40; i++) for (const node of board.holders(`S${i}`)) expect(board.unitsOf(node, `S${i}`)).toBeDefined()
     }))
   })
 
   it("when each change of a row has its own revision, neither their order nor their batching matters (fast-check)", () => {
     const changes = fc.array(fc.record({
       node: fc.constantFrom("N0", "N1", "N2", "N3"),
-      sku: fc.constantFrom("A", "B", "C"),
+      sku: fc.nat({ max: 39 }).map((i) => `S${i}`),
       units: fc.nat({ max: 1000 })
-    }), { maxLength: 40 }).chain((list) => {
+    }), { maxLength: 120 }).chain((list) => {
       const rows: ReadonlyArray<Row> = list.map((change, i) => ({ ...change, revision: i + 1 }))
       return fc.tuple(fc.constant(rows), fc.shuffledSubarray([...rows], { minLength: rows.length, maxLength: rows.length }), fc.integer({ min: 1, max: 6 }))
     })

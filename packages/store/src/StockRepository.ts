@@ -11,10 +11,11 @@ export interface StockSets {
   readonly units: ReadonlyArray<number>
 }
 
-/** Stock rows read back, and where the next pass of the reconciler starts (`pg_snapshot_xmin`, as text). */
-export interface StockRead {
-  readonly rows: StockColumns
-  readonly watermark: string
+/** Where a page of the rows written since a watermark ended. */
+export interface StockPosition {
+  readonly writer: string
+  readonly sku: string
+  readonly node: string
 }
 
 const { int4: INT4, text: TEXT } = PgTypes.OID
@@ -120,20 +121,35 @@ export class StockRepository extends Context.Service<StockRepository>()("@retail
         )).values.pipe(Effect.flatMap((rows) => columnsOf(rows, "loadStock")), storeOperation("loadStock"))
 
     /**
-     * The rows written by transactions at or after `watermark` (those that had not ended when it was
-     * taken, and every later one), and the watermark for the next call, taken first.
+     * Up to `limit` rows written by transactions at or after `since` (those that had not ended
+     * when it was taken, and every later one), after `after` in (writer, sku, node) order: the
+     * reconciler pages through them. `last` is where the next page starts.
      */
-    const loadWrittenSince = (watermarkText: string) =>
-      Effect.gen(function*() {
-        const next = yield* watermark
-        const rows = yield* sql.unsafe(
-          `SELECT node, sku, units, revision FROM capacity_stock WHERE writer >= $1::xid8`,
-          [watermarkText]
-        ).values.pipe(Effect.flatMap((values) => columnsOf(values, "loadStockSince")), storeOperation("loadStockSince"))
-        return { rows, watermark: next } satisfies StockRead
-      })
+    const loadWrittenPage = (since: string, after: StockPosition | undefined, limit: number) =>
+      (after === undefined
+        ? sql.unsafe(
+          `SELECT node, sku, units, revision, writer::text FROM capacity_stock WHERE writer >= $1::xid8
+           ORDER BY writer, sku, node LIMIT $2`,
+          [since, limit]
+        )
+        : sql.unsafe(
+          `SELECT node, sku, units, revision, writer::text FROM capacity_stock WHERE (writer, sku, node) > ($1::xid8, $2, $3)
+           ORDER BY writer, sku, node LIMIT $4`,
+          [after.writer, after.sku, after.node, limit]
+        )).values.pipe(
+          Effect.flatMap((values) =>
+            Effect.map(columnsOf(values, "loadStockSince"), (rows) => {
+              const lastRow = values[values.length - 1]
+              const last: StockPosition | undefined = lastRow === undefined
+                ? undefined
+                : { writer: String(lastRow[4]), sku: String(lastRow[1]), node: String(lastRow[0]) }
+              return { rows, last }
+            })
+          ),
+          storeOperation("loadStockSince")
+        )
 
-    return { applySets, setUnits, seedFromNetwork, watermark, loadChunk, loadWrittenSince } as const
+    return { applySets, setUnits, seedFromNetwork, watermark, loadChunk, loadWrittenPage } as const
   })
 }) {
   static readonly layer = Layer.effect(this, this.make)

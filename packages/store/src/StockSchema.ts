@@ -27,6 +27,7 @@ export const migration0009 = Effect.flatMap(SqlClient.SqlClient, (sql) =>
       writer xid8 NOT NULL DEFAULT pg_current_xact_id(),
       PRIMARY KEY (sku, node)
     )`,
-    `CREATE INDEX capacity_stock_writer ON capacity_stock (writer)`
+    // The reconciler pages through the rows written since its last pass in this order.
+    `CREATE INDEX capacity_stock_writer ON capacity_stock (writer, sku, node)`
   ], (statement) => sql.unsafe(statement), { discard: true })
 )

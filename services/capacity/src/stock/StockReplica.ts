@@ -1,5 +1,5 @@
 import { demoNetwork, MAX_STOCK_UNITS, type StockBatchColumns, StockBoard, type StockColumns, type StockEntry, type StockView } from "@retail/capacity"
-import { CapacityRepository, type StockSets, StockRepository } from "@retail/store"
+import { CapacityRepository, type StockPosition, type StockSets, StockRepository } from "@retail/store"
 import { Cause, Clock, Context, Duration, Effect, Layer } from "effect"
 import { StockConfig } from "./StockConfig.ts"
 import { StockEvents } from "./StockEvents.ts"
@@ -73,11 +73,20 @@ export class StockReplica extends Context.Service<StockReplica>()("@retail/capac
       })
     })
 
-    /** Rows written since the last pass, applied by revision: a change whose entry never came shows here. */
+    /**
+     * Rows written since the last pass, applied by revision, page by page: a change whose entry
+     * never came shows here, and what this replica knows already changes nothing.
+     */
     const reconcile = Effect.gen(function*() {
-      const read = yield* repository.loadWrittenSince(watermark)
-      board.apply(read.rows)
-      watermark = read.watermark
+      const next = yield* repository.watermark
+      let after: StockPosition | undefined
+      while (true) {
+        const page = yield* repository.loadWrittenPage(watermark, after, LOAD_CHUNK)
+        board.apply(page.rows)
+        if (page.last === undefined || page.rows.skus.length < LOAD_CHUNK) break
+        after = page.last
+      }
+      watermark = next
     })
 
     if (reconcileIntervalMs > 0) {
