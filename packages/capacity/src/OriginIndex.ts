@@ -14,7 +14,7 @@ export interface OriginIndex {
   readonly stores: ReadonlyArray<OriginCandidate>
   /** Units of a SKU at a node (`snapshot.stock`, read now: stock changes without a new snapshot); undefined when the node does not carry it. */
   readonly stockOf: (node: string, sku: string) => number | undefined
-  /** The nodes holding a row for a SKU (units 0 included), read now; [] when none. */
+  /** The nodes of the snapshot for which `stockOf(node, sku)` is not undefined (units 0 included), read now; [] when none. */
   readonly holders: (sku: string) => ReadonlyArray<string>
   /** The nodes with a path of this type and mode to `destination` (`snapshot.paths` has their `pathKey`). */
   readonly servingNodes: (dispatchType: DispatchType, mode: DeliveryMode, destination: string) => ReadonlySet<string>
@@ -36,12 +36,24 @@ const candidateOf = (model: NodeModel): OriginCandidate => ({ code: model.code, 
 const buildIndex = (snapshot: Snapshot): OriginIndex => {
   const nodes = [...snapshot.nodes.values()]
   const stock = snapshot.stock
+  // The board's holder lists keep their identity until their SKU changes: each is filtered to the
+  // snapshot's nodes once (stock may hold rows of a node a later network dropped).
+  const ofSnapshot = new WeakMap<ReadonlyArray<string>, ReadonlyArray<string>>()
+  const holdersOf = (sku: string): ReadonlyArray<string> => {
+    const all = stock.holders(sku)
+    let kept = ofSnapshot.get(all)
+    if (kept === undefined) {
+      kept = all.every((code) => snapshot.nodes.has(code)) ? all : all.filter((code) => snapshot.nodes.has(code))
+      ofSnapshot.set(all, kept)
+    }
+    return kept
+  }
   const serving = new Map<string, ReadonlySet<string>>()
   return {
     origins: nodes.filter((model) => model.node.type !== "HUB").map(candidateOf),
     stores: nodes.filter((model) => model.node.type === "TD").map(candidateOf),
     stockOf: (node, sku) => stock.unitsOf(node, sku),
-    holders: (sku) => stock.holders(sku),
+    holders: holdersOf,
     servingNodes: (dispatchType, mode, destination) => {
       const key = `${dispatchType}|${mode}|${destination}`
       let found = serving.get(key)

@@ -1,7 +1,19 @@
 import fc from "fast-check"
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
-import { decodeStockBatch, MAX_STOCK_BATCH_ROWS, StockBoard, stockBoardOf, type StockColumns } from "../src/index.ts"
+import {
+  buildSnapshotOn,
+  decodeNetwork,
+  decodeStockBatch,
+  defaultSnapshotOptions,
+  demoNetwork,
+  MAX_STOCK_BATCH_ROWS,
+  originIndexOf,
+  StockBoard,
+  stockBoardOf,
+  type StockColumns,
+  UsageBoard
+} from "../src/index.ts"
 
 interface Row {
   readonly node: string
@@ -123,6 +135,28 @@ describe("StockBoard", () => {
   it("a document's stock adds up entries of one node and SKU, as a snapshot always did", () => {
     const board = stockBoardOf([{ node: "CD1", sku: "A", units: 2 }, { node: "CD1", sku: "A", units: 3 }])
     expect(board.unitsOf("CD1", "A")).toBe(5)
+  })
+})
+
+describe("OriginIndex over a StockBoard", () => {
+  it("reads the board now: a change shows without a new snapshot, and holders are the snapshot's nodes holding a row", () => {
+    const document = Result.getOrThrow(decodeNetwork(demoNetwork))
+    const board = new StockBoard()
+    board.apply(columns([
+      { node: "CD-LURIN", sku: "X", units: 4, revision: 1 },
+      { node: "TD-SURCO", sku: "X", units: 0, revision: 1 },
+      { node: "TD-GONE", sku: "X", units: 9, revision: 1 }
+    ]))
+    const snapshot = buildSnapshotOn(document, new UsageBoard().cellOf, defaultSnapshotOptions, board)
+    const index = originIndexOf(snapshot)
+    expect([...index.holders("X")].sort()).toEqual(["CD-LURIN", "TD-SURCO"])
+    expect(index.holders("X")).toBe(index.holders("X"))
+    expect(index.stockOf("CD-LURIN", "X")).toBe(4)
+    board.apply(columns([{ node: "CD-LURIN", sku: "X", units: 1, revision: 2 }, { node: "TD-MIRAFLORES", sku: "X", units: 2, revision: 1 }]))
+    expect(originIndexOf(snapshot)).toBe(index)
+    expect(index.stockOf("CD-LURIN", "X")).toBe(1)
+    expect([...index.holders("X")].sort()).toEqual(["CD-LURIN", "TD-MIRAFLORES", "TD-SURCO"])
+    expect(index.holders("NONE")).toEqual([])
   })
 })
 
