@@ -100,7 +100,7 @@ describe("broken transports", () => {
         const cases: ReadonlyArray<readonly [string, { status: number; text: string }, number, RegExp]> = [
           ["multipart without boundary", yield* raw("/v1/handle-json", "--x\r\n\r\n", "multipart/form-data"), 400, /must name its boundary/],
           ["wrong part name", yield* request("/v1/handle-json", { token, body: formData([["products", fileOf("[]")]]) }), 400, /The file part products is not taken by this endpoint \(it takes file parts: productsJson\)/],
-          // The parser neither ends nor fails on these; the server must still answer.
+          // Bodies that end before their closing boundary: answered at once, not when the client gives up.
           ["0-byte multipart body", yield* raw("/v1/handle-json", "", "multipart/form-data; boundary=x"), 400, /^The multipart\/form-data body ends before its closing boundary$/],
           ["multipart cut in a file part", yield* raw("/v1/handle-json", "--x\r\nContent-Disposition: form-data; name=\"productsJson\"; filename=\"p.json\"\r\n\r\n[]", "multipart/form-data; boundary=x"), 400, /^The multipart\/form-data body ends before its closing boundary$/],
           ["multipart without parts", yield* raw("/v1/handle-json", "--x--\r\n", "multipart/form-data; boundary=x"), 400, /^The multipart part productsJson \(a file\) is required$/],

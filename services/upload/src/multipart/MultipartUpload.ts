@@ -1,8 +1,9 @@
 import { InvalidRequest, PayloadTooLarge, UnsupportedMediaType } from "@retail/api"
-import { Duration, Effect, Option, Stream } from "effect"
+import { Clock, Duration, Effect, Option, Stream } from "effect"
 import { type HttpServerRequest, Multipart } from "effect/http"
 import { Readable } from "node:stream"
 import { UploadConfig } from "../UploadConfig.ts"
+import { ParserWaits } from "./ParserWaits.ts"
 
 export type FileContent = Stream.Stream<Uint8Array, InvalidRequest | PayloadTooLarge>
 
@@ -12,6 +13,11 @@ export type FilePartHandler<E, R> = (content: FileContent, fields: ReadonlyMap<s
 export interface MultipartOptions {
   /** The text fields the endpoint takes; any other is refused. Absent: any field is collected. */
   readonly fields?: ReadonlyArray<string>
+  /**
+   * How long the reader may wait on the parser after the raw body has ended before the body is
+   * taken for one without its closing boundary (default 5 s; it only has buffered bytes left by then).
+   */
+  readonly unterminatedAfter?: Duration.Duration
 }
 
 const UNTERMINATED = "The multipart/form-data body ends before its closing boundary"
@@ -54,13 +60,14 @@ const limited = (key: string, content: Stream.Stream<Uint8Array, Multipart.Multi
     )
   })
 
-/** How long the part stream may go on after the raw body has ended; it only has buffered bytes left by then. */
-const AFTER_BODY_END = Duration.seconds(10)
+const UNTERMINATED_AFTER = Duration.seconds(5)
 
 /**
  * Completes once the raw request body has been received (never on servers that are not node:http).
- * The multipart parser (multipasta) neither ends nor fails on a body that stops before its closing
- * boundary (`--b\r\n`, an empty body, a cut file part): without this the request would hang.
+ * A safety net: effect 4's multipart channel fails a body that stops before its closing boundary
+ * (`--b\r\n`, an empty body, a cut file part) with EndNotReached, but the parser it wrapped before
+ * neither ended nor failed on one, and the request hung. A reader left waiting on the parser once
+ * every byte has come is answered 400 rather than held until the client gives up.
  */
 const rawBodyEnded = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<void> => {
   const source = request.source
@@ -117,8 +124,12 @@ export const readMultipart = <E, R>(
     const fields = new Map<string, string>()
     const handled = new Set<string>()
     let parts = 0
+    // Not a time since the body ended: the handlers may still be validating and publishing what it
+    // held (busy validation threads, a slow Redis) for longer than any bound, and that is no fault of the body.
+    const waits = new ParserWaits()
     const unterminated = rawBodyEnded(request).pipe(
-      Effect.andThen(Effect.sleep(AFTER_BODY_END)),
+      Effect.andThen(Clock.currentTimeMillis),
+      Effect.flatMap((endedAt) => waits.stuckFor(options.unterminatedAfter ?? UNTERMINATED_AFTER, endedAt)),
       Effect.andThen(Effect.fail(new InvalidRequest({ message: UNTERMINATED })))
     )
     // Each file part is limited below, so no platform total; a part with a filename is a file even when its type is JSON.
@@ -128,7 +139,7 @@ export const readMultipart = <E, R>(
       request.multipartStream,
       Multipart.limitsServices({ maxFieldSize: limits.maxFieldBytes, fieldMimeTypes: [] })
     )
-    const readParts = partStream.pipe(
+    const readParts = waits.track(partStream).pipe(
       // As node:http always answered it: a field over MULTIPART_MAX_FIELD_BYTES ends the part stream,
       // so the caller learns that the parts after it (the file) never came.
       Stream.catchIf((error) => error.reason._tag === "FieldTooLarge", () => Stream.empty),
@@ -148,7 +159,7 @@ export const readMultipart = <E, R>(
         if (Option.isNone(handler)) return unexpected("file part", part.key, expectedFiles)
         if (handled.has(part.key)) return givenTwice(part.key)
         handled.add(part.key)
-        return handler.value(limited(part.key, part.content, limits), fields)
+        return handler.value(limited(part.key, waits.track(part.content), limits), fields)
       })
     )
     yield* Effect.raceFirst(readParts, unterminated)
