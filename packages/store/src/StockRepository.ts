@@ -11,11 +11,10 @@ export interface StockSets {
   readonly units: ReadonlyArray<number>
 }
 
-/** Where a page of the rows written since a watermark ended. */
-export interface StockPosition {
-  readonly writer: string
-  readonly sku: string
-  readonly node: string
+/** The rows one statement set, and the transaction that wrote them (none when it set no row). */
+export interface StockWritten {
+  readonly rows: StockColumns
+  readonly writer: string | undefined
 }
 
 const { int4: INT4, text: TEXT } = PgTypes.OID
@@ -23,7 +22,7 @@ const { int4: INT4, text: TEXT } = PgTypes.OID
 /** One binary array parameter; every value was validated before, so encoding cannot fail. */
 const column = (values: ReadonlyArray<string | number>, oid: number): PgTypes.Parameter => Result.getOrThrow(PgTypes.array(values, oid))
 
-const RETURNED = `RETURNING t.node, t.sku, t.units, t.revision`
+const RETURNED = `RETURNING t.node, t.sku, t.units, t.revision, t.writer::text`
 
 /**
  * $1 nodes, $2 SKUs, $3 units, $4 the batch's sequence. Rows are inserted in key order, so two
@@ -97,7 +96,12 @@ export class StockRepository extends Context.Service<StockRepository>()("@retail
 
     const changed = (statement: string, operation: string) => (sets: StockSets, ...more: ReadonlyArray<string>) =>
       sql.unsafe(statement, [column(sets.nodes, TEXT), column(sets.skus, TEXT), column(sets.units, INT4), ...more]).values.pipe(
-        Effect.flatMap((rows) => columnsOf(rows, operation)),
+        Effect.flatMap((values) =>
+          Effect.map(columnsOf(values, operation), (rows): StockWritten => ({
+            rows,
+            writer: values.length === 0 ? undefined : String(values[0]![4])
+          }))
+        ),
         storeOperation(operation)
       )
 
@@ -121,35 +125,25 @@ export class StockRepository extends Context.Service<StockRepository>()("@retail
         )).values.pipe(Effect.flatMap((rows) => columnsOf(rows, "loadStock")), storeOperation("loadStock"))
 
     /**
-     * Up to `limit` rows written by transactions at or after `since` (those that had not ended
-     * when it was taken, and every later one), after `after` in (writer, sku, node) order: the
-     * reconciler pages through them. `last` is where the next page starts.
+     * The transactions at or after `since` (those that had not ended when it was taken, and every
+     * later one) whose rows the table still holds: an index-only read, no row is sent.
      */
-    const loadWrittenPage = (since: string, after: StockPosition | undefined, limit: number) =>
-      (after === undefined
-        ? sql.unsafe(
-          `SELECT node, sku, units, revision, writer::text FROM capacity_stock WHERE writer >= $1::xid8
-           ORDER BY writer, sku, node LIMIT $2`,
-          [since, limit]
-        )
-        : sql.unsafe(
-          `SELECT node, sku, units, revision, writer::text FROM capacity_stock WHERE (writer, sku, node) > ($1::xid8, $2, $3)
-           ORDER BY writer, sku, node LIMIT $4`,
-          [after.writer, after.sku, after.node, limit]
-        )).values.pipe(
-          Effect.flatMap((values) =>
-            Effect.map(columnsOf(values, "loadStockSince"), (rows) => {
-              const lastRow = values[values.length - 1]
-              const last: StockPosition | undefined = lastRow === undefined
-                ? undefined
-                : { writer: String(lastRow[4]), sku: String(lastRow[1]), node: String(lastRow[0]) }
-              return { rows, last }
-            })
-          ),
-          storeOperation("loadStockSince")
-        )
+    const writersSince = (since: string) =>
+      sql.unsafe(`SELECT DISTINCT writer::text FROM capacity_stock WHERE writer >= $1::xid8`, [since]).values.pipe(
+        Effect.map((rows) => rows.map((row) => String(row[0]))),
+        storeOperation("stockWritersSince")
+      )
 
-    return { applySets, setUnits, seedFromNetwork, watermark, loadChunk, loadWrittenPage } as const
+    /** Up to `limit` rows last written by transaction `writer`, after `after` in key order. */
+    const loadWrittenBy = (writer: string, after: { readonly sku: string; readonly node: string } | undefined, limit: number) =>
+      (after === undefined
+        ? sql.unsafe(`SELECT node, sku, units, revision FROM capacity_stock WHERE writer = $1::xid8 ORDER BY sku, node LIMIT $2`, [writer, limit])
+        : sql.unsafe(
+          `SELECT node, sku, units, revision FROM capacity_stock WHERE writer = $1::xid8 AND (sku, node) > ($2, $3) ORDER BY sku, node LIMIT $4`,
+          [writer, after.sku, after.node, limit]
+        )).values.pipe(Effect.flatMap((rows) => columnsOf(rows, "loadStockWrittenBy")), storeOperation("loadStockWrittenBy"))
+
+    return { applySets, setUnits, seedFromNetwork, watermark, loadChunk, writersSince, loadWrittenBy } as const
   })
 }) {
   static readonly layer = Layer.effect(this, this.make)

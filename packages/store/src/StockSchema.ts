@@ -8,8 +8,9 @@ import { SqlClient } from "effect/sql"
  *   sequence is not above it leaves the row alone (replays and late batches change nothing);
  * - `revision`: raised by one with every change of the row, under its row lock, so in commit
  *   order: replicas holding absolute values keep the highest (as capacity_usage's revision);
- * - `writer`: the transaction that last wrote the row, so the reconciler reads only rows written
- *   since its last pass (by `pg_snapshot_xmin`, which no transaction still running is below).
+ * - `writer`: the transaction that last wrote the row, so the reconciler finds the transactions
+ *   since its last pass (by `pg_snapshot_xmin`, which no transaction still running is below) and
+ *   reads only the rows of those whose changes it did not receive.
  *
  * Expand only: the network document keeps its `stock` (a process of the previous release still
  * reads it), and nothing is dropped. The table is filled from the stored network's stock when a
@@ -27,7 +28,7 @@ export const migration0009 = Effect.flatMap(SqlClient.SqlClient, (sql) =>
       writer xid8 NOT NULL DEFAULT pg_current_xact_id(),
       PRIMARY KEY (sku, node)
     )`,
-    // The reconciler pages through the rows written since its last pass in this order.
+    // The reconciler lists the transactions written since its last pass, and reads the rows of those it did not hear of.
     `CREATE INDEX capacity_stock_writer ON capacity_stock (writer, sku, node)`
   ], (statement) => sql.unsafe(statement), { discard: true })
 )

@@ -18,4 +18,4 @@ export {
   type StoredNetwork
 } from "./CapacityRepository.ts"
 export { columnsOf, type LedgerRow, resourceOf, type UsageRow, type UsageState } from "./CapacityRows.ts"
-export { type StockPosition, StockRepository, type StockSets } from "./StockRepository.ts"
+export { StockRepository, type StockSets, type StockWritten } from "./StockRepository.ts"

@@ -1,11 +1,18 @@
 import type { StockColumns } from "@retail/capacity"
 import { StreamQueue } from "@retail/queue"
+import type { StockWritten } from "@retail/store"
 import { Context, Effect, Layer, Option, Result, type Scope } from "effect"
 import { restarts } from "../Restarts.ts"
 import { StockConfig } from "./StockConfig.ts"
 
+/** Which transaction an entry's rows come from, and how many rows it set in all (an entry holds at most 5,000). */
+export interface StockPart {
+  readonly writer: string | undefined
+  readonly of: number
+}
+
 export interface StockFollower {
-  readonly apply: (rows: StockColumns) => Effect.Effect<void>
+  readonly apply: (rows: StockColumns, part: StockPart) => Effect.Effect<void>
   /** Reload from Postgres: after the follower lost its place (Redis unreachable for a while). */
   readonly resync: Effect.Effect<void, unknown>
 }
@@ -14,7 +21,7 @@ export interface StockEventsShape {
   /** Where the stream stands now; taken before loading from Postgres, so nothing committed after the load is missed. */
   readonly position: Effect.Effect<string>
   /** Rows as committed (absolute units, revisions), after the commit; a failure is logged (the reconciler catches up). */
-  readonly publish: (rows: StockColumns) => Effect.Effect<void>
+  readonly publish: (written: StockWritten) => Effect.Effect<void>
   /** Applies every entry after `from`, in order, for the life of the scope; supervised. */
   readonly follow: (from: string, follower: StockFollower) => Effect.Effect<void, never, Scope.Scope>
 }
@@ -33,6 +40,8 @@ const followRestarts = restarts("50 millis")
  */
 interface Entry {
   readonly origin: string
+  readonly writer?: string | undefined
+  readonly of: number
   readonly nodes: ReadonlyArray<string>
   readonly node: ReadonlyArray<number>
   readonly sku: ReadonlyArray<string>
@@ -40,7 +49,8 @@ interface Entry {
   readonly revision: ReadonlyArray<number>
 }
 
-const encodeEntry = (origin: string, rows: StockColumns, from: number, to: number): string => {
+const encodeEntry = (origin: string, written: StockWritten, from: number, to: number): string => {
+  const rows = written.rows
   const ids = new Map<string, number>()
   const nodes: Array<string> = []
   const node: Array<number> = []
@@ -56,6 +66,8 @@ const encodeEntry = (origin: string, rows: StockColumns, from: number, to: numbe
   }
   const entry: Entry = {
     origin,
+    writer: written.writer,
+    of: rows.skus.length,
     nodes,
     node,
     sku: rows.skus.slice(from, to),
@@ -68,14 +80,14 @@ const encodeEntry = (origin: string, rows: StockColumns, from: number, to: numbe
 const isCount = (value: unknown): value is number => typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= 0xffff_ffff
 
 /** The rows of an entry, or why it cannot be read (skipped; the reconciler brings its rows). */
-const decodeEntry = (payload: string): Result.Result<StockColumns, string> => {
+const decodeEntry = (payload: string): Result.Result<{ readonly rows: StockColumns; readonly part: StockPart }, string> => {
   let entry: Partial<Entry>
   try {
     entry = JSON.parse(payload) as Partial<Entry>
   } catch (error) {
     return Result.fail(`not JSON: ${error instanceof Error ? error.message : String(error)}`)
   }
-  const { nodes, node, sku, units, revision } = entry
+  const { nodes, node, sku, units, revision, writer, of } = entry
   if (!Array.isArray(nodes) || !Array.isArray(node) || !Array.isArray(sku) || !Array.isArray(units) || !Array.isArray(revision)) {
     return Result.fail("missing columns")
   }
@@ -89,7 +101,11 @@ const decodeEntry = (payload: string): Result.Result<StockColumns, string> => {
     }
     codes.push(code)
   }
-  return Result.succeed({ nodes: codes, skus: sku, units, revisions: revision })
+  const part: StockPart = {
+    writer: typeof writer === "string" ? writer : undefined,
+    of: typeof of === "number" ? of : Number.POSITIVE_INFINITY
+  }
+  return Result.succeed({ rows: { nodes: codes, skus: sku, units, revisions: revision }, part })
 }
 
 const none: StockEventsShape = {
@@ -107,10 +123,11 @@ const onStream = (queue: typeof StreamQueue.Service, stream: string, origin: str
         Effect.as(Effect.logWarning(`stock events: no position on ${stream} (${error.message}); following new entries only`), "$")
       )
     ),
-    publish: (rows) => {
+    publish: (written) => {
+      const rows = written.rows
       const payloads: Array<string> = []
       for (let from = 0; from < rows.skus.length; from += ROWS_PER_ENTRY) {
-        payloads.push(encodeEntry(origin, rows, from, Math.min(rows.skus.length, from + ROWS_PER_ENTRY)))
+        payloads.push(encodeEntry(origin, written, from, Math.min(rows.skus.length, from + ROWS_PER_ENTRY)))
       }
       return payloads.length === 0 ? Effect.void : queue.publish(stream, payloads, { maxLen: STREAM_MAX_LEN }).pipe(
         Effect.catch((error) =>
@@ -126,7 +143,7 @@ const onStream = (queue: typeof StreamQueue.Service, stream: string, origin: str
         Effect.forEach(entries, (entry) =>
           (entry.payload.startsWith(ownMark) ? Effect.void : Result.match(decodeEntry(entry.payload), {
             onFailure: (reason) => Effect.logWarning(`stock events: skipping entry ${entry.id}: ${reason}`),
-            onSuccess: follower.apply
+            onSuccess: (decoded) => follower.apply(decoded.rows, decoded.part)
           })).pipe(Effect.map(() => {
             position = entry.id
           })), { discard: true }))

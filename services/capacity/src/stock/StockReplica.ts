@@ -1,11 +1,13 @@
 import { demoNetwork, MAX_STOCK_UNITS, type StockBatchColumns, StockBoard, type StockColumns, type StockEntry, type StockView } from "@retail/capacity"
-import { CapacityRepository, type StockPosition, type StockSets, StockRepository } from "@retail/store"
+import { CapacityRepository, type StockSets, StockRepository, type StockWritten } from "@retail/store"
 import { Cause, Clock, Context, Duration, Effect, Layer } from "effect"
 import { StockConfig } from "./StockConfig.ts"
-import { StockEvents } from "./StockEvents.ts"
+import { StockEvents, type StockPart } from "./StockEvents.ts"
 
 /** Rows per query when a replica loads the table. */
 const LOAD_CHUNK = 100_000
+/** Rows per query when the reconciler reads a transaction's rows. */
+const RECONCILE_PAGE = 20_000
 /** Rows per statement when a network document's stock is set. */
 const DOCUMENT_CHUNK = 10_000
 
@@ -64,28 +66,54 @@ export class StockReplica extends Context.Service<StockReplica>()("@retail/capac
 
     let watermark = yield* loadAll
 
-    const apply = (rows: StockColumns) => Effect.sync(() => board.apply(rows))
+    /**
+     * The transactions whose every row this replica received since the reconciler's watermark:
+     * its own commits, and other processes' once all their entries came. The reconciler reads only
+     * the rows of the others.
+     */
+    let heard = new Set<string>()
+    const partsHeard = new Map<string, number>()
+
+    const applyPart = (rows: StockColumns, part: StockPart) =>
+      Effect.sync(() => {
+        board.apply(rows)
+        if (part.writer === undefined) return
+        const received = (partsHeard.get(part.writer) ?? 0) + rows.skus.length
+        if (received >= part.of) {
+          partsHeard.delete(part.writer)
+          heard.add(part.writer)
+        } else partsHeard.set(part.writer, received)
+      })
 
     yield* events.follow(position, {
-      apply,
+      apply: applyPart,
       resync: Effect.map(loadAll, (next) => {
         watermark = next
       })
     })
 
     /**
-     * Rows written since the last pass, applied by revision, page by page: a change whose entry
-     * never came shows here, and what this replica knows already changes nothing.
+     * The transactions that wrote rows since the last pass, and the rows of those this replica did
+     * not hear of (an entry lost, or rows written straight to PostgreSQL), applied by revision.
      */
     const reconcile = Effect.gen(function*() {
       const next = yield* repository.watermark
-      let after: StockPosition | undefined
-      while (true) {
-        const page = yield* repository.loadWrittenPage(watermark, after, LOAD_CHUNK)
-        board.apply(page.rows)
-        if (page.last === undefined || page.rows.skus.length < LOAD_CHUNK) break
-        after = page.last
+      const writers = yield* repository.writersSince(watermark)
+      for (const writer of writers) {
+        if (heard.has(writer)) continue
+        let after: { readonly sku: string; readonly node: string } | undefined
+        while (true) {
+          const page = yield* repository.loadWrittenBy(writer, after, RECONCILE_PAGE)
+          const count = page.skus.length
+          board.apply(page)
+          if (count < RECONCILE_PAGE) break
+          after = { sku: page.skus[count - 1]!, node: page.nodes[count - 1]! }
+        }
       }
+      // Transactions below the new watermark have ended: the next pass does not list them.
+      const floor = BigInt(next)
+      heard = new Set([...heard].filter((writer) => BigInt(writer) >= floor))
+      for (const writer of partsHeard.keys()) if (BigInt(writer) < floor) partsHeard.delete(writer)
       watermark = next
     })
 
@@ -99,7 +127,14 @@ export class StockReplica extends Context.Service<StockReplica>()("@retail/capac
     }
 
     /** After the commit: this replica first, then the others. */
-    const committed = (rows: StockColumns) => Effect.andThen(apply(rows), events.publish(rows))
+    const committed = (written: StockWritten) =>
+      Effect.andThen(
+        Effect.sync(() => {
+          board.apply(written.rows)
+          if (written.writer !== undefined) heard.add(written.writer)
+        }),
+        events.publish(written)
+      )
 
     /** One batch of the feed (decoded by decodeStockBatch): one statement, whatever its size. */
     const feed = (batch: StockBatchColumns) =>
@@ -107,7 +142,8 @@ export class StockReplica extends Context.Service<StockReplica>()("@retail/capac
         const written = yield* repository.applySets(batch.sequence, batch)
         yield* committed(written)
         const rows = batch.skus.length
-        return { sequence: batch.sequence, received: batch.received, rows, applied: written.skus.length, stale: rows - written.skus.length } satisfies StockFed
+        const applied = written.rows.skus.length
+        return { sequence: batch.sequence, received: batch.received, rows, applied, stale: rows - applied } satisfies StockFed
       })
 
     /**
