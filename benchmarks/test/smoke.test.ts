@@ -116,7 +116,7 @@ describe("benchmark suite, smoke size, one run each", () => {
 })
 
 describe("stock-deltas, smoke size", () => {
-  it("rows/s applied end to end and the StockBoard's bytes per row; with DATABASE_URL and REDIS_URL, start-up, RSS and visibility on a second server", async () => {
+  it("rows/s applied end to end; with DATABASE_URL and REDIS_URL, start-up, RSS and visibility on a second server", async () => {
     const shared = Boolean(process.env["DATABASE_URL"]) && Boolean(process.env["REDIS_URL"])
     const figures = expectWellFormed(await smoke([byName("stock-deltas")]), [
       shared
@@ -126,7 +126,8 @@ describe("stock-deltas, smoke size", () => {
         ? ["delay until a delta is answered by the other replica, p99 (1,000 rows/s arriving)"]
         : [])
     ])
-    expect(figures.find((f) => f.name.startsWith("bytes per stock row"))).toBeDefined()
+    // Bytes per row are reported at full size only (a few thousand rows are within the heap's noise).
+    expect(figures.find((f) => f.name.startsWith("bytes per stock row"))).toBeUndefined()
     if (shared) expect(figures.find((f) => f.name.startsWith("replica start-up to listening"))?.median).toBeGreaterThan(0)
   }, SMOKE_TIMEOUT)
 })
