@@ -14,6 +14,8 @@ export interface OriginIndex {
   readonly stores: ReadonlyArray<OriginCandidate>
   /** `snapshot.stock` at `stockKey(node, sku)`: units of a SKU at a node, undefined when the node does not carry it. */
   readonly stockOf: (node: string, sku: string) => number | undefined
+  /** The nodes of the snapshot for which `stockOf(node, sku)` is not undefined, in no particular order. */
+  readonly holders: (sku: string) => ReadonlyArray<string>
   /** The nodes with a path of this type and mode to `destination` (`snapshot.paths` has their `pathKey`). */
   readonly servingNodes: (dispatchType: DispatchType, mode: DeliveryMode, destination: string) => ReadonlySet<string>
 }
@@ -48,6 +50,8 @@ const buildIndex = (snapshot: Snapshot): OriginIndex => {
     }
   }
   const serving = new Map<string, ReadonlySet<string>>()
+  let holdersBySku: Map<string, Array<string>> | undefined
+  const noHolders: ReadonlyArray<string> = []
   return {
     origins: nodes.filter((model) => model.node.type !== "HUB").map(candidateOf),
     stores: nodes.filter((model) => model.node.type === "TD").map(candidateOf),
@@ -55,6 +59,19 @@ const buildIndex = (snapshot: Snapshot): OriginIndex => {
       const bySku = stockByNode.get(node)
       if (bySku !== undefined) return bySku.get(sku)
       return snapshot.nodes.has(node) ? undefined : snapshot.stock.get(stockKey(node, sku))
+    },
+    holders: (sku) => {
+      if (holdersBySku === undefined) {
+        holdersBySku = new Map()
+        for (const [node, bySku] of stockByNode) {
+          for (const held of bySku.keys()) {
+            const list = holdersBySku.get(held)
+            if (list === undefined) holdersBySku.set(held, [node])
+            else list.push(node)
+          }
+        }
+      }
+      return holdersBySku.get(sku) ?? noHolders
     },
     servingNodes: (dispatchType, mode, destination) => {
       const key = `${dispatchType}|${mode}|${destination}`
