@@ -119,7 +119,7 @@ describe("capacity-national, smoke size", () => {
   it("the national network beside the demo network: engine time per request, bytes per stock row, both servers under load, RSS", async () => {
     const figures = expectWellFormed(await smoke([byName("capacity-national")]), [
       "national network: stock rows",
-      "national network: bytes per stock row held beyond the rows (snapshot stock and origin index, heap after GC)",
+      "national network: bytes per stock row held beyond the rows (snapshot stock and origin index, heap and external memory after GC)",
       "variant A, 5 items: engine CPU time per request in-process (decode, evaluate, encode), national network",
       "variant B all modes, origins searched, 5 items: engine CPU time per request in-process (decode, evaluate, encode), national network",
       "variant B all modes, origins searched, 5 items of the national catalogue: engine CPU time per request in-process (decode, evaluate, encode), national network",
