@@ -126,12 +126,13 @@ describe("capacity-national, smoke size", () => {
       "demo network, variant A, 5 items: requests/s",
       "national network, variant B all modes, origins searched, 5 items: p99 latency",
       "national network: server RSS after the loads",
+      "national network, variant B all modes, origins searched, 5 items: server CPU per request (all threads, /proc)",
       // A server restarted on the database that holds the national network: only with one.
       ...(process.env["DATABASE_URL"] ? ["server start-up on the national network: spawn to its first answer"] : [])
     ])
     expect(figures.some((f) => f.name.startsWith("national network loaded: "))).toBe(true)
     expect(figures.find((f) => f.name.startsWith("variant A, 5 items: engine"))?.limit?.name).toContain("demo network")
-    expect(figures.find((f) => f.name === "national network: stock rows")?.median).toBeGreaterThan(10_000)
+    expect(figures.find((f) => f.name === "national network: stock rows")?.median).toBeGreaterThan(5_000)
   }, SMOKE_TIMEOUT)
 })
 

@@ -28,6 +28,7 @@ import { databaseUrl } from "../StoreUrls.ts"
 import { autocannon } from "../support/Autocannon.ts"
 import { type BareServer, startBareServer } from "../support/BareServer.ts"
 import { post } from "../support/Http.ts"
+import { cpuOfDuring } from "../support/ProcessCpu.ts"
 import { type ServerHandle, startServer, withServerLog } from "../support/ServerProcess.ts"
 import { BENCH_CAPACITY_KEY } from "../support/Tokens.ts"
 import { loadFigures, variantA, variantBAllModesSearch } from "./Capacity.ts"
@@ -232,10 +233,20 @@ export const capacityNational: Benchmark = {
         bodyFile: bodyFiles[i] ?? "",
         ...(smoke ? { amount: CONNECTIONS * 4 } : {})
       }
-      const measured = await withServerLog(server, () => autocannon({ ...load, url: `${server.url}/v1/delivery/capacity` }))
-      const reference = await autocannon({ ...load, url: `${bare.url}/case-${i}` })
-      return loadFigures(label, measured, reference, "bare node:http, same answer, same run")
-        .map((f) => (f.goal === undefined ? f : { ...f, goal: { ...f.goal, ...(f.goal.on === "ratio" ? { atLeast: 0.5 } : {}), source: GOAL } }))
+      const served = await cpuOfDuring(server.pid, () => withServerLog(server, () => autocannon({ ...load, url: `${server.url}/v1/delivery/capacity` })))
+      const bareServed = await cpuOfDuring(bare.pid, () => autocannon({ ...load, url: `${bare.url}/case-${i}` }))
+      const measured = served.result
+      const cpu = served.cpuSeconds === undefined || bareServed.cpuSeconds === undefined || measured.requests === 0
+        ? []
+        : [figure(`${label}: server CPU per request (all threads, /proc)`, "µs", (served.cpuSeconds * 1e6) / measured.requests, {
+          better: "lower",
+          limit: { name: "bare node:http, same answer, same run", sample: (bareServed.cpuSeconds * 1e6) / Math.max(1, bareServed.result.requests) }
+        })]
+      return [
+        ...loadFigures(label, measured, bareServed.result, "bare node:http, same answer, same run")
+          .map((f) => (f.goal === undefined ? f : { ...f, goal: { ...f.goal, ...(f.goal.on === "ratio" ? { atLeast: 0.5 } : {}), source: GOAL } })),
+        ...cpu
+      ]
     }
 
     const serveAndMeasure = async (which: "demo" | "national"): Promise<ReadonlyArray<Figure>> => {
