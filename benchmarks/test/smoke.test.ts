@@ -132,6 +132,27 @@ describe("stock-deltas, smoke size", () => {
   }, SMOKE_TIMEOUT)
 })
 
+describe("capacity-national, smoke size", () => {
+  it("the national network beside the demo network: engine time per request, bytes per stock row, both servers under load, RSS", async () => {
+    const figures = expectWellFormed(await smoke([byName("capacity-national")]), [
+      "national network: stock rows",
+      "national network: bytes per stock row held beyond the rows (snapshot stock and origin index, heap and external memory after GC)",
+      "variant A, 5 items: engine CPU time per request in-process (decode, evaluate, encode), national network",
+      "variant B all modes, origins searched, 5 items: engine CPU time per request in-process (decode, evaluate, encode), national network",
+      "variant B all modes, origins searched, 5 items of the national catalogue: engine CPU time per request in-process (decode, evaluate, encode), national network",
+      "demo network, variant A, 5 items: requests/s",
+      "national network, variant B all modes, origins searched, 5 items: p99 latency",
+      "national network: server RSS after the loads",
+      "national network, variant B all modes, origins searched, 5 items: server CPU per request (all threads, /proc)",
+      // A server restarted on the database that holds the national network: only with one.
+      ...(process.env["DATABASE_URL"] ? ["server start-up on the national network: spawn to its first answer"] : [])
+    ])
+    expect(figures.some((f) => f.name.startsWith("national network loaded: "))).toBe(true)
+    expect(figures.find((f) => f.name.startsWith("variant A, 5 items: engine"))?.limit?.name).toContain("demo network")
+    expect(figures.find((f) => f.name === "national network: stock rows")?.median).toBeGreaterThan(5_000)
+  }, SMOKE_TIMEOUT)
+})
+
 describe("metrics-overhead, smoke size", () => {
   it("capacity req/s, /handle-json MB/s and /load-products req/s: metrics on beside off, tracing at 1% beside off, the sink's spans counted", async () => {
     const figures = expectWellFormed(await smoke([byName("metrics-overhead")]), [

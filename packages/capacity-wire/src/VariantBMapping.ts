@@ -1,4 +1,5 @@
 import {
+  type CandidateSearchOf,
   type Day,
   defaultEngineOptions,
   type DeliveryMode,
@@ -8,11 +9,12 @@ import {
   evaluate,
   type Evaluation,
   type GeoPoint,
-  nearestPickupStores,
+  indexedCandidateSearch,
+  nearestAcceptedStores,
   originIndexOf,
   parseDay,
   pathKey,
-  rankByProximity,
+  type RankedCandidate,
   searchOrigins,
   type Snapshot,
   type ZoneModel
@@ -56,12 +58,15 @@ interface AlternativeOutcome {
 /**
  * Variant B end to end on a decoded request: one LogisticsCapacity per dispatch of each
  * alternative (home delivery, then each pickup store nearest first), or 404 when nothing routes.
+ * `candidateSearch`: how origins and pickup stores are found (the tests compare the indexed search
+ * with `fullScanCandidateSearch`; both give the same answers).
  */
 export const evaluateVariantB = (
   snapshot: Snapshot,
   request: DeliveryRequestB,
   epochMillis: number,
-  options: EngineOptions = defaultEngineOptions
+  options: EngineOptions = defaultEngineOptions,
+  candidateSearch: CandidateSearchOf = indexedCandidateSearch
 ): Result.Result<DeliveryResponseB, NoRouteFound> => {
   const calculation = request.calculationOptions
   const validateStock = calculation?.validateStock ?? true
@@ -89,8 +94,18 @@ export const evaluateVariantB = (
   const searching = calculation?.calculate === "SEARCH_ORIGINS_BY_COORDINATES" || lines.some((line) => line.origin === undefined)
   const index = originIndexOf(snapshot)
   const candidates = searching ? index.origins : []
-  const inRange = rankByProximity(customer, candidates, maxDistanceKm)
+  const search = candidateSearch(snapshot, customer, maxDistanceKm)
   const stockOf = index.stockOf
+  /** Whether some origin in range holding the SKU has a path: its holders if listed, else every origin in range, nearest first. */
+  const someHolderInRange = (sku: string, hasPath: (node: string) => boolean): boolean => {
+    const holders = search.holdersInRange(sku)
+    if (holders !== undefined) return holders.some((candidate) => hasPath(candidate.code))
+    for (let i = 0;; i++) {
+      const candidate: RankedCandidate | undefined = search.origins.at(i)
+      if (candidate === undefined) return false
+      if (stockOf(candidate.code, sku) !== undefined && hasPath(candidate.code)) return true
+    }
+  }
   /** Whether `snapshot.paths` has `pathKey(node, dispatchType, mode, destination)`, by the index for the snapshot's nodes. */
   const pathsTo = (mode: DeliveryMode, destination: string) => {
     const serving = index.servingNodes(dispatchType, mode, destination)
@@ -105,17 +120,10 @@ export const evaluateVariantB = (
     const reaches = (store: string) => {
       const hasPath = pathsTo("STORE_WITHDRAWAL", store)
       return lines.some((line) =>
-        line.origin !== undefined
-          ? hasPath(line.origin)
-          : inRange.some((candidate) => stockOf(candidate.code, line.item.skuCode) !== undefined && hasPath(candidate.code))
+        line.origin !== undefined ? hasPath(line.origin) : someHolderInRange(line.item.skuCode, hasPath)
       )
     }
-    const stores = nearestPickupStores(
-      customer,
-      index.stores,
-      calculation?.maxPickupPoint ?? DEFAULT_MAX_PICKUP_POINTS,
-      reaches
-    )
+    const stores = nearestAcceptedStores(search.stores, calculation?.maxPickupPoint ?? DEFAULT_MAX_PICKUP_POINTS, reaches)
     rankedStores = true
     for (const store of stores) alternatives.push({ mode: "STORE_WITHDRAWAL", store: snapshot.nodes.get(store.code) })
   }
@@ -137,7 +145,7 @@ export const evaluateVariantB = (
       else searched.push(line)
     }
     const choices = searched.length === 0 ? [] : searchOrigins(
-      { customer, candidates, stockOf, canServe, fixed, ranked: inRange },
+      { customer, candidates, stockOf, canServe, fixed, nearest: search.origins, holdersInRange: search.holdersInRange },
       searched.map((line) => ({ sku: line.item.skuCode, units: line.units })),
       {
         maxOrigins: calculation?.maxOrigins ?? Number.POSITIVE_INFINITY,

@@ -5,7 +5,7 @@ export interface GeoPoint {
 }
 
 /** Mean Earth radius (IUGG), km. */
-const EARTH_RADIUS_KM = 6371.0088
+export const EARTH_RADIUS_KM = 6371.0088
 const RADIANS = Math.PI / 180
 
 /** Great-circle distance in km (haversine formula; error under 0.5 % against the ellipsoid). */

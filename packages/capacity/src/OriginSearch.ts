@@ -1,10 +1,7 @@
 import { distanceKm, type GeoPoint } from "./Geo.ts"
+import { type NearestCandidates, nearestOfRanked, type OriginCandidate, type RankedCandidate } from "./ProximityIndex.ts"
 
-/** A node that may ship items: its code and where it is. */
-export interface OriginCandidate {
-  readonly code: string
-  readonly point: GeoPoint
-}
+export type { OriginCandidate, RankedCandidate } from "./ProximityIndex.ts"
 
 /** One item line that needs an origin. */
 export interface OriginDemand {
@@ -34,6 +31,13 @@ export interface OriginSearchInput {
   readonly fixed: ReadonlyArray<{ readonly origin: string; readonly sku: string; readonly units: number }>
   /** `rankByProximity(customer, candidates, maxDistanceKm)` when the caller has it already. */
   readonly ranked?: ReadonlyArray<RankedCandidate>
+  /** The same ranking read as far as needed (a ProximityIndex's): preferred to `ranked` and `candidates`. */
+  readonly nearest?: NearestCandidates
+  /**
+   * The candidates in range holding the SKU (`stockOf` not undefined), nearest first (ties by
+   * code), when the caller can list them cheaply; undefined: the search scans `nearest` for them.
+   */
+  readonly holdersInRange?: (sku: string) => ReadonlyArray<RankedCandidate> | undefined
 }
 
 export type OriginChoice =
@@ -43,11 +47,6 @@ export type OriginChoice =
     /** Most units of the SKU left at one reachable candidate in range (0 when none carries it). */
     readonly available: number
   }
-
-export interface RankedCandidate {
-  readonly code: string
-  readonly distanceKm: number
-}
 
 /** Candidates within `maxDistanceKm` of the customer, nearest first (ties by code). */
 export const rankByProximity = (
@@ -75,8 +74,8 @@ export const searchOrigins = (
   demands: ReadonlyArray<OriginDemand>,
   options: OriginSearchOptions
 ): ReadonlyArray<OriginChoice> => {
-  const ranked = (input.ranked ?? rankByProximity(input.customer, input.candidates, options.maxDistanceKm))
-    .filter((candidate) => input.canServe(candidate.code))
+  const nearest = input.nearest ??
+    nearestOfRanked(input.ranked ?? rankByProximity(input.customer, input.candidates, options.maxDistanceKm))
   const taken = new Map<string, number>()
   const linesAt = new Map<string, number>()
   for (const line of input.fixed) {
@@ -90,17 +89,34 @@ export const searchOrigins = (
 
   return demands.map((demand): OriginChoice => {
     let best = 0
-    for (const candidate of ranked) {
+    // Candidates that do not hold the SKU are passed over without effect, so scanning only its
+    // holders (in the same order) chooses the same origin and finds the same `best`.
+    const consider = (candidate: RankedCandidate): OriginChoice | undefined => {
+      if (!input.canServe(candidate.code)) return undefined
       const available = left(candidate.code, demand.sku)
-      if (available === undefined) continue
+      if (available === undefined) return undefined
       best = Math.max(best, available)
-      if (options.requireUnits && available < demand.units) continue
+      if (options.requireUnits && available < demand.units) return undefined
       const lines = linesAt.get(candidate.code)
-      if (lines === undefined && linesAt.size >= options.maxOrigins) continue
-      if ((lines ?? 0) >= options.maxItemsPerOrigin) continue
+      if (lines === undefined && linesAt.size >= options.maxOrigins) return undefined
+      if ((lines ?? 0) >= options.maxItemsPerOrigin) return undefined
       linesAt.set(candidate.code, (lines ?? 0) + 1)
       taken.set(key(candidate.code, demand.sku), (taken.get(key(candidate.code, demand.sku)) ?? 0) + demand.units)
       return { _tag: "Chosen", origin: candidate.code, distanceKm: candidate.distanceKm }
+    }
+    const holders = input.holdersInRange?.(demand.sku)
+    if (holders !== undefined) {
+      for (const candidate of holders) {
+        const chosen = consider(candidate)
+        if (chosen !== undefined) return chosen
+      }
+    } else {
+      for (let i = 0;; i++) {
+        const candidate = nearest.at(i)
+        if (candidate === undefined) break
+        const chosen = consider(candidate)
+        if (chosen !== undefined) return chosen
+      }
     }
     return { _tag: "Unserved", available: Math.max(0, best) }
   })

@@ -1,0 +1,350 @@
+import {
+  buildSnapshot,
+  decodeNetwork,
+  defaultEngineOptions,
+  demoNetwork,
+  ledgerFromUses,
+  type NetworkDocument,
+  type Snapshot
+} from "@retail/capacity"
+import {
+  decodeDeliveryRequestA,
+  decodeDeliveryRequestB,
+  encodeDeliveryResponseB,
+  encodeDeliveryResults,
+  evaluateVariantA,
+  evaluateVariantB
+} from "@retail/capacity-wire"
+import { Result } from "effect"
+import { writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { setFlagsFromString } from "node:v8"
+import { runInNewContext } from "node:vm"
+import { type Benchmark, BenchmarkFailure, figure, type Figure } from "../Benchmark.ts"
+import { nationalNetwork, type StockRow, withStock } from "../national/NationalNetwork.ts"
+import { nationalSkuRequestB } from "../national/NationalRequests.ts"
+import { databaseUrl } from "../StoreUrls.ts"
+import { autocannon } from "../support/Autocannon.ts"
+import { type BareServer, startBareServer } from "../support/BareServer.ts"
+import { post } from "../support/Http.ts"
+import { cpuOfDuring } from "../support/ProcessCpu.ts"
+import { type ServerHandle, startServer, withServerLog } from "../support/ServerProcess.ts"
+import { BENCH_CAPACITY_KEY } from "../support/Tokens.ts"
+import { loadFigures, variantA, variantBAllModesSearch } from "./Capacity.ts"
+
+const CONNECTIONS = 64
+const ITEMS = 5
+const GOAL = "issue 25"
+/** Rows per POST /v1/stock/changes (its largest batch). */
+const STOCK_BATCH = 50_000
+
+/** A collection now, so heap figures count what is live (flag set at run time: `npm run bench` is not started with --expose-gc). */
+const collectGarbage: () => void = (() => {
+  setFlagsFromString("--expose-gc")
+  const gc: unknown = runInNewContext("gc")
+  return typeof gc === "function" ? () => void gc() : () => undefined
+})()
+
+/** Heap in use after a collection, with memory outside the heap (typed arrays' buffers: compact structures live there). */
+const heapUsedAfterGc = (): number => {
+  collectGarbage()
+  collectGarbage()
+  const memory = process.memoryUsage()
+  return memory.heapUsed + memory.external
+}
+
+/** CPU time (user + system, this process) per call, µs. */
+const cpuMicrosPerCall = (calls: number, once: () => unknown): number => {
+  const before = process.cpuUsage()
+  for (let i = 0; i < calls; i++) once()
+  const used = process.cpuUsage(before)
+  return (used.user + used.system) / calls
+}
+
+const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle] ?? 0 : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2
+}
+
+const decodedOrFail = (what: string, input: unknown): NetworkDocument =>
+  Result.match(decodeNetwork(input), {
+    onFailure: (error) => {
+      throw new BenchmarkFailure(`${what} does not pass the network validation: ${error.message.slice(0, 500)}`)
+    },
+    onSuccess: (document) => document
+  })
+
+/** The endpoint's work in-process (decode, evaluate, encode), as the `capacity` benchmark measures it, on a given snapshot. */
+const answerA = (snapshot: Snapshot, body: string): string => {
+  const decoded = decodeDeliveryRequestA(JSON.parse(body))
+  if (Result.isFailure(decoded)) throw new BenchmarkFailure(`variant A body refused: ${decoded.failure.message}`)
+  const results = evaluateVariantA(snapshot, decoded.success, Date.now(), defaultEngineOptions)
+  if (Result.isFailure(results)) throw new BenchmarkFailure(`variant A body not routed: ${results.failure.message}`)
+  return encodeDeliveryResults(results.success)
+}
+
+const answerB = (snapshot: Snapshot, body: string): string => {
+  const decoded = decodeDeliveryRequestB(JSON.parse(body))
+  if (Result.isFailure(decoded)) throw new BenchmarkFailure(`variant B body refused: ${decoded.failure.message}`)
+  const response = evaluateVariantB(snapshot, decoded.success, Date.now(), defaultEngineOptions)
+  if (Result.isFailure(response)) throw new BenchmarkFailure(`variant B body not routed: ${response.failure.message}`)
+  return encodeDeliveryResponseB(response.success)
+}
+
+interface EngineCase {
+  readonly label: string
+  readonly body: string
+  readonly answer: (snapshot: Snapshot, body: string) => string
+  readonly wrongAnswer: (answer: string, items: number) => string | undefined
+  /** Measured on the demo network too (the goal's limit); national-only cases have no demo counterpart. */
+  readonly onDemo: boolean
+}
+
+interface Networks {
+  readonly demo: Snapshot
+  readonly national: Snapshot
+  readonly stockRows: number
+}
+
+const seconds = (since: number) => (performance.now() - since) / 1000
+
+/**
+ * Issue 25: the national network (benchmarks/src/national/) beside the demo network in the same
+ * run: the engine's time per request in-process, the stock's bytes per row in the replica's
+ * structures, then two servers (demo, national) under load at 64 connections beside a bare
+ * node:http server, their RSS, and the start-up of a server whose database already holds the
+ * national network.
+ */
+export const capacityNational: Benchmark = {
+  name: "capacity-national",
+  description: `The national network of benchmarks/src/national/ (10 CDs, 400 stores, 1,900 ubigeos in 60 zones; the size is its SKU count, stock at every CD and store) beside the demo network, same run: engine time per request in-process (variant A ${ITEMS} items; variant B all modes with origins searched, ${ITEMS} items, the capacity benchmark's bodies, and the same on SKUs of the national catalogue), bytes per stock row held, then a server per network at ${CONNECTIONS} connections (autocannon) beside a bare node:http server answering the same bytes, their RSS, and the start-up of a server on a database that holds the national network (with DATABASE_URL).`,
+  sizeUnit: "SKUs in the national catalogue",
+  defaultSize: 100_000,
+  smokeSize: 300,
+  defaultRuns: 1,
+  open: async (setup) => {
+    const smoke = setup.scale === "smoke"
+    setup.progress(`generating the national network (${setup.size} SKUs)`)
+    const national = nationalNetwork({ skus: setup.size })
+    const heapBeforeRows = heapUsedAfterGc()
+    const generated = performance.now()
+    const rows: Array<StockRow> = [...national.stockRows()]
+    const rowsBytes = (heapUsedAfterGc() - heapBeforeRows) / Math.max(1, rows.length)
+    setup.progress(`${rows.length} stock rows in ${seconds(generated).toFixed(1)} s; ${JSON.stringify(national.shape)}`)
+    setup.note(`National network: ${JSON.stringify(national.shape)}, ${rows.length} stock rows (seed ${national.options.seed}).`)
+
+    const structure = decodedOrFail("the national network (without stock)", national.network)
+    const demoA = variantA()
+    const demoB = variantBAllModesSearch()
+    const cases: ReadonlyArray<EngineCase> = [
+      { label: `variant A, ${ITEMS} items`, body: JSON.stringify(demoA.body(ITEMS)), answer: answerA, wrongAnswer: demoA.wrongAnswer, onDemo: true },
+      { label: `variant B all modes, origins searched, ${ITEMS} items`, body: JSON.stringify(demoB.body(ITEMS)), answer: answerB, wrongAnswer: demoB.wrongAnswer, onDemo: true },
+      {
+        label: `variant B all modes, origins searched, ${ITEMS} items of the national catalogue`,
+        body: JSON.stringify(nationalSkuRequestB(national.skuCodes, ITEMS)),
+        answer: answerB,
+        wrongAnswer: demoB.wrongAnswer,
+        onDemo: false
+      }
+    ]
+    const searchBody = cases[1]?.body ?? ""
+    // What the replica holds per stock row beyond the rows themselves: the national snapshot with its
+    // stock and origin index, less the same network without stock (the rows are the document's, generated above).
+    const heapBase = heapUsedAfterGc()
+    const withoutStock = buildSnapshot({ ...structure, stock: [] }, ledgerFromUses([]))
+    answerB(withoutStock, searchBody)
+    const heapWithoutStock = heapUsedAfterGc() - heapBase
+    let built = performance.now()
+    const networks: Networks = {
+      demo: buildSnapshot(decodedOrFail("the demo network", demoNetwork), ledgerFromUses([])),
+      national: buildSnapshot({ ...structure, stock: rows }, ledgerFromUses([])),
+      stockRows: rows.length
+    }
+    const snapshotSeconds = seconds(built)
+    // The first variant B request builds the snapshot's origin index (stock by node and SKU, holders).
+    built = performance.now()
+    for (const c of cases) {
+      const wrong = c.wrongAnswer(c.answer(networks.national, c.body), ITEMS) ??
+        (c.onDemo ? c.wrongAnswer(c.answer(networks.demo, c.body), ITEMS) : undefined)
+      if (wrong !== undefined) throw new BenchmarkFailure(`${c.label}: not the expected answer in-process: ${wrong}`)
+    }
+    const firstAnswersSeconds = seconds(built)
+    const heapWithStock = heapUsedAfterGc() - heapBase - heapWithoutStock
+    answerB(withoutStock, searchBody)
+    const bytesPerRow = Math.max(0, heapWithStock - heapWithoutStock) / Math.max(1, rows.length)
+    setup.progress(`snapshot ${snapshotSeconds.toFixed(1)} s, first answers (origin index) ${firstAnswersSeconds.toFixed(1)} s, ${bytesPerRow.toFixed(0)} bytes per stock row held (rows ${rowsBytes.toFixed(0)})`)
+
+    // Servers: demo first, then the national network PUT into another server (with DATABASE_URL both
+    // share one database, so never at once); the demo network is put back at the end.
+    const headers = { "content-type": "application/json", authorization: `Bearer ${BENCH_CAPACITY_KEY}` }
+    const serverSettings = {
+      RUN_WORKERS: "false",
+      REQUEST_MAX_BYTES: String(2 ** 30),
+      REQUEST_MAX_VALUES: String(100_000_000),
+      // Today's stock structures need more than npm start's 512 MB heap at national size (the figures say how much).
+      NODE_OPTIONS: process.env["BENCH_NATIONAL_NODE_OPTIONS"] ?? "--max-old-space-size=4096"
+    }
+    const serverCases = cases.filter((c) => c.onDemo)
+    const bodyFiles = serverCases.map((c, i) => {
+      const file = join(tmpdir(), `retail-bench-national-${process.pid}-${i}.json`)
+      writeFileSync(file, c.body)
+      return file
+    })
+    setup.note(`The national network goes into its server as the document without stock, then its stock through the stock feed (POST /v1/stock/changes, ${STOCK_BATCH} rows a batch) where the server has one, else (404) the document again with the stock embedded; servers (demo and national alike) run with REQUEST_MAX_BYTES=${serverSettings.REQUEST_MAX_BYTES}, REQUEST_MAX_VALUES=${serverSettings.REQUEST_MAX_VALUES} and NODE_OPTIONS=${serverSettings.NODE_OPTIONS} (BENCH_NATIONAL_NODE_OPTIONS sets it).`)
+
+    const putNetwork = async (server: ServerHandle, body: string, what: string) => {
+      const answer = await fetch(`${server.url}/v1/network`, { method: "PUT", headers, body })
+      const text = await answer.text()
+      if (answer.status !== 200) throw new BenchmarkFailure(`PUT /v1/network (${what}) answered ${answer.status}: ${text.slice(0, 300)}; the server's last log lines: ${server.logTail()}`)
+    }
+
+    /** The national network into a server, its stock by the stock feed where there is one (see the note), and how long it took. */
+    const loadNational = async (server: ServerHandle): Promise<ReadonlyArray<Figure>> => {
+      const started = performance.now()
+      await putNetwork(server, JSON.stringify(national.network), "national, without stock")
+      // Sequence numbers above any earlier run's on the same database: a batch at or below a row's sequence is left alone.
+      const sequenceBase = Date.now() * 1000
+      for (let from = 0, batch = 0; from < rows.length; from += STOCK_BATCH, batch++) {
+        const body = JSON.stringify({ sequence: sequenceBase + batch, changes: rows.slice(from, from + STOCK_BATCH) })
+        const answer = await fetch(`${server.url}/v1/stock/changes`, { method: "POST", headers, body })
+        const text = await answer.text()
+        if (answer.status === 404 && from === 0) {
+          const embedded = performance.now()
+          await putNetwork(server, JSON.stringify(withStock(national.network, rows)), "national, stock embedded")
+          return [figure("national network loaded: PUT /v1/network with the stock embedded (no stock feed): seconds to the answer", "s", seconds(embedded), { better: "lower" })]
+        }
+        if (answer.status !== 200) throw new BenchmarkFailure(`POST /v1/stock/changes answered ${answer.status}: ${text.slice(0, 300)}`)
+      }
+      const took = seconds(started)
+      return [
+        figure("national network loaded: PUT /v1/network without stock, then every row through POST /v1/stock/changes: seconds", "s", took, { better: "lower" }),
+        figure("national network loaded: stock rows/s through POST /v1/stock/changes, one batch at a time", "rows/s", rows.length / took)
+      ]
+    }
+
+    const loadOn = async (server: ServerHandle, bare: BareServer, label: string, i: number): Promise<ReadonlyArray<Figure>> => {
+      const load = {
+        connections: CONNECTIONS,
+        seconds: setup.size >= 1000 ? 2 : 1,
+        method: "POST" as const,
+        headers,
+        bodyFile: bodyFiles[i] ?? "",
+        ...(smoke ? { amount: CONNECTIONS * 4 } : {})
+      }
+      const served = await cpuOfDuring(server.pid, () => withServerLog(server, () => autocannon({ ...load, url: `${server.url}/v1/delivery/capacity` })))
+      const bareServed = await cpuOfDuring(bare.pid, () => autocannon({ ...load, url: `${bare.url}/case-${i}` }))
+      const measured = served.result
+      const cpu = served.cpuSeconds === undefined || bareServed.cpuSeconds === undefined || measured.requests === 0
+        ? []
+        : [figure(`${label}: server CPU per request (all threads, /proc)`, "µs", (served.cpuSeconds * 1e6) / measured.requests, {
+          better: "lower",
+          limit: { name: "bare node:http, same answer, same run", sample: (bareServed.cpuSeconds * 1e6) / Math.max(1, bareServed.result.requests) }
+        })]
+      return [
+        ...loadFigures(label, measured, bareServed.result, "bare node:http, same answer, same run")
+          .map((f) => (f.goal === undefined ? f : { ...f, goal: { ...f.goal, ...(f.goal.on === "ratio" ? { atLeast: 0.5 } : {}), source: GOAL } })),
+        ...cpu
+      ]
+    }
+
+    const serveAndMeasure = async (which: "demo" | "national"): Promise<ReadonlyArray<Figure>> => {
+      let server: ServerHandle | undefined
+      let bare: BareServer | undefined
+      const figures: Array<Figure> = []
+      try {
+        const started = performance.now()
+        server = await startServer(serverSettings, setup.progress)
+        if (which === "national") figures.push(...await loadNational(server))
+        const answers: Record<string, string> = {}
+        for (const [i, c] of serverCases.entries()) {
+          const answer = await post(`${server.url}/v1/delivery/capacity`, c.body, headers)
+          if (answer.status !== 200) throw new BenchmarkFailure(`${which}, ${c.label}: answered ${answer.status} ${answer.text.slice(0, 300)}`)
+          const wrong = c.wrongAnswer(answer.text, ITEMS)
+          if (wrong !== undefined) throw new BenchmarkFailure(`${which}, ${c.label}: not the expected answer from the server: ${wrong}`)
+          answers[`/case-${i}`] = answer.text
+        }
+        if (which === "national") setup.progress(`national server answering ${seconds(started).toFixed(1)} s after its start`)
+        bare = await startBareServer(answers)
+        for (const [i, c] of serverCases.entries()) figures.push(...await loadOn(server, bare, `${which} network, ${c.label}`, i))
+        figures.push(figure(`${which} network: server RSS after the loads`, "MiB", server.rss.currentMiB(), {
+          better: "lower",
+          ...(which === "national" ? { goal: { on: "median" as const, atMost: 600, source: GOAL } } : {})
+        }))
+        if (which === "national" && databaseUrl() !== undefined) {
+          // A replica starting on a database that holds the national network: spawn to its first answer.
+          const restart = performance.now()
+          const replica = await startServer(serverSettings, setup.progress)
+          try {
+            const answer = await post(`${replica.url}/v1/delivery/capacity`, serverCases[0]?.body ?? "", headers)
+            if (answer.status !== 200) throw new BenchmarkFailure(`the restarted server answered ${answer.status}`)
+            figures.push(figure("server start-up on the national network: spawn to its first answer", "s", seconds(restart), {
+              better: "lower",
+              goal: { on: "median", atMost: 10, source: GOAL }
+            }))
+            const searched = performance.now()
+            const answerB = await post(`${replica.url}/v1/delivery/capacity`, serverCases[1]?.body ?? "", headers)
+            if (answerB.status !== 200) throw new BenchmarkFailure(`the restarted server answered variant B ${answerB.status}`)
+            figures.push(figure("national network: restarted server's first variant B answer with origins searched (its origin index built)", "s", seconds(searched), { better: "lower" }))
+            figures.push(figure("national network: restarted server's RSS after its first answers", "MiB", replica.rss.currentMiB(), { better: "lower" }))
+          } finally {
+            await replica.stop()
+          }
+        }
+        if (which === "national") {
+          await putNetwork(server, JSON.stringify(demoNetwork), "the demo network back")
+        }
+      } finally {
+        await bare?.stop()
+        await server?.stop()
+      }
+      return figures
+    }
+
+    const rounds = smoke ? 1 : 7
+    const calls = smoke ? 20 : 400
+    const run = async (): Promise<ReadonlyArray<Figure>> => {
+      const figures: Array<Figure> = [
+        figure("national network: stock rows", "rows", networks.stockRows),
+        figure("national network: snapshot build with its stock, in-process", "s", snapshotSeconds, { better: "lower" }),
+        figure("national network: first answers in-process (the origin index is built)", "s", firstAnswersSeconds, { better: "lower" }),
+        figure("national network: bytes per stock row, the rows as generated ({node, sku, units}, heap and external memory after GC)", "B", rowsBytes, { better: "lower" }),
+        figure("national network: bytes per stock row held beyond the rows (snapshot stock and origin index, heap and external memory after GC)", "B", bytesPerRow, { better: "lower" })
+      ]
+      // Interleaved rounds, demo then national: the machine's other load falls on both alike.
+      for (const c of cases) {
+        for (let i = 0; i < (smoke ? 5 : 300); i++) {
+          c.answer(networks.national, c.body)
+          if (c.onDemo) c.answer(networks.demo, c.body)
+        }
+        const onDemo: Array<number> = []
+        const onNational: Array<number> = []
+        for (let round = 0; round < rounds; round++) {
+          if (c.onDemo) onDemo.push(cpuMicrosPerCall(calls, () => c.answer(networks.demo, c.body)))
+          onNational.push(cpuMicrosPerCall(calls, () => c.answer(networks.national, c.body)))
+        }
+        setup.progress(`${c.label}: engine ${median(onNational).toFixed(0)} µs national, ${c.onDemo ? median(onDemo).toFixed(0) : "-"} µs demo`)
+        figures.push({
+          name: `${c.label}: engine CPU time per request in-process (decode, evaluate, encode), national network`,
+          unit: "µs",
+          samples: [median(onNational)],
+          better: "lower",
+          ...(c.onDemo
+            ? { limit: { name: "the demo network, same run", samples: [median(onDemo)] }, goal: { on: "ratio" as const, atMost: 2, source: GOAL } }
+            : {})
+        })
+      }
+      const measured = [...figures]
+      try {
+        figures.push(...await serveAndMeasure("demo"))
+        figures.push(...await serveAndMeasure("national"))
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error)
+        throw new BenchmarkFailure(message, measured)
+      }
+      return figures
+    }
+    return { run, close: async () => undefined }
+  }
+}
