@@ -20,6 +20,7 @@ const Config = Layer.succeed(CapacityConfig, {
   deliveryDatesCount: 5,
   eventsStream: Option.some("test:capacity-events"),
   maxBodyBytes: 1024,
+  requestMaxBytes: 16 * 1024 * 1024,
   requestMaxValues: 1_000_000,
   reconcileIntervalMs: 0,
   bodyIdleTimeoutMs: 0,
