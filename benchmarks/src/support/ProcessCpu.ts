@@ -48,7 +48,7 @@ export const commandCpuSeconds = (command: string): ReadonlyMap<number, number> 
 
 /**
  * CPU seconds used so far by the PostgreSQL backends connected to `database` (their command line
- * names it: `postgres: <user> <database> <client> ...`), by pid: one database's work on a server
+ * names it: `postgres: [<cluster>:] <user> <database> <client> ...`), by pid: one database's work on a server
  * other databases share; its background processes (WAL writer, checkpointer) are not counted.
  */
 export const databaseBackendsCpuSeconds = (database: string): ReadonlyMap<number, number> | undefined => {
@@ -58,7 +58,10 @@ export const databaseBackendsCpuSeconds = (database: string): ReadonlyMap<number
   for (const [pid, seconds] of byPid) {
     try {
       const words = readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim().split(/\s+/)
-      if (words[0] === "postgres:" && words[2] === database) mine.set(pid, seconds)
+      // With a cluster name the title has it first: `postgres: 15/main: <user> <database> ...`.
+      const [, first = "", ...rest] = words
+      const [, named] = first.endsWith(":") ? rest : [first, ...rest]
+      if (words[0] === "postgres:" && named === database) mine.set(pid, seconds)
     } catch {
       continue
     }
