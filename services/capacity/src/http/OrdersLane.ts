@@ -2,7 +2,7 @@ import { isJsonContentType } from "@retail/api"
 import { bearerCredential } from "@retail/auth"
 import { CredentialRateLimiter, RateLimiterLive } from "@retail/limits"
 import { HttpMetrics, MetricsConfig } from "@retail/metrics"
-import { Clock, Context, Effect, Exit, Layer } from "effect"
+import { Clock, Context, Effect, Exit, Layer, References } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { answerOrder, type OrderAnswer, type OrderEndpoint, type OrderRequest } from "../answer/AnswerOrder.ts"
 import { RequestBody } from "../answer/RequestBody.ts"
@@ -29,7 +29,8 @@ const DEFECT: OrderAnswer = { status: 500, body: JSON.stringify({ message: "The 
  * with a token of its rate, a JSON media type, a Content-Length within REQUEST_MAX_BYTES. Anything
  * else (401, 415, 429, 413 by length, a chunked body) is left to the stack, which answers it as it
  * always did. A request it takes is answered by answerOrder (AnswerOrder.ts) over takeOrder, the
- * function the HttpApi handler runs, under a body watchdog of UPLOAD_IDLE_TIMEOUT_MS windows.
+ * function the HttpApi handler runs, under a body watchdog of UPLOAD_IDLE_TIMEOUT_MS windows. With
+ * tracing on it takes nothing: the stack's request spans are what a trace of an order starts from.
  */
 export class OrdersLane extends Context.Service<OrdersLane, {
   /** True when the request was taken (answered or being answered) by this lane. */
@@ -42,6 +43,8 @@ export class OrdersLane extends Context.Service<OrdersLane, {
       const network = yield* CapacityNetwork
       const limiter = yield* CredentialRateLimiter
       const clock = yield* Clock.Clock
+      // With tracing on, a consumption keeps the request span the Effect stack gives it, its SQL under it (docs/observability.md).
+      const tracing = yield* References.TracerEnabled
       const run = Effect.runCallbackWith(yield* Effect.context<never>())
       const { requestMaxBytes, bodyIdleTimeoutMs: windowMs, bodyMinBytesPerSecond } = settings
       const endpoint: OrderEndpoint = {
@@ -69,7 +72,7 @@ export class OrdersLane extends Context.Service<OrdersLane, {
         })
 
       const take = (request: IncomingMessage, response: ServerResponse): boolean => {
-        if (request.method !== "POST" || request.url !== PATH) return false
+        if (tracing || request.method !== "POST" || request.url !== PATH) return false
         const headers = request.headers
         const key = bearerCredential(headers.authorization)
         if (key === undefined || !settings.apiKeys.has(key) || !isJsonContentType(headers["content-type"])) return false
