@@ -6,6 +6,8 @@ import { eventually, postJson, request } from "./support/Http.ts"
 import { TestServer } from "./support/TestServer.ts"
 
 const KEY = "replica-test-key"
+/** docs/capacity.md, "Capacity shared across processes": an order shows in the other processes' answers within this, while Redis is up. */
+const REPLICATION_BOUND_MS = 1000
 const shared = Boolean(process.env["REDIS_URL"]) && Boolean(process.env["DATABASE_URL"])
 const sharedDatabase = Boolean(process.env["DATABASE_URL"])
 
@@ -140,6 +142,27 @@ describe("capacity shared across server processes", () => {
       const released = yield* first(request(`/v1/delivery/capacity/consumptions/${order.orderId}`, { token: KEY, method: "DELETE" }))
       expect(released.status).toBe(200)
       expect(yield* second(eventually(pickingDate, (date) => date === runMonday, 10_000))).toBe(runMonday)
+    })), 120_000)
+
+  it.live.skipIf(!shared)(`an order taken on one server changes the other's answer within the replication bound (${REPLICATION_BOUND_MS} ms)`, () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { first, second } = yield* pair
+      const monday = new Date(Date.parse(`${runMonday}T00:00:00Z`) + 14 * DAY_MS).toISOString().slice(0, 10)
+      expect(yield* second(pickingDateOn(monday))).toBe(monday)
+      const order = yield* first(fillingOrder(`bound-${run}`, monday))
+      expect((yield* first(consume(order))).status).toBe(200)
+      // From the first server's 200: the second's answers, asked again and again, until one shows the order.
+      const answered = performance.now()
+      let changedAfterMs = Number.POSITIVE_INFINITY
+      while (performance.now() - answered < 10_000) {
+        if ((yield* second(pickingDateOn(monday))) === dayAfter(monday)) {
+          changedAfterMs = performance.now() - answered
+          break
+        }
+        yield* Effect.sleep("10 millis")
+      }
+      expect(changedAfterMs).toBeLessThan(REPLICATION_BOUND_MS)
+      expect((yield* first(request(`/v1/delivery/capacity/consumptions/${order.orderId}`, { token: KEY, method: "DELETE" }))).status).toBe(200)
     })), 120_000)
 
   it.live.skipIf(!sharedDatabase)("a change whose event was lost reaches the other server at its next reconciliation", () =>

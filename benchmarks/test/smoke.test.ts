@@ -113,6 +113,24 @@ describe("benchmark suite, smoke size, one run each", () => {
     for (const f of applied) expect(f.median, f.name).toBeGreaterThan(0)
     expect(figures.find((f) => f.name === "variant A, 5 item(s), varied carts: requests/s")?.limit?.name).toContain("bare node:http")
   }, SMOKE_TIMEOUT)
+
+  it("capacity-orders: orders applied/s, p50/p99 and server CPU per order at 16 and 64 clients, then the database checked", async () => {
+    const figures = expectWellFormed(await smoke([byName("capacity-orders")]), [
+      "16 clients: orders applied/s",
+      "16 clients: p99 latency",
+      "64 clients: orders applied/s",
+      "64 clients: p50 latency",
+      "64 clients: server CPU per applied order (all threads)",
+      "after the run: usage rows above their total (oversold)",
+      "after the run: orders answered 200 without exactly their ledger rows"
+    ])
+    const value = (name: string) => figures.find((f) => f.name === name)?.median
+    // The end check ran over what was applied: rows read, none oversold, every 200 with its rows.
+    expect(value("16 clients: orders applied")).toBeGreaterThan(0)
+    expect(value("after the run: capacity usage rows checked")).toBeGreaterThan(0)
+    expect(value("after the run: usage rows above their total (oversold)")).toBe(0)
+    expect(value("after the run: orders answered 200 without exactly their ledger rows")).toBe(0)
+  }, SMOKE_TIMEOUT)
 })
 
 describe("stock-deltas, smoke size", () => {

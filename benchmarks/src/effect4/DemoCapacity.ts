@@ -13,6 +13,7 @@ export const demoSettings = (apiKeys: ReadonlyArray<string>): CapacitySettings =
   deliveryDatesCount: 5,
   eventsStream: Option.none(),
   maxBodyBytes: 1024 * 1024,
+  requestMaxBytes: 16 * 1024 * 1024,
   requestMaxValues: 1_000_000,
   reconcileIntervalMs: 0,
   bodyIdleTimeoutMs: 0,

@@ -15,6 +15,13 @@ export interface OrdersToCheck {
   readonly toDay: string
 }
 
+/** An order's ledger rows, as the end check compares them. */
+export type LedgerRows = ReadonlyArray<{ readonly kind: string; readonly code: string; readonly slot: string; readonly day: string; readonly units: number }>
+
+/** The canonical text of an order's ledger rows (sorted), compared with the database's. */
+export const ledgerText = (rows: LedgerRows): string =>
+  rows.map((row) => `${row.kind}|${row.code}|${row.slot}|${row.day}|${row.units}`).sort().join(";")
+
 export interface Verified {
   readonly loads: number
   readonly productsCounted: number
@@ -28,6 +35,7 @@ export interface Verified {
 const Counted = Schema.Array(Schema.Struct({ company: Schema.String, process_code: Schema.String, n: Schema.Number }))
 const OrderIds = Schema.Array(Schema.Struct({ order_id: Schema.String }))
 const Used = Schema.Array(Schema.Struct({ kind: Schema.String, code: Schema.String, slot: Schema.String, day: Schema.String, used: Schema.Number }))
+const OrderRows = Schema.Array(Schema.Struct({ order_id: Schema.String, kind: Schema.String, code: Schema.String, slot: Schema.String, day: Schema.String, units: Schema.Number }))
 const Units = Schema.Array(Schema.Struct({ kind: Schema.String, code: Schema.String, slot: Schema.String, day: Schema.String, units: Schema.Number }))
 const encodeProduct = Schema.encodeSync(Product)
 
@@ -102,9 +110,9 @@ const checkCapacity = (orders: OrdersToCheck) =>
     const repository = yield* CapacityRepository
     const problems: Array<string> = []
     const stored = yield* repository.loadNetwork
-    if (Option.isNone(stored)) return { rows: 0, held: 0, problems: ["no capacity network in the database"] }
+    if (Option.isNone(stored)) return { rows: 0, held: 0, oversold: 0, problems: ["no capacity network in the database"] }
     const document = decodeNetwork(stored.value.document)
-    if (Result.isFailure(document)) return { rows: 0, held: 0, problems: [`the stored network does not decode: ${document.failure.message}`] }
+    if (Result.isFailure(document)) return { rows: 0, held: 0, oversold: 0, problems: [`the stored network does not decode: ${document.failure.message}`] }
     const limits = capacityLimits(buildSnapshot(document.success, ledgerFromUses([])))
     const used = yield* sql`SELECT kind, code, slot, to_char(day, 'YYYY-MM-DD') AS day, used FROM capacity_usage
       WHERE day BETWEEN ${orders.fromDay}::date AND ${orders.toDay}::date`.pipe(Effect.flatMap(Schema.decodeUnknownEffect(Used)))
@@ -112,11 +120,15 @@ const checkCapacity = (orders: OrdersToCheck) =>
       WHERE day BETWEEN ${orders.fromDay}::date AND ${orders.toDay}::date GROUP BY kind, code, slot, day`.pipe(Effect.flatMap(Schema.decodeUnknownEffect(Units)))
     const key = (row: { kind: string; code: string; slot: string; day: string }) => `${row.kind}|${row.code}|${row.slot}|${row.day}`
     const ledger = new Map(units.map((row) => [key(row), row.units]))
+    let oversold = 0
     for (const row of used) {
       const resource = resourceOf(row)
       const total = resource === undefined ? undefined : limits(resource, row.day)
       if (total === undefined) problems.push(`capacity ${key(row)}: not a resource of the network`)
-      else if (row.used > total) problems.push(`capacity ${key(row)}: oversold, ${row.used} used of ${total}`)
+      else if (row.used > total) {
+        oversold++
+        problems.push(`capacity ${key(row)}: oversold, ${row.used} used of ${total}`)
+      }
       if (row.used !== (ledger.get(key(row)) ?? 0)) problems.push(`capacity ${key(row)}: ${row.used} used but ${ledger.get(key(row)) ?? 0} in the ledger`)
       ledger.delete(key(row))
     }
@@ -127,7 +139,31 @@ const checkCapacity = (orders: OrdersToCheck) =>
     const extra = [...inDatabase].filter((id) => !orders.held.has(id))
     if (missing.length > 0) problems.push(`${missing.length} orders applied and not released are not in capacity_orders: ${missing.slice(0, 5).join(", ")}`)
     if (extra.length > 0) problems.push(`${extra.length} orders in capacity_orders were refused or released: ${extra.slice(0, 5).join(", ")}`)
-    return { rows: used.length, held: inDatabase.size, problems }
+    return { rows: used.length, held: inDatabase.size, oversold, problems }
+  })
+
+/** Every order of `ledgerOf` holds exactly its ledger rows (by its canonical text, `ledgerText`). */
+const checkOrderLedgers = (prefix: string, ledgerOf: ReadonlyMap<string, string>) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql`SELECT order_id, kind, code, slot, to_char(day, 'YYYY-MM-DD') AS day, units FROM capacity_ledger
+      WHERE order_id LIKE ${`${prefix}%`}`.pipe(Effect.flatMap(Schema.decodeUnknownEffect(OrderRows)))
+    const byOrder = new Map<string, Array<(typeof rows)[number]>>()
+    for (const row of rows) {
+      const list = byOrder.get(row.order_id)
+      if (list === undefined) byOrder.set(row.order_id, [row])
+      else list.push(row)
+    }
+    const problems: Array<string> = []
+    let wrong = 0
+    for (const [orderId, expected] of ledgerOf) {
+      const found = ledgerText(byOrder.get(orderId) ?? [])
+      if (found === expected) continue
+      wrong++
+      if (problems.length < 5) problems.push(`order ${orderId} answered 200 holds ledger rows ${found === "" ? "none" : found}, expected ${expected}`)
+    }
+    if (wrong > problems.length) problems.push(`${wrong - problems.length} more orders without exactly their ledger rows`)
+    return { wrong, problems }
   })
 
 /**
@@ -153,6 +189,44 @@ export const verifyInDatabase = async (url: string | undefined, dataDir: string,
         capacityRows: capacity.rows,
         ordersHeld: capacity.held,
         problems: [...products.problems, ...sample.problems, ...capacity.problems]
+      }
+    }))
+  } finally {
+    await runtime.dispose()
+  }
+}
+
+export interface VerifiedOrders {
+  readonly capacityRows: number
+  readonly ordersHeld: number
+  /** Usage rows above their total. */
+  readonly oversold: number
+  /** Orders answered 200 whose ledger rows are not exactly those they take. */
+  readonly ordersWithoutLedger: number
+  readonly problems: ReadonlyArray<string>
+}
+
+/**
+ * The capacity part of the end check alone (the orders benchmark): no usage row above its total,
+ * usage equal to the ledger behind it, this run's orders in capacity_orders exactly those held, and
+ * each of `ledgerOf`'s orders holding exactly its ledger rows.
+ */
+export const verifyCapacityInDatabase = async (
+  url: string | undefined,
+  dataDir: string,
+  orders: OrdersToCheck & { readonly ledgerOf: ReadonlyMap<string, string> }
+): Promise<VerifiedOrders> => {
+  const runtime = ManagedRuntime.make(CapacityRepository.layer.pipe(Layer.provideMerge(Database.layer({ url: Option.fromNullishOr(url), dataDir, poolSize: 2 }))))
+  try {
+    return await runtime.runPromise(Effect.gen(function*() {
+      const capacity = yield* checkCapacity(orders)
+      const ledgers = yield* checkOrderLedgers(orders.prefix, orders.ledgerOf)
+      return {
+        capacityRows: capacity.rows,
+        ordersHeld: capacity.held,
+        oversold: capacity.oversold,
+        ordersWithoutLedger: ledgers.wrong,
+        problems: [...capacity.problems, ...ledgers.problems]
       }
     }))
   } finally {

@@ -47,6 +47,36 @@ export const commandCpuSeconds = (command: string): ReadonlyMap<number, number> 
 }
 
 /**
+ * CPU seconds used so far by the PostgreSQL backends connected to `database` (their command line
+ * names it: `postgres: [<cluster>:] <user> <database> <client> ...`), by pid: one database's work on a server
+ * other databases share; its background processes (WAL writer, checkpointer) are not counted.
+ */
+export const databaseBackendsCpuSeconds = (database: string): ReadonlyMap<number, number> | undefined => {
+  const byPid = commandCpuSeconds("postgres")
+  if (byPid === undefined) return undefined
+  const mine = new Map<number, number>()
+  for (const [pid, seconds] of byPid) {
+    try {
+      const words = readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim().split(/\s+/)
+      // With a cluster name the title has it first: `postgres: 15/main: <user> <database> ...`.
+      const [, first = "", ...rest] = words
+      const [, named] = first.endsWith(":") ? rest : [first, ...rest]
+      if (words[0] === "postgres:" && named === database) mine.set(pid, seconds)
+    } catch {
+      continue
+    }
+  }
+  return mine
+}
+
+/** The CPU seconds `measure` took in the backends of `database` (undefined where there is no /proc). */
+export const databaseCpuDuring = async <A>(database: string, measure: () => Promise<A>): Promise<{ readonly result: A; readonly cpuSeconds: number | undefined }> => {
+  const before = databaseBackendsCpuSeconds(database)
+  const result = await measure()
+  return { result, cpuSeconds: usedSince(before, databaseBackendsCpuSeconds(database)) }
+}
+
+/**
  * What the processes of `after` used since `before`; one started meanwhile counts from zero, and one
  * that exited meanwhile is not counted (its last seconds are lost: a short-lived backend, at most).
  */

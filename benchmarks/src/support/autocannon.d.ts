@@ -16,7 +16,11 @@ declare module "autocannon" {
     readonly timeout?: number
     readonly method?: string
     readonly headers?: Readonly<Record<string, string>>
-    readonly requests?: ReadonlyArray<{ readonly setupRequest?: (request: RawRequest) => RawRequest }>
+    readonly requests?: ReadonlyArray<{
+      readonly setupRequest?: (request: RawRequest) => RawRequest
+      /** Each answer's status and body (the orders load reads which orders were applied). */
+      readonly onResponse?: (status: number, body: string) => void
+    }>
   }
   function autocannon(options: Options): Promise<unknown>
   export default autocannon

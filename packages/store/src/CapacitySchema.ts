@@ -212,3 +212,22 @@ ${takeAndRecord}
 export const migration0005 = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   Effect.forEach(orderRequestStatements, (statement) => sql.unsafe(statement), { discard: true })
 )
+
+/**
+ * The order functions look each usage row up by its key. `jsonb_to_recordset` is estimated at 100
+ * rows, so the planner joined it with a sequential scan of capacity_usage, every row ever used, in
+ * each of the three statements of a consumption (lock, find the use short of room, add): PostgreSQL's
+ * CPU per order grew with the table (5 ms per order with 5,800 rows, the orders benchmark; see
+ * docs/capacity.md, "Orders at scale"). With sequential scans off inside the functions, each use is
+ * one lookup of the primary key (a nested loop over the wanted rows); nothing else they read is
+ * scanned whole.
+ */
+export const capacityKeyLookups: ReadonlyArray<string> = [
+  `ALTER FUNCTION capacity_consume(text, jsonb) SET enable_seqscan = off`,
+  `ALTER FUNCTION capacity_consume(text, jsonb, jsonb) SET enable_seqscan = off`,
+  `ALTER FUNCTION capacity_release(text) SET enable_seqscan = off`
+]
+
+export const migration0010 = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.forEach(capacityKeyLookups, (statement) => sql.unsafe(statement), { discard: true })
+)

@@ -9,6 +9,8 @@ export interface CapacitySettings {
   readonly eventsStream: Option.Option<string>
   /** Largest body of POST /v1/delivery/capacity (413 beyond). */
   readonly maxBodyBytes: number
+  /** Largest body of PUT /v1/network and POST /v1/delivery/capacity/consumptions (REQUEST_MAX_BYTES; 413 beyond). */
+  readonly requestMaxBytes: number
   /** Most JSON values in a body of PUT /v1/network or POST /v1/delivery/capacity/consumptions (413 beyond). */
   readonly requestMaxValues: number
   /**
@@ -48,6 +50,7 @@ export class CapacityConfig extends Context.Service<CapacityConfig, CapacitySett
           yield* Config.String("CAPACITY_EVENTS_STREAM").pipe(Config.withDefault("capacity:events"))
         ),
         maxBodyBytes: yield* positive("CAPACITY_MAX_BODY_BYTES", 1024 * 1024),
+        requestMaxBytes: yield* positive("REQUEST_MAX_BYTES", 16 * 1024 * 1024),
         requestMaxValues: yield* positive("REQUEST_MAX_VALUES", 1_000_000),
         reconcileIntervalMs: yield* integer("CAPACITY_RECONCILE_INTERVAL_MS", 30_000, { min: 0, note: "0: never" }),
         bodyIdleTimeoutMs: yield* integer("UPLOAD_IDLE_TIMEOUT_MS", 30_000, { min: 0, note: "0: no watchdog" }),

@@ -126,7 +126,7 @@ export class CapacityNetwork extends Context.Service<CapacityNetwork>()("@retail
         const dones: Array<Deferred.Deferred<void>> = []
         for (const [key, states] of byActor) {
           const actor = actors.get(key)
-          if (actor === undefined) continue
+          if (actor === undefined || actor.applyNow(states)) continue
           const done = wait ? yield* Deferred.make<void>() : undefined
           if (done !== undefined) dones.push(done)
           yield* actor.send({ _tag: "Apply", states, done })

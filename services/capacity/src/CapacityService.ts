@@ -4,6 +4,7 @@ import { Effect, Layer } from "effect"
 import { DeliveryCapacityAnswers } from "./answer/DeliveryCapacityAnswers.ts"
 import { CapacityConfig } from "./CapacityConfig.ts"
 import { CapacityFastLane } from "./http/FastLane.ts"
+import { OrdersLane } from "./http/OrdersLane.ts"
 import { JsonContentTypeLive } from "./http/JsonContentTypeLive.ts"
 import { JsonValueLimitLive } from "./http/JsonValueLimitLive.ts"
 
@@ -16,5 +17,8 @@ export const authentication = Layer.mergeAll(ApiKeyAuthentication, JsonValueLimi
   Layer.provide([CapacityConfig.layer, RateLimiterLive])
 )
 
-/** The node:http fast lane of POST /v1/delivery/capacity, over the answer the HttpApi route gives too; needs CapacityRepository, StockRepository and StreamQueue. */
-export const fastLane = CapacityFastLane.layer.pipe(Layer.provide(DeliveryCapacityAnswers.live))
+/**
+ * The node:http fast lane of POST /v1/delivery/capacity, over the answer the HttpApi route gives
+ * too, and of the consumptions it can take (OrdersLane); needs CapacityRepository, StockRepository and StreamQueue.
+ */
+export const fastLane = CapacityFastLane.layer.pipe(Layer.provide([DeliveryCapacityAnswers.live, OrdersLane.live]))

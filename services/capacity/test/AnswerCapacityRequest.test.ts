@@ -11,6 +11,7 @@ const settings: CapacitySettings = {
   deliveryDatesCount: 5,
   eventsStream: Option.none(),
   maxBodyBytes: 1024,
+  requestMaxBytes: 16 * 1024 * 1024,
   requestMaxValues: 1_000_000,
   reconcileIntervalMs: 0,
   bodyIdleTimeoutMs: 500,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { MemoryStreamQueue, StreamQueue } from "@retail/queue"
-import { type CapacityEvent, CapacityConfig, CapacityEvents } from "@retail/service-capacity"
-import { Context, Effect, Layer, Option } from "effect"
+import { CapacityConfig, CapacityEvent, CapacityEvents, encodeEvent } from "@retail/service-capacity"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 
 /** The in-memory queue, remembering the position of every read. */
 const readPositions: Array<string> = []
@@ -20,6 +20,7 @@ const Config = Layer.succeed(CapacityConfig, {
   deliveryDatesCount: 5,
   eventsStream: Option.some("test:capacity-events"),
   maxBodyBytes: 1024,
+  requestMaxBytes: 16 * 1024 * 1024,
   requestMaxValues: 1_000_000,
   reconcileIntervalMs: 0,
   bodyIdleTimeoutMs: 0,
@@ -55,6 +56,17 @@ const following = Effect.gen(function*() {
 })
 
 describe("capacity events", () => {
+  it("an event's text (JSON.stringify, not the schema's encoder) decodes with the schema to the same event", () => {
+    const events: ReadonlyArray<CapacityEvent> = [
+      { _tag: "UsageChanged", origin: "p-1", reason: "RELEASED", orderId: "O-1", usage: [
+        { kind: "PICKING", code: "CD-LURIN", slot: "NORMAL", day: "2028-01-03", used: 7, revision: 12 },
+        { kind: "ZONE_WINDOW", code: "LIMA-MODERNA", slot: "09:00-13:00", day: "2028-01-04", used: 0, revision: 3 }
+      ] },
+      { _tag: "NetworkReplaced", version: 4 }
+    ]
+    for (const event of events) expect(Schema.decodeUnknownSync(Schema.fromJsonString(CapacityEvent))(encodeEvent(event))).toEqual(event)
+  })
+
   it.live("each event is applied once, in order, every read starting after the last event applied", () =>
     Effect.gen(function*() {
       const { applied, other } = yield* following

@@ -1,4 +1,4 @@
-import { BodyTimeoutAnswer, type BodyTimeoutSlot } from "@retail/api"
+import { BodyTimeoutAnswer, type BodyTimeoutSlot, requestTimeoutMessage } from "@retail/api"
 import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { IncomingMessage } from "node:http"
@@ -24,11 +24,7 @@ const sampleOf = (request: IncomingMessage, now: number, loopLagged: boolean): B
 /** RequestTimeout's error body, the spec's ErrorMessage `{"message":...}` as the API encodes its errors. */
 const answer = (verdict: Exclude<BodyVerdict, "receiving">, rule: BodyRule) =>
   HttpServerResponse.jsonUnsafe(
-    {
-      message: verdict === "idle"
-        ? `The request body stopped arriving: nothing for ${rule.idleTimeoutMs} ms (UPLOAD_IDLE_TIMEOUT_MS). Nothing was published.`
-        : `The request body arrived slower than ${rule.minBytesPerSecond} bytes/s over ${rule.idleTimeoutMs} ms (UPLOAD_MIN_BYTES_PER_SECOND). Nothing was published.`
-    },
+    { message: requestTimeoutMessage(verdict, rule.idleTimeoutMs, rule.minBytesPerSecond) },
     { status: 408 }
   )
 

@@ -1,27 +1,18 @@
 import {
   Api,
   bodyReadFailure,
-  CapacityConflict,
   InvalidRequest,
   isBodyTooLarge,
   NodeNotFound,
   OrderNotFound,
-  PayloadTooLarge,
-  StorageFailed
+  PayloadTooLarge
 } from "@retail/api"
 import { formatIssues } from "@retail/capacity"
-import { CapacityMetrics } from "@retail/metrics"
-import type { StoreError } from "@retail/store"
 import { Effect, Layer, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { orderConflict } from "./OrderConflictAnswer.ts"
+import { storageFailed, takeOrder } from "../answer/TakeOrder.ts"
 import { CapacityNetwork } from "../CapacityNetwork.ts"
 import { NetworkReplica } from "../NetworkReplica.ts"
-
-/** taken, already_taken (the same order again), refused_capacity and refused_conflict (both 409). */
-const countOrder = (outcome: string) => Effect.sync(() => CapacityMetrics.orders.add({ outcome }))
-
-const storageFailed = (error: StoreError) => new StorageFailed({ message: `The database failed: ${error.message}` })
 
 const readJson = (text: string) =>
   Effect.try({
@@ -29,7 +20,6 @@ const readJson = (text: string) =>
     catch: (error) => new InvalidRequest({ message: `The body is not valid JSON: ${error instanceof Error ? error.message : String(error)}` })
   })
 
-const resourceText = (resource: { readonly _tag: string }) => JSON.stringify(resource)
 
 export const CapacityAdminHttp = HttpApiBuilder.group(Api, "capacityAdmin", (handlers) =>
   Effect.gen(function*() {
@@ -54,30 +44,7 @@ export const CapacityAdminHttp = HttpApiBuilder.group(Api, "capacityAdmin", (han
           )
           return { version }
         }))
-      .handle("consume", ({ payload }) =>
-        network.consume(payload).pipe(
-          Effect.tap((outcome) => countOrder(outcome._tag === "Applied" ? "taken" : "already_taken")),
-          Effect.tapErrorTag("CapacityExhausted", () => countOrder("refused_capacity")),
-          Effect.tapErrorTag("OrderConflict", () => countOrder("refused_conflict")),
-          Effect.map((outcome) => ({
-            orderId: payload.orderId,
-            status: outcome._tag === "Applied" ? "APPLIED" as const : "ALREADY_APPLIED" as const
-          })),
-          Effect.catchTags({
-            OrderInvalid: (error) => Effect.fail(new InvalidRequest({ message: formatIssues(error.issues) })),
-            UnknownResource: (error) =>
-              Effect.fail(new InvalidRequest({ message: `unknown resource ${resourceText(error.resource)} in the current network` })),
-            CapacityExhausted: (error) =>
-              Effect.fail(
-                new CapacityConflict({
-                  message: `capacity ran out: ${error.kind} ${error.code}${error.slot === "" ? "" : ` ${error.slot}`} on ${error.date} ` +
-                    `cannot take ${error.requested} more (total ${error.total}); nothing was taken`
-                })
-              ),
-            OrderConflict: (error) => Effect.fail(orderConflict(error)),
-            StoreError: (error) => Effect.fail(storageFailed(error))
-          })
-        ))
+      .handle("consume", ({ payload }) => takeOrder(network, payload))
       .handle("release", ({ params }) =>
         network.release(params.orderId).pipe(
           Effect.mapError(storageFailed),

@@ -5,6 +5,7 @@ import { Context, Effect, Layer } from "effect"
 import type { CapacityRequest } from "../answer/AnswerCapacityRequest.ts"
 import { DeliveryCapacityAnswers } from "../answer/DeliveryCapacityAnswers.ts"
 import { RequestBody } from "../answer/RequestBody.ts"
+import { OrdersLane } from "./OrdersLane.ts"
 
 const PATH = "/v1/delivery/capacity"
 
@@ -29,8 +30,9 @@ const sendAndClose = (request: IncomingMessage, response: ServerResponse, answer
  */
 export class CapacityFastLane extends Context.Service<CapacityFastLane, {
   /**
-   * True when the request was taken (answered or being answered) by the fast lane. `phases`: only
-   * for a request whose span is sampled (node:http calls it with two arguments).
+   * True when the request was taken (answered or being answered) by the fast lane: POST
+   * /v1/delivery/capacity, or a consumption OrdersLane takes. `phases`: only for a request whose
+   * span is sampled (node:http calls it with two arguments).
    */
   readonly take: (request: IncomingMessage, response: ServerResponse, phases?: EnginePhases) => boolean
 }>()("@retail/capacity/CapacityFastLane") {
@@ -38,6 +40,7 @@ export class CapacityFastLane extends Context.Service<CapacityFastLane, {
     CapacityFastLane,
     Effect.gen(function*() {
       const answers = yield* DeliveryCapacityAnswers
+      const orders = yield* OrdersLane
       const { maxBodyBytes, bodyIdleTimeoutMs: windowMs, bodyMinBytesPerSecond } = answers.settings
       /** Bytes a body must gain in each window of the watchdog: at least one (a stalled body), else the minimum rate's share. */
       const leastPerWindow = Math.max(1, Math.ceil(bodyMinBytesPerSecond * windowMs / 1000))
@@ -53,7 +56,7 @@ export class CapacityFastLane extends Context.Service<CapacityFastLane, {
         ended
       })
       const take = (request: IncomingMessage, response: ServerResponse, phases?: EnginePhases): boolean => {
-        if (request.method !== "POST" || (request.url !== PATH && request.url !== `${PATH}/`)) return false
+        if (request.method !== "POST" || (request.url !== PATH && request.url !== `${PATH}/`)) return orders.take(request, response)
         const started = clock()
         const body = new RequestBody(maxBodyBytes)
         request.on("data", (chunk: Buffer) => body.add(chunk))

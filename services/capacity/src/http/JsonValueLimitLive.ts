@@ -1,8 +1,7 @@
-import { JsonValueLimit, PayloadTooLarge } from "@retail/api"
-import { measureJson } from "@retail/ingest"
+import { JsonValueLimit } from "@retail/api"
 import { Effect, Layer, Option } from "effect"
 import { HttpMethod, HttpServerRequest } from "effect/http"
-import { Buffer } from "node:buffer"
+import { tooManyValues } from "../answer/JsonValueCount.ts"
 import { CapacityConfig } from "../CapacityConfig.ts"
 
 /**
@@ -17,14 +16,8 @@ export const JsonValueLimitLive = Layer.effect(
       const request = yield* HttpServerRequest.HttpServerRequest
       if (!HttpMethod.hasBody(request.method)) return yield* httpEffect
       const text = yield* Effect.option(request.text)
-      if (Option.isNone(text) || text.value.length <= requestMaxValues) return yield* httpEffect
-      const size = measureJson(Buffer.from(text.value, "utf8"), requestMaxValues, Number.POSITIVE_INFINITY)
-      if (size._tag === "TooManyValues") {
-        return yield* new PayloadTooLarge({
-          message: `The request body has more than ${requestMaxValues} JSON values (REQUEST_MAX_VALUES); ` +
-            `the value at byte ${size.offset} is one too many`
-        })
-      }
-      return yield* httpEffect
+      if (Option.isNone(text)) return yield* httpEffect
+      const refusal = tooManyValues(text.value, requestMaxValues)
+      return refusal === undefined ? yield* httpEffect : yield* refusal
     }))
 )
