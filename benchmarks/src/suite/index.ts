@@ -1,5 +1,6 @@
 import type { Benchmark } from "../Benchmark.ts"
 import { capacity } from "./Capacity.ts"
+import { capacityBesideLoad } from "./CapacityBesideLoad.ts"
 import { capacityCheckout } from "./CapacityCheckout.ts"
 import { effect4 } from "./Effect4.ts"
 import { embedded } from "./Embedded.ts"
@@ -11,7 +12,7 @@ import { metricsOverhead } from "./MetricsOverhead.ts"
 import { soak } from "./Soak.ts"
 
 /** Every benchmark of `npm run bench`, in the order they run. */
-export const benchmarks: ReadonlyArray<Benchmark> = [loadProducts, handleJson, handleCsv, endToEnd, capacity, capacityCheckout, metricsOverhead]
+export const benchmarks: ReadonlyArray<Benchmark> = [loadProducts, handleJson, handleCsv, endToEnd, capacity, capacityCheckout, capacityBesideLoad, metricsOverhead]
 
 /**
  * Run only when named: the soak (`npm run bench -- soak`), whose minutes of traffic would double the
