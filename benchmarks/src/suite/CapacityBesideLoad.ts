@@ -1,3 +1,4 @@
+import { Scrape } from "@retail/testkit"
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -33,9 +34,17 @@ interface Target {
   readonly server: ServerHandle
 }
 
+/** The server's event-loop delay over a window (monitorEventLoopDelay, beyond its 10 ms tick): p99 and max, in ms. */
+interface LoopDelay {
+  readonly p99: number
+  readonly max: number
+}
+
 interface Measured {
   readonly idle: LoadResult
   readonly loaded: LoadResult
+  readonly idleDelay: LoopDelay
+  readonly loadedDelay: LoopDelay
   /** Of the capacity window under load, the share during which the load was still persisting (1: all of it). */
   readonly persistingShare: number
   /** Products/s from the load's first byte to COMPLETED. */
@@ -43,6 +52,8 @@ interface Measured {
   /** CPU seconds per second of the window under load: the event loop's thread alone, and every thread of the server. */
   readonly eventLoopCores: number
   readonly processCores: number
+  /** The server's peak RSS from the load's first byte to COMPLETED. */
+  readonly peakRssMiB: number
 }
 
 /** CPU time (user + system) the main thread of process `pid` (its event loop: the thread whose id is the pid) has used so far. */
@@ -54,6 +65,26 @@ const mainThreadCpuSeconds = (pid: number): number | undefined => {
   } catch {
     return undefined
   }
+}
+
+/**
+ * The server's /metrics on its internal listener: nodejs_eventloop_delay_seconds covers the time since
+ * the previous scrape, so a scrape before `measure` and one after give the delay over it alone.
+ */
+const withLoopDelay = async <A>(server: ServerHandle, measure: () => Promise<A>): Promise<{ readonly result: A; readonly delay: LoopDelay }> => {
+  const internal = server.internalUrl()
+  if (internal === undefined) throw new BenchmarkFailure("the server did not log its internal listener (for /metrics)")
+  const scrape = async () => {
+    const response = await fetch(`${internal}/metrics`)
+    const text = await response.text()
+    if (response.status !== 200) throw new BenchmarkFailure(`GET /metrics answered ${response.status}: ${text.slice(0, 300)}`)
+    return new Scrape(text)
+  }
+  await scrape()
+  const result = await measure()
+  const after = await scrape()
+  const ms = (quantile: string) => after.value("nodejs_eventloop_delay_seconds", { quantile }) * 1000
+  return { result, delay: { p99: ms("0.99"), max: ms("1") } }
 }
 
 const realStores = (): { readonly databaseUrl: string; readonly redisUrl: string } | undefined => {
@@ -133,14 +164,15 @@ export const capacityBesideLoad: Benchmark = {
     setup.note(
       `Each run, on each server in turn: ${CAPACITY_SECONDS} s of capacity load idle (smoke: ${SMOKE_REQUESTS} requests); then a load of the handle-json file (seed 42), ` +
         `the capacity load started as its 200 arrives (its batches are then being persisted) and the load's state polled every 100 ms meanwhile; the share of the window after the load had finished is a figure (above 0: the load was too small to cover it). ` +
-        "The server's CPU over that window, its event loop's thread alone (/proc/<pid>/task/<pid>/stat) and all its threads, in cores. The capacity body was checked first (every item routed, none refused)."
+        "The server's CPU over that window, its event loop's thread alone (/proc/<pid>/task/<pid>/stat) and all its threads, in cores; its event-loop delay over each window (nodejs_eventloop_delay_seconds of its /metrics, scraped before and after: monitorEventLoopDelay beyond its 10 ms tick). The capacity body was checked first (every item routed, none refused)."
     )
 
     const capacityAmount = setup.scale === "smoke" ? { amount: SMOKE_REQUESTS, seconds: CAPACITY_SECONDS } : { seconds: CAPACITY_SECONDS }
 
     const measure = async ({ layout, server }: Target): Promise<Measured> => {
-      const idle = await load(server, capacityAmount)
+      const { result: idle, delay: idleDelay } = await withLoopDelay(server, () => load(server, capacityAmount))
       const token = await mintToken(`BENCH-${runTag()}`)
+      server.rss.reset()
       const sent = await withServerLog(server, () =>
         uploadFiles(`${server.url}/v1/handle-json`, token, [{ name: "productsJson", file: files.json, contentType: "application/json" }]))
       const processCode = acceptedLoad({ status: sent.status, text: sent.body }, "POST /v1/handle-json")
@@ -156,7 +188,7 @@ export const capacityBesideLoad: Benchmark = {
       })()
       const loopBefore = mainThreadCpuSeconds(server.pid)
       const processBefore = processCpuSeconds(server.pid)
-      const loaded = await load(server, capacityAmount).finally(() => {
+      const { result: loaded, delay: loadedDelay } = await withLoopDelay(server, () => load(server, capacityAmount)).finally(() => {
         polling = false
       })
       const loadEnded = performance.now()
@@ -172,14 +204,17 @@ export const capacityBesideLoad: Benchmark = {
       const measured: Measured = {
         idle,
         loaded,
+        idleDelay,
+        loadedDelay,
         persistingShare,
         completedRate: setup.size / ((completedAt - sent.startedAt) / 1000),
         eventLoopCores: cores(loopBefore, loopAfter),
-        processCores: cores(processBefore, processAfter)
+        processCores: cores(processBefore, processAfter),
+        peakRssMiB: server.rss.peakMiB()
       }
       setup.progress(
         `${layout.label}: idle p99 ${idle.p99} ms max ${idle.max} ms; while the load persists ${loaded.requestsPerSecond.toFixed(0)} req/s p99 ${loaded.p99} ms max ${loaded.max} ms ` +
-          `(persisting ${(persistingShare * 100).toFixed(0)}% of the window; event loop ${measured.eventLoopCores.toFixed(2)} cores, process ${measured.processCores.toFixed(2)}); ` +
+          `(event-loop delay p99 ${loadedDelay.p99.toFixed(1)} ms max ${loadedDelay.max.toFixed(1)} ms, idle ${idleDelay.p99.toFixed(1)}/${idleDelay.max.toFixed(1)}; persisting ${(persistingShare * 100).toFixed(0)}% of the window; event loop ${measured.eventLoopCores.toFixed(2)} cores, process ${measured.processCores.toFixed(2)}); ` +
           `${measured.completedRate.toFixed(0)} products/s to COMPLETED`
       )
       return measured
@@ -207,11 +242,15 @@ export const capacityBesideLoad: Benchmark = {
           beside("p50 latency", "ms", m.loaded.p50, m.idle.p50, undefined, "lower"),
           beside("p99 latency", "ms", m.loaded.p99, m.idle.p99, p99Goal, "lower"),
           beside("max latency", "ms", m.loaded.max, m.idle.max, maxGoal, "lower"),
+          beside("server's event-loop delay p99", "ms", m.loadedDelay.p99, m.idleDelay.p99, undefined, "lower"),
+          beside("server's event-loop delay max", "ms", m.loadedDelay.max, m.idleDelay.max, undefined, "lower"),
+          figure(`${layout.label}, while a load persists: event loop's CPU per capacity request`, "µs", (m.eventLoopCores * 1e6) / m.loaded.requestsPerSecond, { better: "lower" }),
           // Lower is better: 0 means the load persisted through the whole window, as the figures above need.
           figure(`${layout.label}: share of the window after the load had finished (0: it persisted throughout)`, "%", (1 - m.persistingShare) * 100, { better: "lower" }),
           figure(`${layout.label}: server CPU over the window, event loop's thread`, "cores", m.eventLoopCores, { better: "lower" }),
           figure(`${layout.label}: server CPU over the window, all threads`, "cores", m.processCores, { better: "lower" }),
-          figure(`${layout.label}: products/s, first byte to COMPLETED`, "products/s", m.completedRate)
+          figure(`${layout.label}: products/s, first byte to COMPLETED`, "products/s", m.completedRate),
+          figure(`${layout.label}: server peak RSS, first byte to COMPLETED`, "MiB", m.peakRssMiB, { better: "lower" })
         ]
       })
     }

@@ -3,6 +3,7 @@ import { metered, PostgresStreamQueue, QueueTracing, RedisStreamQueue, StreamQue
 import { UploadService } from "@retail/service-upload"
 import { Database, LoadRepository, ProductRepository } from "@retail/store"
 import { Cause, ConfigProvider, Effect, Exit, Fiber, Layer, Option, Schema } from "effect"
+import { setPriority } from "node:os"
 import { parentPort, workerData } from "node:worker_threads"
 import { formatFor, LoggingConfig, loggingWith } from "./Logging.ts"
 import { PersistThreadSettings, ToPersistThread } from "./PersistThreadSettings.ts"
@@ -47,8 +48,18 @@ const workers = UploadService.batchWorkers.pipe(
 const logging = Layer.unwrap(Effect.map(LoggingConfig, ({ format, level }) =>
   loggingWith(formatFor(Option.getOrUndefined(format), settings.stdoutIsTty), level)))
 
+/**
+ * Below the event loop's priority: on a machine whose cores are all busy (PostgreSQL, Redis and the
+ * server share two), the scheduler gives the thread that answers checkout its slices first, and the
+ * workers the rest; with a core to spare the nice value changes nothing. Linux keeps a nice value per
+ * thread, and `setPriority(0, …)` sets the calling thread's.
+ */
+const lowerPriority = Effect.try({ try: () => setPriority(0, settings.nice), catch: (error) => error }).pipe(
+  Effect.catch((error) => Effect.logWarning(`could not set the batch workers' thread's nice value to ${settings.nice}`, error))
+)
+
 const running = Effect.runFork(
-  Layer.launch(workers).pipe(
+  Effect.andThen(lowerPriority, Layer.launch(workers)).pipe(
     Effect.annotateLogs({ thread: "persist" }),
     Effect.provide(TracingLive),
     Effect.provide(logging),

@@ -12,6 +12,8 @@ export const PersistThreadSettings = Schema.Struct({
   queue: Schema.Literals(["redis", "postgres"]),
   redisUrl: Schema.String,
   redisPublishTimeoutMs: Schema.Number,
+  /** PERSIST_THREAD_NICE: the thread's own nice value (Linux keeps one per thread). */
+  nice: Schema.Number,
   /** Where the database is, for the PostgreSQL queue's durability sentence. */
   databaseLocation: Schema.String,
   /** The server's stdout is a terminal (a thread's never is): the log format LOG_FORMAT unset means. */

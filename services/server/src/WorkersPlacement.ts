@@ -5,6 +5,7 @@ import { chooseQueue, databaseLocation, type InvalidQueueChoice, type QueueSetti
 
 export interface PlacementSettings extends QueueSettings {
   readonly persistThread: boolean
+  readonly persistThreadNice: number
   readonly databasePoolSize: number
   readonly redisPublishTimeoutMs: number
 }
@@ -37,6 +38,7 @@ export const placeWorkers = (settings: PlacementSettings, workers: number): Effe
         redisUrl: Option.getOrElse(settings.redisUrl, () => ""),
         redisPublishTimeoutMs: settings.redisPublishTimeoutMs,
         databaseLocation: databaseLocation(settings),
+        nice: settings.persistThreadNice,
         stdoutIsTty: process.stdout.isTTY === true
       }
     }

@@ -9,6 +9,7 @@ const settings = (overrides: Partial<PlacementSettings>): PlacementSettings => (
   databaseUrl: Option.none(),
   dataDir: "./.data/postgres",
   persistThread: true,
+  persistThreadNice: 10,
   databasePoolSize: 10,
   redisPublishTimeoutMs: 5000,
   ...overrides
