@@ -76,6 +76,8 @@ const decodeMessage = Schema.decodeUnknownOption(ToPersistThread)
 port.on("message", (message: unknown) => {
   if (Option.isSome(decodeMessage(message))) Effect.runFork(Fiber.interrupt(running))
 })
+// From here a stop is heard: before, the thread was loading its modules, and the host ends it outright.
+port.postMessage({ _tag: "Ready" })
 
 running.addObserver((exit) => {
   flush()

@@ -45,6 +45,7 @@ const MetricUpdates = Schema.Struct({
   ]))
 })
 const decodeMetricUpdates = Schema.decodeUnknownOption(MetricUpdates)
+const decodeReady = Schema.decodeUnknownOption(Schema.Struct({ _tag: Schema.Literal("Ready") }))
 
 interface Thread {
   /** Its exit code, once it has exited. */
@@ -57,16 +58,24 @@ interface Thread {
 const startThread = (settings: PersistThreadSettings): Thread => {
   const worker = spawnWorker(import.meta.url, settings)
   let died: unknown = undefined
+  let ready = false
   worker.on("error", (error) => {
     died = error
   })
   worker.on("message", (message: unknown) => {
     const metrics = decodeMetricUpdates(message)
     if (Option.isSome(metrics)) for (const update of metrics.value.updates) applyMetricUpdate(update)
+    else if (Option.isSome(decodeReady(message))) ready = true
   })
   const exitCode = new Promise<number>((resolve) => worker.once("exit", resolve))
   const exited = Effect.promise(() => exitCode)
+  // Still loading its modules (seconds from the sources under tsx): no worker has started, nothing is in flight.
+  const stopStarting = Effect.promise(() => worker.terminate()).pipe(
+    Effect.andThen(Effect.logInfo("shutdown: the batch workers' thread was still starting; ended"))
+  )
   const stop = (within: Duration.Duration) =>
+    ready ? stopGracefully(within) : stopStarting
+  const stopGracefully = (within: Duration.Duration) =>
     Effect.sync(() => worker.postMessage({ _tag: "Stop" } satisfies ToPersistThread)).pipe(
       Effect.andThen(exited),
       Effect.timeoutOrElse({
