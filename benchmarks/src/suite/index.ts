@@ -1,5 +1,6 @@
 import type { Benchmark } from "../Benchmark.ts"
 import { capacity } from "./Capacity.ts"
+import { capacityBesideLoad } from "./CapacityBesideLoad.ts"
 import { capacityCheckout } from "./CapacityCheckout.ts"
 import { capacityNational } from "./CapacityNational.ts"
 import { capacityOrders } from "./CapacityOrders.ts"
@@ -14,7 +15,7 @@ import { soak } from "./Soak.ts"
 import { stockDeltas } from "./StockDeltas.ts"
 
 /** Every benchmark of `npm run bench`, in the order they run (capacity-national last: with a stock feed its rows stay in the database). */
-export const benchmarks: ReadonlyArray<Benchmark> = [loadProducts, handleJson, handleCsv, endToEnd, capacity, capacityCheckout, capacityOrders, metricsOverhead, stockDeltas, capacityNational]
+export const benchmarks: ReadonlyArray<Benchmark> = [loadProducts, handleJson, handleCsv, endToEnd, capacity, capacityCheckout, capacityBesideLoad, capacityOrders, metricsOverhead, stockDeltas, capacityNational]
 
 /**
  * Run only when named: the soak (`npm run bench -- soak`), whose minutes of traffic would double the

@@ -4,7 +4,7 @@ import { readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { buildServer, csvJoinWorkerFile, jsonValidationThreadFile } from "../../../scripts/buildServer.ts"
+import { buildServer, csvJoinWorkerFile, jsonValidationThreadFile, persistThreadFile } from "../../../scripts/buildServer.ts"
 import { flagsNotIn, serverNodeFlags } from "../../../scripts/serverNodeFlags.ts"
 import { BenchmarkFailure } from "../Benchmark.ts"
 import { databaseUrl, redisUrl } from "../StoreUrls.ts"
@@ -39,6 +39,8 @@ const serverArgs = async (overrides: string, runtime: "bundle" | "tsx"): Promise
       rmSync(`${csvJoinWorkerFile(file)}.map`, { force: true })
       rmSync(jsonValidationThreadFile(file), { force: true })
       rmSync(`${jsonValidationThreadFile(file)}.map`, { force: true })
+      rmSync(persistThreadFile(file), { force: true })
+      rmSync(`${persistThreadFile(file)}.map`, { force: true })
     })
     return file
   }, (error: unknown) => {
@@ -59,7 +61,7 @@ export const SERVER_SETTINGS: ReadonlyArray<string> = [
   "PORT", "HOST", "INTERNAL_PORT", "INTERNAL_HOST", "DATABASE_URL", "DATA_DIR", "DATABASE_POOL_SIZE", "REDIS_URL", "QUEUE",
   "PRODUCT_MAX_VALUES", "UPLOAD_IDLE_TIMEOUT_MS", "UPLOAD_MIN_BYTES_PER_SECOND", "INTERNAL_FILE_LOADS_PER_COMPANY",
   "ALLOW_VOLATILE_QUEUE", "LOAD_LEASE_MS", "LOAD_RECONCILE_INTERVAL_MS", "QUEUE_DRAIN_TIMEOUT_MS", "REDIS_PUBLISH_TIMEOUT_MS",
-  "SHUTDOWN_GRACE_MS", "RUN_WORKERS", "WORKERS", "PRODUCT_BATCH_SIZE", "CLAIM_IDLE_MS", "PERSIST_TIMEOUT_MS", "MAX_DELIVERIES",
+  "SHUTDOWN_GRACE_MS", "RUN_WORKERS", "PERSIST_THREAD", "PERSIST_THREAD_NICE", "WORKERS", "PRODUCT_BATCH_SIZE", "CLAIM_IDLE_MS", "PERSIST_TIMEOUT_MS", "MAX_DELIVERIES",
   "LOAD_PRODUCTS_MAX_BYTES", "LOAD_PRODUCTS_MAX_VALUES", "FILE_MAX_BYTES", "JSON_VALIDATION_THREADS", "SPOOL_DIR",
   "PRODUCT_CODES_IN_MEMORY", "CSV_JOIN_THREADS", "CSV_JOIN_THREAD_HEAP_MB", "REQUEST_MAX_BYTES", "REQUEST_MAX_VALUES",
   "CAPACITY_MAX_BODY_BYTES", "MULTIPART_MAX_PARTS", "MULTIPART_MAX_FIELD_BYTES", "TOKEN_RATE_LIMIT_PER_SECOND",

@@ -10,6 +10,29 @@ export const registryContext: Context.Context<never> = Context.empty()
 
 export type Labels<L extends string> = { readonly [K in L]: string }
 
+/**
+ * One update of a series, as a thread that has no /metrics of its own sends it to the thread that
+ * serves them (the batch workers' thread, services/server PersistThread.ts): the family's name, the
+ * series' labels, what was done and the amount.
+ */
+export type MetricUpdate = readonly [op: "add" | "observe" | "set" | "modify", name: string, labels: Readonly<Record<string, string>>, value: number]
+
+/** Set in a thread whose updates go to another thread's registry: every family update goes there instead of this thread's registry. */
+let forwardTo: ((update: MetricUpdate) => void) | undefined
+
+/** Sends every later update of every family to `sink` instead of this thread's registry (undefined: back to the registry). */
+export const forwardMetricUpdates = (sink: ((update: MetricUpdate) => void) | undefined): void => {
+  forwardTo = sink
+}
+
+/** How a family applies an update to its own series, by the family's name. */
+const appliers = new Map<string, (labels: Readonly<Record<string, string>>, op: MetricUpdate[0], value: number) => void>()
+
+/** Applies an update another thread forwarded (see forwardMetricUpdates); one of a family this thread does not know is dropped. */
+export const applyMetricUpdate = ([op, name, labels, value]: MetricUpdate): void => {
+  appliers.get(name)?.(labels, op, value)
+}
+
 const keyOf = (names: ReadonlyArray<string>, labels: Readonly<Record<string, string>>) =>
   names.length === 1 ? labels[names[0] ?? ""] ?? "" : names.map((name) => labels[name] ?? "").join("\u0000")
 
@@ -62,8 +85,11 @@ export const counter = <L extends string = never>(
 ): CounterFamily<L> => {
   const series = family(labelNames, (labels): CounterSeries => {
     const metric = Metric.counter(name, { description, attributes: labels, incremental: true })
-    return { add: (amount = 1) => metric.updateUnsafe(amount, registryContext) }
+    return {
+      add: (amount = 1) => forwardTo === undefined ? metric.updateUnsafe(amount, registryContext) : forwardTo(["add", name, labels, amount])
+    }
   })
+  appliers.set(name, (labels, _op, value) => series(labels as Labels<L>).add(value))
   return { series, add: (labels, amount) => series(labels).add(amount) }
 }
 
@@ -75,8 +101,11 @@ export const histogram = <L extends string = never>(
 ): HistogramFamily<L> => {
   const series = family(labelNames, (labels): HistogramSeries => {
     const metric = Metric.histogram(name, { description, attributes: labels, boundaries })
-    return { observe: (value) => metric.updateUnsafe(value, registryContext) }
+    return {
+      observe: (value) => forwardTo === undefined ? metric.updateUnsafe(value, registryContext) : forwardTo(["observe", name, labels, value])
+    }
   })
+  appliers.set(name, (labels, _op, value) => series(labels as Labels<L>).observe(value))
   return { series, observe: (labels, value) => series(labels).observe(value) }
 }
 
@@ -88,9 +117,14 @@ export const gauge = <L extends string = never>(
   const series = family(labelNames, (labels): GaugeSeries => {
     const metric = Metric.gauge(name, { description, attributes: labels })
     return {
-      set: (value) => metric.updateUnsafe(value, registryContext),
-      add: (amount) => metric.modifyUnsafe(amount, registryContext)
+      set: (value) => forwardTo === undefined ? metric.updateUnsafe(value, registryContext) : forwardTo(["set", name, labels, value]),
+      add: (amount) => forwardTo === undefined ? metric.modifyUnsafe(amount, registryContext) : forwardTo(["modify", name, labels, amount])
     }
+  })
+  appliers.set(name, (labels, op, value) => {
+    const gaugeSeries = series(labels as Labels<L>)
+    if (op === "set") gaugeSeries.set(value)
+    else gaugeSeries.add(value)
   })
   return { series, set: (labels, value) => series(labels).set(value) }
 }

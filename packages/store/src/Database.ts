@@ -2,7 +2,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { IN_MEMORY, startEmbedded } from "./Embedded.ts"
-import { startEmbeddedPostgres } from "./EmbeddedPostgres.ts"
+import { embeddedPostgresUrl, startEmbeddedPostgres } from "./EmbeddedPostgres.ts"
 import { migrate } from "./Migrations.ts"
 import { storeOperation, StoreError, toStoreError } from "./StoreError.ts"
 
@@ -59,6 +59,14 @@ const connection = (options: DatabaseOptions) =>
           : Effect.map(startEmbeddedPostgres(options.dataDir), (server) => client(server.url, options.poolSize))
       )
   })
+
+/**
+ * Where another thread or process of this server reaches the database `options` describe, once its
+ * layer is up: the server of the URL, or the embedded PostgreSQL server's socket. None for the
+ * in-memory PGlite, which lives in this thread and serves one connection.
+ */
+export const sharedUrl = (options: Pick<DatabaseOptions, "url" | "dataDir">): Option.Option<string> =>
+  Option.isSome(options.url) ? options.url : options.dataDir === IN_MEMORY ? Option.none() : Option.some(embeddedPostgresUrl(options.dataDir))
 
 /** The SQL client of the store, migrated before it is handed out; scoped to the layer's lifetime. */
 export const layer = (options: DatabaseOptions): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, StoreError> =>

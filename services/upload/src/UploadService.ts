@@ -14,6 +14,12 @@ export const reconciler = LoadReconciler.layer.pipe(Layer.provide(UploadConfig.l
 /** Workers persisting product batches and the relay of load events. */
 export const background = Layer.mergeAll(BatchWorkers, OutboxRelay).pipe(Layer.provide(UploadConfig.layer))
 
+/** The workers alone, for a thread of their own (services/server PersistThread.ts). */
+export const batchWorkers = BatchWorkers.pipe(Layer.provide(UploadConfig.layer))
+
+/** The relay of load events alone, for a process whose workers persist on another thread. */
+export const outboxRelay = OutboxRelay.pipe(Layer.provide(UploadConfig.layer))
+
 /**
  * The threads of JSON file loads, for the infrastructure layer: shared by both listeners, and
  * released after them, once the requests in flight drained (a pool closed with the endpoints

@@ -1,0 +1,77 @@
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { sampleProducts } from "@retail/testkit"
+import { Context, Effect, Layer } from "effect"
+import type { HttpServer } from "effect/http"
+import { SqlClient } from "effect/sql"
+import { chmodSync, mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { eventually, postJson } from "./support/Http.ts"
+import { loadView } from "./support/Loads.ts"
+import { scrape } from "./support/Prometheus.ts"
+import { mintToken, TestServer } from "./support/TestServer.ts"
+
+// A thread reaches a database server, not the in-memory PGlite: without DATABASE_URL, the embedded
+// PostgreSQL server in a folder of this file's own (as root it runs as `postgres`, who must pass through it).
+const folder = mkdtempSync(join(tmpdir(), "persist-thread-"))
+chmodSync(folder, 0o755)
+afterAll(() => rmSync(folder, { recursive: true, force: true }))
+const database = process.env["DATABASE_URL"] ? {} : { DATA_DIR: join(folder, "postgres") }
+
+const PRODUCTS = 3000
+const BLOCKED_MS = 2000
+
+/** Holds the event loop's thread, as a long synchronous piece of work would; the window it held it, in epoch milliseconds. */
+const blockEventLoop = (ms: number) =>
+  Effect.sync(() => {
+    const from = Date.now()
+    while (Date.now() - from < ms) {
+      // busy: nothing else runs on this thread meanwhile
+    }
+    return { from, to: Date.now() }
+  })
+
+/**
+ * Publishes a load of small batches, then holds the event loop: the batches whose transaction began
+ * (load_batches.recorded_at, PostgreSQL's now()) while it was held were persisted by another thread.
+ */
+const batchesPersistedWhileBlocked = (server: Context.Context<HttpServer.HttpServer | SqlClient.SqlClient>) =>
+  Effect.gen(function*() {
+    const token = yield* mintToken()
+    const products = sampleProducts(PRODUCTS, { prefix: `PT-${crypto.randomUUID().slice(0, 8)}-` })
+    const response = yield* postJson("/v1/load-products", { products }, token)
+    expect(response.status, response.text).toBe(200)
+    const { processCode } = response.json() as { processCode: string }
+    const { from, to } = yield* blockEventLoop(BLOCKED_MS)
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql<{ batches: string }>`
+      SELECT count(*)::text AS batches FROM load_batches
+      WHERE process_code = ${processCode} AND recorded_at > to_timestamp(${from / 1000}) AND recorded_at < to_timestamp(${to / 1000})`.pipe(Effect.orDie)
+    const view = yield* eventually(loadView(processCode, token), (v) => v.status === "COMPLETED")
+    expect(view.totals).toMatchObject({ accepted: PRODUCTS, persisted: PRODUCTS })
+    return Number(row?.batches ?? "0")
+  }).pipe(Effect.provide(server))
+
+describe("the batch workers' thread (PERSIST_THREAD)", () => {
+  it.live("by default the workers persist on a thread of their own: batches are persisted while the event loop is held, and their metrics reach /metrics", () =>
+    Effect.gen(function*() {
+      const server = yield* Layer.build(TestServer({ ...database, PRODUCT_BATCH_SIZE: "5" }))
+      const before = yield* Effect.provide(scrape, server)
+      const persisted = yield* batchesPersistedWhileBlocked(server)
+      expect(persisted).toBeGreaterThan(0)
+      // Counted by the thread, served by the event loop's /metrics.
+      const after = yield* Effect.provide(
+        eventually(scrape, (now) => now.value("upload_products_persisted_total", { source: "LOAD_PRODUCTS" }) - before.value("upload_products_persisted_total", { source: "LOAD_PRODUCTS" }) >= PRODUCTS),
+        server
+      )
+      const delta = (name: string, labels: Readonly<Record<string, string>>) => after.value(name, labels) - before.value(name, labels)
+      expect(delta("upload_products_persisted_total", { source: "LOAD_PRODUCTS" })).toBe(PRODUCTS)
+      expect(delta("store_batch_persist_duration_seconds", { outcome: "persisted" })).toBe(PRODUCTS / 5)
+    }), 120_000)
+
+  it.live("PERSIST_THREAD=false: the workers share the event loop, and nothing is persisted while it is held", () =>
+    Effect.gen(function*() {
+      const server = yield* Layer.build(TestServer({ ...database, PRODUCT_BATCH_SIZE: "5", PERSIST_THREAD: "false" }))
+      expect(yield* batchesPersistedWhileBlocked(server)).toBe(0)
+    }), 120_000)
+})
