@@ -145,4 +145,22 @@ describe("SIGTERM", () => {
       expect(view?.status).toBe("COMPLETED")
       yield* expectStoredExactly(postgres.url, "OUTAGE", "OU-", products)
     }))
+
+  it.live("while Redis is down: the process still exits in bounded time (the batch workers' thread too), and what was stored before stays", () =>
+    Effect.gen(function*() {
+      const { dir, postgres, redis, connection } = yield* lab("sigterm-redis-down")
+      const app = yield* startApp("app-1", dir, connection)
+      const bearer = yield* token("REDISDOWN")
+      const products = sampleProducts(20, { prefix: "RD-" })
+      const [view] = yield* finalViews(app.base, [yield* acceptedLoad(app.base, products, bearer)], bearer)
+      expect(view?.status).toBe("COMPLETED")
+      yield* redis.stop
+      // Long enough for every Redis client of the process, the workers' thread's included, to be reconnecting.
+      yield* Effect.sleep("3 seconds")
+
+      const exit = yield* stopTimed(app.child, "SIGTERM")
+      expect(exit.millis, app.logTail()).toBeLessThan(EXIT_BOUND_MS)
+      expect(app.logTail()).not.toContain("did not stop within")
+      yield* expectStoredExactly(postgres.url, "REDISDOWN", "RD-", products)
+    }))
 })

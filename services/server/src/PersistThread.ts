@@ -85,4 +85,8 @@ running.addObserver((exit) => {
   // An interruption is the stop asked for; anything else the host reports and restarts.
   if (!(Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause))) process.exitCode = 1
   port.close()
+  // The thread ends with its workers, their finalizers done: whatever a client left behind (a Redis
+  // client still reconnecting to a server that is down) must neither hold a stop until the host's
+  // deadline nor keep a failed thread from being restarted. In a worker thread, process.exit ends the thread.
+  process.exit()
 })
