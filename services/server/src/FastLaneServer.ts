@@ -1,6 +1,8 @@
 import { IncomingMessage, Server, ServerResponse } from "node:http"
 import { EarlyAnswerResponse } from "./EarlyAnswerResponse.ts"
 
+const STARTING = JSON.stringify({ message: "The server is starting; try again in a moment" })
+
 export type Lane = (request: IncomingMessage, response: ServerResponse) => boolean
 
 /**
@@ -16,6 +18,23 @@ export type Lane = (request: IncomingMessage, response: ServerResponse) => boole
 export class GracefulServer extends Server {
   constructor(private readonly shutdownGraceMs: number) {
     super({ requestTimeout: 0, ServerResponse: EarlyAnswerResponse })
+  }
+
+  /**
+   * The port is bound before the Effect stack attaches its handler (NodeHttpServer listens when its
+   * layer is built, and the app's layers are built after it). node:http leaves a request that comes
+   * in between unanswered for good; it is answered 503 with Retry-After instead.
+   */
+  override emit(event: string, ...args: Array<unknown>): boolean {
+    if (event === "request" && this.listenerCount("request") === 0) {
+      const response = args[1]
+      if (response instanceof ServerResponse) {
+        response.writeHead(503, { "content-type": "application/json", "retry-after": "1", connection: "close" })
+        response.end(STARTING)
+        return true
+      }
+    }
+    return super.emit(event, ...args)
   }
 
   override close(callback?: (error?: Error) => void): this {

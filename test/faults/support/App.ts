@@ -75,10 +75,11 @@ export interface Response {
 }
 
 /** One HTTP request; a connection failure is a typed error (the server may be down on purpose). */
+/** A request that hangs fails after 60 s (fetch's own bound is 300 s), so that a probe's deadline holds. */
 export const call = (base: string, path: string, init: RequestInit = {}) =>
   Effect.tryPromise({
     try: async (): Promise<Response> => {
-      const response = await fetch(`${base}${path}`, init)
+      const response = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(60_000), ...init })
       const text = await response.text()
       return { status: response.status, text, json: () => JSON.parse(text) as unknown }
     },
