@@ -1,6 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { variantAItem } from "./support/CapacityBodies.ts"
+import { orderOf, variantAItem } from "./support/CapacityBodies.ts"
 import { postJson, request } from "./support/Http.ts"
 import { TestServer } from "./support/TestServer.ts"
 
@@ -48,21 +48,6 @@ interface Answer {
   }>
 }
 
-/** An order as a client places it: the dispatch's fields from the answer, the first offered date and free window. */
-const orderOf = (answer: Answer, orderId: string, units: number) => {
-  const trace = answer.deliveryTrace[0]!
-  const window = trace.deliveryWindows.find((candidate) => !candidate.blocked)
-  return {
-    orderId,
-    dispatchCode: answer.dispatchCode,
-    route: answer.route,
-    pickingDate: answer.pickingDate,
-    details: trace.details,
-    deliveryDate: trace.deliveryDate,
-    ...(window === undefined ? {} : { deliveryWindow: window.deliveryWindow }),
-    units
-  }
-}
 
 /** Pickup at the store itself: the order takes only the store's picking (one shared pool). */
 const pickupAt = (store: string) =>
@@ -292,7 +277,7 @@ describe("delivery capacity", () => {
         const otherWindow = answer!.deliveryTrace[0]!.deliveryWindows.find((w) => w.deliveryWindow !== order.deliveryWindow)
         const cases = [
           [{ ...order, deliveryDate: dayAfter(order.deliveryDate) }, ["deliveryDate"]],
-          [{ ...order, pickingDate: dayAfter(order.pickingDate), units: 1 }, ["pickingDate", "units"]],
+          [{ ...order, pickingDate: dayAfter(order.pickingDate!), units: 1 }, ["pickingDate", "units"]],
           [{ ...order, deliveryWindow: otherWindow!.deliveryWindow }, ["deliveryWindow"]]
         ] as const
         for (const [body, fields] of cases) {

@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { SqlClient } from "effect/sql"
-import { variantAItem } from "./support/CapacityBodies.ts"
+import { orderOf, variantAItem } from "./support/CapacityBodies.ts"
 import { postJson, request } from "./support/Http.ts"
 import { TestServer } from "./support/TestServer.ts"
 
@@ -67,20 +67,6 @@ const quote = (sku: string, quantity: number) =>
     }
   )
 
-const orderOf = (answer: Quoted, orderId: string) => {
-  const trace = answer.deliveryTrace[0]!
-  const window = trace.deliveryWindows.find((candidate) => !candidate.blocked)
-  return {
-    orderId,
-    dispatchCode: answer.dispatchCode,
-    route: answer.route,
-    pickingDate: answer.pickingDate,
-    details: trace.details,
-    deliveryDate: trace.deliveryDate,
-    ...(window === undefined ? {} : { deliveryWindow: window.deliveryWindow }),
-    units: 1
-  }
-}
 
 describe("stock fed as batches of changes", () => {
   layer(TestServer({ CAPACITY_API_KEYS: KEY }), { timeout: 120_000, excludeTestServices: true })((it) => {
@@ -151,7 +137,7 @@ describe("stock fed as batches of changes", () => {
             const answer = yield* quote(sku, quantity)
             if (answer.pickingDate === null) continue
             offered.push({ quantity, left })
-            const order = yield* postJson("/v1/delivery/capacity/consumptions", orderOf(answer, `stock-${run}-${i}`), KEY)
+            const order = yield* postJson("/v1/delivery/capacity/consumptions", orderOf(answer, `stock-${run}-${i}`, 1), KEY)
             expect([200, 409], order.text).toContain(order.status)
             if (order.status === 200) orders++
           }

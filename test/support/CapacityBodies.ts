@@ -12,3 +12,31 @@ export const variantAItem = (overrides: Record<string, unknown> = {}) => ({
   deliveryMode: "HOME_DELIVERY",
   ...overrides
 })
+
+/** What an order reads of a variant A answer. */
+export interface QuotedDispatch {
+  readonly dispatchCode: string
+  readonly route: string | null
+  readonly pickingDate: string | null
+  readonly deliveryTrace: ReadonlyArray<{
+    readonly deliveryDate: string
+    readonly details: ReadonlyArray<unknown>
+    readonly deliveryWindows: ReadonlyArray<{ readonly deliveryWindow: string; readonly blocked: boolean }>
+  }>
+}
+
+/** An order as a client places it: the dispatch's fields from the answer, the first offered date and free window. */
+export const orderOf = (answer: QuotedDispatch, orderId: string, units: number) => {
+  const trace = answer.deliveryTrace[0]!
+  const window = trace.deliveryWindows.find((candidate) => !candidate.blocked)
+  return {
+    orderId,
+    dispatchCode: answer.dispatchCode,
+    route: answer.route,
+    pickingDate: answer.pickingDate,
+    details: trace.details,
+    deliveryDate: trace.deliveryDate,
+    ...(window === undefined ? {} : { deliveryWindow: window.deliveryWindow }),
+    units
+  }
+}
