@@ -1,6 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { buildSnapshot, decodeNetwork, defaultEngineOptions, demoNetwork, emptyLedger } from "@retail/capacity"
-import { answerVariantA, answerVariantB } from "@retail/capacity-wire"
+import { answerText, answerVariantA, answerVariantB } from "@retail/capacity-wire"
 import { Effect, Layer, Option, Result } from "effect"
 import { variantAItem } from "./support/CapacityBodies.ts"
 import { DemoNetworkCurrent } from "./support/DemoNetwork.ts"
@@ -91,7 +91,7 @@ const errorB = (status: number, code: string, message: string, details: unknown 
 /** The answer the engine gives in this process on the demo network with no usage (the server's is that one). */
 const engineAnswer = (variant: "A" | "B", body: unknown): Seen => {
   const answer = (variant === "A" ? answerVariantA : answerVariantB)(defaultEngineOptions, demo, body, Date.now())
-  return { status: answer.status, contentType: answer.contentType, retryAfter: null, body: answer.body }
+  return { status: answer.status, contentType: answer.contentType, retryAfter: null, body: answerText(answer) }
 }
 /** JSON.parse's own words for a body that is not JSON (the server runs on this node). */
 const parseError = (body: string): string => {

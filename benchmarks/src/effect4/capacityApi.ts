@@ -19,7 +19,7 @@ import { listen } from "./Listen.ts"
 
 const { settings, snapshot } = demoCapacity()
 
-const respond = (answer: Answer) => HttpServerResponse.text(answer.body, { status: answer.status, contentType: answer.contentType })
+const respond = (answer: Answer) => HttpServerResponse.uint8Array(answer.body, { status: answer.status, contentType: answer.contentType })
 
 const Api = HttpApi.make("capacity").add(DeliveryCapacityApi)
 

@@ -14,7 +14,7 @@ import { listen } from "./Listen.ts"
 
 const { settings, snapshot } = demoCapacity()
 
-const respond = (answer: Answer) => HttpServerResponse.text(answer.body, { status: answer.status, contentType: answer.contentType })
+const respond = (answer: Answer) => HttpServerResponse.uint8Array(answer.body, { status: answer.status, contentType: answer.contentType })
 
 const CapacityRoute = HttpRouter.add("POST", "/v1/delivery/capacity", (request) => {
   if (!holdsApiKey(settings.apiKeys, request.headers["authorization"])) return Effect.succeed(respond(UNAUTHORIZED.A))

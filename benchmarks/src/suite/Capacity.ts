@@ -39,13 +39,13 @@ export interface CapacityRequestKind {
   readonly path: string
   readonly body: (items: number) => unknown
   /** The engine's own work for one request body, as the endpoint does it, without HTTP. */
-  readonly inProcess: (body: string) => string
+  readonly inProcess: (body: string) => Uint8Array
   /** Why a 200 answer's JSON text is not the expected answer to a body of `items` items, or undefined when it is. */
-  readonly wrongAnswer: (answer: string, items: number) => string | undefined
+  readonly wrongAnswer: (answer: string | Uint8Array, items: number) => string | undefined
 }
 
-const decodedOr = <S extends Schema.ConstraintDecoder<unknown>>(schema: S, text: string): Result.Result<S["Type"], string> =>
-  Result.mapError(Schema.decodeUnknownResult(Schema.fromJsonString(schema))(text), (error) => `not the response schema: ${error.message.slice(0, 300)}`)
+const decodedOr = <S extends Schema.ConstraintDecoder<unknown>>(schema: S, answer: string | Uint8Array): Result.Result<S["Type"], string> =>
+  Result.mapError(Schema.decodeUnknownResult(Schema.fromJsonString(schema))(typeof answer === "string" ? answer : Buffer.from(answer).toString("utf8")), (error) => `not the response schema: ${error.message.slice(0, 300)}`)
 
 const demoSnapshot = () =>
   Result.match(decodeNetwork(demoNetwork), {

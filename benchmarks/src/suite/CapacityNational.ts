@@ -77,7 +77,7 @@ const decodedOrFail = (what: string, input: unknown): NetworkDocument =>
   })
 
 /** The endpoint's work in-process (decode, evaluate, encode), as the `capacity` benchmark measures it, on a given snapshot. */
-const answerA = (snapshot: Snapshot, body: string): string => {
+const answerA = (snapshot: Snapshot, body: string): Uint8Array => {
   const decoded = decodeDeliveryRequestA(JSON.parse(body))
   if (Result.isFailure(decoded)) throw new BenchmarkFailure(`variant A body refused: ${decoded.failure.message}`)
   const results = evaluateVariantA(snapshot, decoded.success, Date.now(), defaultEngineOptions)
@@ -85,7 +85,7 @@ const answerA = (snapshot: Snapshot, body: string): string => {
   return encodeDeliveryResults(results.success)
 }
 
-const answerB = (snapshot: Snapshot, body: string): string => {
+const answerB = (snapshot: Snapshot, body: string): Uint8Array => {
   const decoded = decodeDeliveryRequestB(JSON.parse(body))
   if (Result.isFailure(decoded)) throw new BenchmarkFailure(`variant B body refused: ${decoded.failure.message}`)
   const response = evaluateVariantB(snapshot, decoded.success, Date.now(), defaultEngineOptions)
@@ -96,8 +96,8 @@ const answerB = (snapshot: Snapshot, body: string): string => {
 interface EngineCase {
   readonly label: string
   readonly body: string
-  readonly answer: (snapshot: Snapshot, body: string) => string
-  readonly wrongAnswer: (answer: string, items: number) => string | undefined
+  readonly answer: (snapshot: Snapshot, body: string) => Uint8Array
+  readonly wrongAnswer: (answer: string | Uint8Array, items: number) => string | undefined
   /** Measured on the demo network too (the goal's limit); national-only cases have no demo counterpart. */
   readonly onDemo: boolean
 }

@@ -1,11 +1,14 @@
 import { ERROR_CODES_B, type ErrorCodeB } from "./ErrorStatus.ts"
 import type { ErrorBodyB } from "./VariantB.ts"
 
-/** A finished HTTP answer: status, media type and body (plain strings for variant A's errors, as the spec asks). */
+/**
+ * A finished HTTP answer: status, media type and body (plain strings for variant A's errors, as the
+ * spec asks), the body as the UTF-8 bytes sent.
+ */
 export interface Answer {
   readonly status: number
   readonly contentType: "application/json" | "text/plain; charset=utf-8"
-  readonly body: string
+  readonly body: Uint8Array
   /** Seconds, sent as Retry-After (429). */
   readonly retryAfter?: number
 }
@@ -17,15 +20,18 @@ export type ErrorFormat = "A" | "B"
 export const plainError = (code: ErrorCodeB, text: string): Answer => ({
   status: ERROR_CODES_B[code],
   contentType: "text/plain; charset=utf-8",
-  body: text
+  body: Buffer.from(text)
 })
 
 /** Variant B's error body `{code, message, details}`, with the status its code stands for. */
 export const errorB = (code: ErrorCodeB, message: string, details: ErrorBodyB["details"] = {}): Answer => ({
   status: ERROR_CODES_B[code],
   contentType: "application/json",
-  body: JSON.stringify({ code, message, details })
+  body: Buffer.from(JSON.stringify({ code, message, details }))
 })
+
+/** An answer's body as text (tests, logs). */
+export const answerText = (answer: Answer): string => Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength).toString("utf8")
 
 /** The same error in both formats, built once: variant A's text is `<Prefix>: <message>`. */
 const both = (code: ErrorCodeB, prefix: string, message: string): Readonly<Record<ErrorFormat, Answer>> => ({

@@ -1,40 +1,45 @@
+import type { JsonBytes } from "./JsonBytes.ts"
+
+/** Writes a value's JSON text, exactly as `JSON.stringify` would, into the answer's bytes. */
+export type JsonWrite<A> = (value: A, out: JsonBytes) => void
+
+const stringified: JsonWrite<unknown> = (value, out) => out.text(JSON.stringify(value))
+
 /**
- * JSON text of parts that outlive one answer: immutable values shared by many answers (a reused
+ * JSON bytes of parts that outlive one answer: immutable values shared by many answers (a reused
  * plan's trace, dates and route lists; a node's entity details), registered by whoever builds them.
- * `null` until first written; their text is kept while they live.
+ * `null` until first written; their bytes are kept while they live.
  */
-const lastingText = new WeakMap<object, string | null>()
+const lastingBytes = new WeakMap<object, Buffer | null>()
 
-/** Marks values as never changing again and shared across answers: their JSON text is written once. */
+/** Marks values as never changing again and shared across answers: their JSON text is encoded once. */
 export const markJsonLasting = (...values: ReadonlyArray<object>): void => {
-  for (const value of values) if (!lastingText.has(value)) lastingText.set(value, null)
+  for (const value of values) if (!lastingBytes.has(value)) lastingBytes.set(value, null)
 }
 
-/** `JSON.stringify(value)`, kept across answers when the value is marked `markJsonLasting`. */
-export const lastingJsonText = <A extends object>(value: A, write: (value: A) => string = JSON.stringify): string => {
-  const kept = lastingText.get(value)
-  if (typeof kept === "string") return kept
-  const text = write(value)
-  if (kept === null) lastingText.set(value, text)
-  return text
+/** Writes `value`'s JSON text, kept across answers when the value is marked `markJsonLasting`. */
+export const writeLasting = <A extends object>(out: JsonBytes, value: A, write: JsonWrite<A> = stringified): void => {
+  const kept = lastingBytes.get(value)
+  if (kept != null) return out.bytes(kept)
+  const start = out.position
+  write(value, out)
+  if (kept === null) lastingBytes.set(value, out.since(start))
 }
 
 /**
- * JSON text of parts an answer holds more than once (the same array or object, by identity):
- * each is serialised once with JSON.stringify and the text reused, so a writer that splices it in
- * produces exactly what JSON.stringify of the whole answer would. One per answer (the texts are
- * kept until it is dropped); values marked `markJsonLasting` keep theirs across answers. `write`, when
- * given, must give exactly JSON.stringify's text (a writer that itself splices shared parts).
+ * Writes parts an answer holds more than once (the same array or object, by identity): each is
+ * written once and its bytes repeated, so the answer is exactly what JSON.stringify of the whole
+ * would be. One per answer; values marked `markJsonLasting` keep their bytes across answers.
+ * `write`, when given, must write exactly JSON.stringify's text (it may itself splice shared parts).
  */
-export const sharedJsonText = (): <A extends object>(value: A, write?: (value: A) => string) => string => {
-  const written = new Map<object, string>()
-  return (value, write = JSON.stringify) => {
-    if (Array.isArray(value) && value.length === 0) return "[]"
-    let text = written.get(value)
-    if (text === undefined) {
-      text = lastingJsonText(value, write)
-      written.set(value, text)
-    }
-    return text
+export const sharedJsonParts = (out: JsonBytes): <A extends object>(value: A, write?: JsonWrite<A>) => void => {
+  const written = new Map<object, readonly [start: number, end: number]>()
+  return (value, write) => {
+    if (Array.isArray(value) && value.length === 0) return out.text("[]")
+    const span = written.get(value)
+    if (span !== undefined) return out.repeat(span[0], span[1])
+    const start = out.position
+    writeLasting(out, value, write)
+    written.set(value, [start, out.position])
   }
 }

@@ -152,7 +152,7 @@ const answer = (snapshot: Snapshot, body: unknown, search: typeof indexedCandida
     onSuccess: (decodedRequest) =>
       Result.match(evaluateVariantB(snapshot, decodedRequest, limaTime("2027-03-01", "09:00"), undefined, search), {
         onFailure: (error) => `404 ${error.message}`,
-        onSuccess: encodeDeliveryResponseB
+        onSuccess: (response) => encodeDeliveryResponseB(response).toString("utf8")
       })
   })
 

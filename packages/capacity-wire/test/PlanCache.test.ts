@@ -122,14 +122,14 @@ const answerA = (snapshot: Snapshot, body: unknown, now: number) =>
   Result.match(decodeDeliveryRequestA(body), {
     onFailure: (error) => `400 ${error.message}`,
     onSuccess: (request) =>
-      Result.match(evaluateVariantA(snapshot, request, now), { onFailure: (error) => `404 ${error.message}`, onSuccess: encodeDeliveryResults })
+      Result.match(evaluateVariantA(snapshot, request, now), { onFailure: (error) => `404 ${error.message}`, onSuccess: (results) => encodeDeliveryResults(results).toString("utf8") })
   })
 
 const answerB = (snapshot: Snapshot, body: unknown, now: number) =>
   Result.match(decodeDeliveryRequestB(body), {
     onFailure: (error) => `400 ${error.message}`,
     onSuccess: (request) =>
-      Result.match(evaluateVariantB(snapshot, request, now), { onFailure: (error) => `404 ${error.message}`, onSuccess: encodeDeliveryResponseB })
+      Result.match(evaluateVariantB(snapshot, request, now), { onFailure: (error) => `404 ${error.message}`, onSuccess: (response) => encodeDeliveryResponseB(response).toString("utf8") })
   })
 
 describe("plans reused across requests", () => {

@@ -65,7 +65,7 @@ describe("variant A's answer text", () => {
         if (Result.isFailure(results)) return
         compared++
         for (const result of results.success) for (const error of result.detailedCapacityError) errorCodes.add(error.code)
-        expect(encodeDeliveryResults(results.success)).toBe(JSON.stringify(results.success))
+        expect(encodeDeliveryResults(results.success).toString("utf8")).toBe(JSON.stringify(results.success))
       }),
       { numRuns: 400 }
     )
@@ -75,7 +75,7 @@ describe("variant A's answer text", () => {
   })
 
   it("writes an empty list and a list of one as JSON.stringify does", () => {
-    expect(encodeDeliveryResults([])).toBe("[]")
+    expect(encodeDeliveryResults([]).toString("utf8")).toBe("[]")
     const results = Result.getOrThrow(evaluateVariantA(
       snapshots[0] ?? snapshotOf(demoNetwork),
       Result.getOrThrow(decodeDeliveryRequestA({
@@ -84,6 +84,6 @@ describe("variant A's answer text", () => {
       })),
       limaTime("2027-03-01", "09:00")
     ))
-    expect(encodeDeliveryResults(results)).toBe(JSON.stringify(results))
+    expect(encodeDeliveryResults(results).toString("utf8")).toBe(JSON.stringify(results))
   })
 })

@@ -147,7 +147,7 @@ describe("variant B's answer text", () => {
           }
         }
         if (decoded.success.calculationOptions?.rangeStart !== undefined) seen.add("date range")
-        expect(encodeDeliveryResponseB(response.success)).toBe(JSON.stringify(response.success))
+        expect(encodeDeliveryResponseB(response.success).toString("utf8")).toBe(JSON.stringify(response.success))
       }),
       { numRuns: 400 }
     )

@@ -1,5 +1,5 @@
 import { buildSnapshot, decodeNetwork, demoNetwork, emptyLedger, type Snapshot } from "@retail/capacity"
-import type { EnginePhase } from "@retail/capacity-wire"
+import { type Answer, answerText, type EnginePhase } from "@retail/capacity-wire"
 import { Option, Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { answerCapacityRequest, type CapacityEndpoint, type CapacityRequest } from "../src/answer/AnswerCapacityRequest.ts"
@@ -62,8 +62,8 @@ const request = (body: string, overrides: Partial<CapacityRequest> = {}): Capaci
 })
 
 /** Status, the error code (variant B) or "text" (variant A), and Retry-After. */
-const shown = (answer: { readonly status: number; readonly contentType: string; readonly body: string; readonly retryAfter?: number }) =>
-  [answer.status, answer.contentType === "application/json" ? (JSON.parse(answer.body) as { code?: string }).code ?? "json" : "text", answer.retryAfter]
+const shown = (answer: Answer) =>
+  [answer.status, answer.contentType === "application/json" ? (JSON.parse(answerText(answer)) as { code?: string }).code ?? "json" : "text", answer.retryAfter]
 
 describe("the answer of POST /v1/delivery/capacity, for both adapters", () => {
   it("refuses in the format of the variant the body reads as, in the order stall, key, media type, rate, size", () => {
@@ -100,14 +100,14 @@ describe("the answer of POST /v1/delivery/capacity, for both adapters", () => {
     const answer = (body: string) => answerCapacityRequest(endpoint, request(body), now)
     const b = answer(bodyB)
     expect([b.status, b.contentType]).toEqual([200, "application/json"])
-    expect(Object.keys(JSON.parse(b.body) as object)).toEqual(["request", "logisticsCapacity", "prioritizationCriteria"])
+    expect(Object.keys(JSON.parse(answerText(b)) as object)).toEqual(["request", "logisticsCapacity", "prioritizationCriteria"])
     const a = answer(bodyA)
-    expect([a.status, Array.isArray(JSON.parse(a.body))]).toEqual([200, true])
+    expect([a.status, Array.isArray(JSON.parse(answerText(a)))]).toEqual([200, true])
     expect(shown(answer(JSON.stringify({ ...variantA, purchaseDate: "x" })))).toEqual([400, "text", undefined])
     expect(shown(answer(JSON.stringify({ ...variantB, items: [] })))).toEqual([400, "INVALID_REQUEST", undefined])
     expect(shown(answer("{"))).toEqual([400, "text", undefined])
     expect(answer(`{"purchaseDate":"2027-03-01","saleChannel":"WEB","items":[{`)).toMatchObject({ status: 400, contentType: "application/json" })
-    expect(answer(JSON.stringify({ items: [{ skuCode: "X" }] })).body).toContain("the body matches neither variant")
+    expect(answerText(answer(JSON.stringify({ items: [{ skuCode: "X" }] })))).toContain("the body matches neither variant")
     // The engine's time is measured for every body past the checks, and only for those.
     expect(engineRuns()).toBe(7)
   })
@@ -119,9 +119,10 @@ describe("the answer of POST /v1/delivery/capacity, for both adapters", () => {
       }
     })
     const { endpoint } = endpointOf(undefined, broken)
-    expect(JSON.parse(answerCapacityRequest(endpoint, request(bodyB), now).body))
+    expect(JSON.parse(answerText(answerCapacityRequest(endpoint, request(bodyB), now))))
       .toEqual({ code: "INTERNAL_ERROR", message: "the delivery date could not be computed", details: {} })
-    expect(answerCapacityRequest(endpoint, request(bodyA), now))
+    const a = answerCapacityRequest(endpoint, request(bodyA), now)
+    expect({ ...a, body: answerText(a) })
       .toEqual({ status: 500, contentType: "text/plain; charset=utf-8", body: "Internal server error: the delivery date could not be computed" })
   })
 

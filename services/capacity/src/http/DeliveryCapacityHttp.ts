@@ -8,7 +8,7 @@ import { DeliveryCapacityAnswers } from "../answer/DeliveryCapacityAnswers.ts"
 import { RequestBody } from "../answer/RequestBody.ts"
 
 const respond = (answer: Answer) =>
-  HttpServerResponse.text(answer.body, {
+  HttpServerResponse.uint8Array(answer.body, {
     status: answer.status,
     contentType: answer.contentType,
     ...(answer.retryAfter === undefined ? {} : { headers: { "retry-after": String(answer.retryAfter) } })

@@ -11,14 +11,14 @@ const PATH = "/v1/delivery/capacity"
 
 const send = (response: ServerResponse, answer: Answer) => {
   response.writeHead(answer.status, answer.retryAfter === undefined
-    ? { "content-type": answer.contentType, "content-length": Buffer.byteLength(answer.body) }
-    : { "content-type": answer.contentType, "content-length": Buffer.byteLength(answer.body), "retry-after": String(answer.retryAfter) })
+    ? { "content-type": answer.contentType, "content-length": answer.body.byteLength }
+    : { "content-type": answer.contentType, "content-length": answer.body.byteLength, "retry-after": String(answer.retryAfter) })
   response.end(answer.body)
 }
 
 /** A 408 before the body ended: the rest of it is not read, so the connection cannot carry another request. */
 const sendAndClose = (request: IncomingMessage, response: ServerResponse, answer: Answer) => {
-  response.writeHead(answer.status, { "content-type": answer.contentType, "content-length": Buffer.byteLength(answer.body), connection: "close" })
+  response.writeHead(answer.status, { "content-type": answer.contentType, "content-length": answer.body.byteLength, connection: "close" })
   response.end(answer.body, () => request.destroy())
 }
 
