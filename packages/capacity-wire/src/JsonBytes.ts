@@ -32,10 +32,20 @@ export class JsonBytes {
     private onSlab: boolean
   ) {}
 
-  static begin(): JsonBytes {
-    if (slabTaken) return new JsonBytes(Buffer.allocUnsafeSlow(SLAB_BYTES), 0, 0, false)
-    slabTaken = true
-    return new JsonBytes(slab, slabUsed, slabUsed, true)
+  /**
+   * The bytes `write` writes. Into the slab, or, for a writer started while another writes, into a
+   * buffer of its own; a write that throws leaves the slab as it was.
+   */
+  static written(write: (out: JsonBytes) => void): Buffer {
+    const onSlab = !slabTaken
+    const out = onSlab ? new JsonBytes(slab, slabUsed, slabUsed, true) : new JsonBytes(Buffer.allocUnsafe(4096), 0, 0, false)
+    slabTaken ||= onSlab
+    try {
+      write(out)
+      return out.done()
+    } finally {
+      if (onSlab) slabTaken = false
+    }
   }
 
   /** Where the next byte goes: a part written from here can be kept (`since`) or repeated (`repeat`). */
@@ -82,21 +92,16 @@ export class JsonBytes {
     return Buffer.from(this.buffer.subarray(this.base + start, this.length))
   }
 
-  /** The whole text; the writer is done with. */
-  done(): Buffer {
-    const text = this.buffer.subarray(this.base, this.length)
-    if (this.onSlab) {
-      slabUsed = this.length
-      slabTaken = false
-    }
-    return text
+  private done(): Buffer {
+    if (this.onSlab) slabUsed = this.length
+    return this.buffer.subarray(this.base, this.length)
   }
 
   /** Room for `bytes` more: past the buffer's end, what was written moves to a new one, which becomes the slab. */
   private reserve(bytes: number): void {
     if (this.length + bytes <= this.buffer.length) return
     const written = this.length - this.base
-    const moved = Buffer.allocUnsafeSlow(Math.max(SLAB_BYTES, 2 * (written + bytes)))
+    const moved = Buffer.allocUnsafeSlow(Math.max(this.onSlab ? SLAB_BYTES : 0, 2 * (written + bytes)))
     this.buffer.copy(moved, 0, this.base, this.length)
     this.buffer = moved
     this.base = 0

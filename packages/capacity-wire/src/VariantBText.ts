@@ -13,88 +13,87 @@ import type { DeliveryResponseB, DeliveryTraceB, EntityDetails, LogisticsCapacit
  * JSON.stringify, keys in the order `entryOfDispatch`, `unservedEntry` and `traceOf` build them in,
  * which is the order JSON.stringify would write.
  */
-export const encodeDeliveryResponseB = (response: DeliveryResponseB): Buffer => {
-  const out = JsonBytes.begin()
-  const shared = sharedJsonParts(out)
-  const value = (v: unknown) => out.text(JSON.stringify(v))
-  const lasting = <A extends object>(v: A, write?: JsonWrite<A>) => writeLasting(out, v, write)
-  const trace: JsonWrite<ReadonlyArray<DeliveryTraceB>> = (traces) => {
-    out.text("[")
-    for (let i = 0; i < traces.length; i++) {
-      const t = traces[i]
-      if (i > 0) out.text(",")
-      if (t === undefined) {
-        out.text("null")
-        continue
+export const encodeDeliveryResponseB = (response: DeliveryResponseB): Buffer =>
+  JsonBytes.written((out) => {
+    const shared = sharedJsonParts(out)
+    const value = (v: unknown) => out.text(JSON.stringify(v))
+    const lasting = <A extends object>(v: A, write?: JsonWrite<A>) => writeLasting(out, v, write)
+    const trace: JsonWrite<ReadonlyArray<DeliveryTraceB>> = (traces) => {
+      out.text("[")
+      for (let i = 0; i < traces.length; i++) {
+        const t = traces[i]
+        if (i > 0) out.text(",")
+        if (t === undefined) {
+          out.text("null")
+          continue
+        }
+        out.text(`{"deliveryDate":`)
+        value(t.deliveryDate)
+        out.text(`,"shippingEstimate":`)
+        value(t.shippingEstimate)
+        out.text(`,"details":`)
+        shared(t.details)
+        out.text(`,"deliveryWindows":`)
+        shared(t.deliveryWindows)
+        out.text("}")
       }
-      out.text(`{"deliveryDate":`)
-      value(t.deliveryDate)
-      out.text(`,"shippingEstimate":`)
-      value(t.shippingEstimate)
-      out.text(`,"details":`)
-      shared(t.details)
-      out.text(`,"deliveryWindows":`)
-      shared(t.deliveryWindows)
+      out.text("]")
+    }
+    const entity = (details: EntityDetails | null) => (details === null ? out.text("null") : shared(details))
+    const entry = (e: LogisticsCapacity) => {
+      out.text(`{"origin":`)
+      value(e.origin)
+      out.text(`,"destination":`)
+      value(e.destination)
+      out.text(`,"zone":`)
+      value(e.zone)
+      out.text(`,"route":`)
+      value(e.route)
+      out.text(`,"pickingDate":`)
+      value(e.pickingDate)
+      out.text(`,"message":`)
+      value(e.message)
+      out.text(`,"dispatchType":`)
+      value(e.dispatchType)
+      out.text(`,"dispatchMode":`)
+      value(e.dispatchMode)
+      out.text(`,"deliveryCost":`)
+      value(e.deliveryCost)
+      out.text(`,"pickingDays":`)
+      lasting(e.pickingDays)
+      out.text(`,"processingDays":`)
+      value(e.processingDays)
+      out.text(`,"leadTimes":`)
+      lasting(e.leadTimes)
+      out.text(`,"routeDaysOfWeek":`)
+      lasting(e.routeDaysOfWeek)
+      out.text(`,"deliveryDates":`)
+      lasting(e.deliveryDates)
+      out.text(`,"originEntityDetails":`)
+      entity(e.originEntityDetails)
+      out.text(`,"pickupEntityDetails":`)
+      entity(e.pickupEntityDetails)
+      out.text(`,"deliveryTrace":`)
+      lasting(e.deliveryTrace, trace)
+      out.text(`,"arriveDates":`)
+      lasting(e.arriveDates)
+      out.text(`,"detailedCapacityError":`)
+      value(e.detailedCapacityError)
+      out.text(`,"dispatchItems":`)
+      value(e.dispatchItems)
       out.text("}")
     }
-    out.text("]")
-  }
-  const entity = (details: EntityDetails | null) => (details === null ? out.text("null") : shared(details))
-  const entry = (e: LogisticsCapacity) => {
-    out.text(`{"origin":`)
-    value(e.origin)
-    out.text(`,"destination":`)
-    value(e.destination)
-    out.text(`,"zone":`)
-    value(e.zone)
-    out.text(`,"route":`)
-    value(e.route)
-    out.text(`,"pickingDate":`)
-    value(e.pickingDate)
-    out.text(`,"message":`)
-    value(e.message)
-    out.text(`,"dispatchType":`)
-    value(e.dispatchType)
-    out.text(`,"dispatchMode":`)
-    value(e.dispatchMode)
-    out.text(`,"deliveryCost":`)
-    value(e.deliveryCost)
-    out.text(`,"pickingDays":`)
-    lasting(e.pickingDays)
-    out.text(`,"processingDays":`)
-    value(e.processingDays)
-    out.text(`,"leadTimes":`)
-    lasting(e.leadTimes)
-    out.text(`,"routeDaysOfWeek":`)
-    lasting(e.routeDaysOfWeek)
-    out.text(`,"deliveryDates":`)
-    lasting(e.deliveryDates)
-    out.text(`,"originEntityDetails":`)
-    entity(e.originEntityDetails)
-    out.text(`,"pickupEntityDetails":`)
-    entity(e.pickupEntityDetails)
-    out.text(`,"deliveryTrace":`)
-    lasting(e.deliveryTrace, trace)
-    out.text(`,"arriveDates":`)
-    lasting(e.arriveDates)
-    out.text(`,"detailedCapacityError":`)
-    value(e.detailedCapacityError)
-    out.text(`,"dispatchItems":`)
-    value(e.dispatchItems)
+    out.text(`{"request":`)
+    value(response.request)
+    out.text(`,"logisticsCapacity":[`)
+    const entries = response.logisticsCapacity
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i]
+      if (i > 0) out.text(",")
+      if (e === undefined) out.text("null")
+      else entry(e)
+    }
+    out.text(`],"prioritizationCriteria":`)
+    value(response.prioritizationCriteria)
     out.text("}")
-  }
-  out.text(`{"request":`)
-  value(response.request)
-  out.text(`,"logisticsCapacity":[`)
-  const entries = response.logisticsCapacity
-  for (let i = 0; i < entries.length; i++) {
-    const e = entries[i]
-    if (i > 0) out.text(",")
-    if (e === undefined) out.text("null")
-    else entry(e)
-  }
-  out.text(`],"prioritizationCriteria":`)
-  value(response.prioritizationCriteria)
-  out.text("}")
-  return out.done()
-}
+  })

@@ -6,45 +6,55 @@ describe("JsonBytes", () => {
   it("writes any text as its UTF-8 bytes, short or long, ASCII or not, across growth", () => {
     fc.assert(
       fc.property(fc.array(fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: "grapheme", maxLength: 300 }), fc.constant("x".repeat(20_000)))), (parts) => {
-        const out = JsonBytes.begin()
-        for (const part of parts) out.text(part)
-        expect(out.done()).toEqual(Buffer.from(parts.join("")))
+        expect(JsonBytes.written((out) => parts.forEach((part) => out.text(part)))).toEqual(Buffer.from(parts.join("")))
       })
     )
   })
 
   it("repeats and keeps parts by their bytes, also once the buffer has grown past them", () => {
-    const out = JsonBytes.begin()
-    out.text("[")
-    const start = out.position
-    out.text(`"Lurín"`)
-    const end = out.position
-    const kept = out.since(start)
-    out.text(`,${JSON.stringify("é".repeat(40_000))},`)
-    out.repeat(start, end)
-    out.text(",")
-    out.bytes(kept)
-    out.text("]")
-    expect(JSON.parse(out.done().toString("utf8"))).toEqual(["Lurín", "é".repeat(40_000), "Lurín", "Lurín"])
+    const long = "é".repeat(200_000)
+    const bytes = JsonBytes.written((out) => {
+      out.text("[")
+      const start = out.position
+      out.text(`"Lurín"`)
+      const end = out.position
+      const kept = out.since(start)
+      out.text(`,${JSON.stringify(long)},`)
+      out.repeat(start, end)
+      out.text(",")
+      out.bytes(kept)
+      out.text("]")
+    })
+    expect(JSON.parse(bytes.toString("utf8"))).toEqual(["Lurín", long, "Lurín", "Lurín"])
   })
 
-  it("gives each answer bytes of its own: the next writer's bytes do not change the last answer's", () => {
-    const first = JsonBytes.begin()
-    first.text(`{"a":1}`)
-    const answer = first.done()
-    const second = JsonBytes.begin()
-    second.text(`{"b":2}`)
-    second.done()
-    expect(answer.toString("utf8")).toBe(`{"a":1}`)
+  it("gives each answer bytes of its own: later answers do not change an earlier one's", () => {
+    const first = JsonBytes.written((out) => out.text(`{"a":1}`))
+    const later = Array.from({ length: 100 }, (_, i) => JsonBytes.written((out) => out.text(JSON.stringify({ i, pad: "x".repeat(5000) }))))
+    expect(first.toString("utf8")).toBe(`{"a":1}`)
+    expect(later.map((bytes) => (JSON.parse(bytes.toString("utf8")) as { i: number }).i)).toEqual(Array.from({ length: 100 }, (_, i) => i))
   })
 
   it("lets a second writer work while the first is open", () => {
-    const outer = JsonBytes.begin()
-    outer.text("[1,")
-    const inner = JsonBytes.begin()
-    inner.text("[2]")
-    expect(inner.done().toString("utf8")).toBe("[2]")
-    outer.text("3]")
-    expect(outer.done().toString("utf8")).toBe("[1,3]")
+    let inner: Buffer | undefined
+    const outer = JsonBytes.written((out) => {
+      out.text("[1,")
+      inner = JsonBytes.written((nested) => nested.text("[2]"))
+      out.text("3]")
+    })
+    expect([outer.toString("utf8"), inner?.toString("utf8")]).toEqual(["[1,3]", "[2]"])
+  })
+
+  it("after a write that throws, the next answer is whole, in the slab again, and nothing before it changed", () => {
+    const before = JsonBytes.written((out) => out.text(`"before"`))
+    expect(() =>
+      JsonBytes.written((out) => {
+        out.text(`"half`)
+        throw new Error("the encoder failed")
+      })
+    ).toThrow("the encoder failed")
+    const after = JsonBytes.written((out) => out.text(`"after"`))
+    expect([before.toString("utf8"), after.toString("utf8")]).toEqual([`"before"`, `"after"`])
+    expect(after.buffer).toBe(before.buffer)
   })
 })
