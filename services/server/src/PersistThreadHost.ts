@@ -1,13 +1,14 @@
 import { applyMetricUpdate } from "@retail/metrics"
 import { StreamQueue } from "@retail/queue"
 import { UploadConfig } from "@retail/service-upload"
-import { Config, Duration, Effect, Exit, Layer, Option, Schema } from "effect"
+import { Clock, Config, Duration, Effect, Exit, Layer, Option, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { Worker } from "node:worker_threads"
 import { type PersistThreadSettings, THREAD_SETTINGS, type ToPersistThread } from "./PersistThreadSettings.ts"
+import { nextRestartDelay } from "./ThreadRestarts.ts"
 
 const TsxManifest = Schema.Struct({
   exports: Schema.Struct({ "./esm/api": Schema.Struct({ import: Schema.Struct({ default: Schema.String }) }) })
@@ -92,7 +93,8 @@ const startThread = (settings: PersistThreadSettings): Thread => {
 
 /**
  * The batch workers on a thread of their own, supervised: a thread that dies is logged and started
- * again after a second (its batch in flight, not acked, is claimed again after CLAIM_IDLE_MS). On
+ * again after a second, longer while it keeps dying at start (ThreadRestarts.ts); its batch in
+ * flight, not acked, is claimed again after CLAIM_IDLE_MS. On
  * shutdown it is asked to stop, which ends its workers as a shutdown ends them on the event loop (the
  * batch in flight finishes, or is left pending); past PERSIST_TIMEOUT_MS + 5 s it is terminated.
  * Its lifetime is this layer's, so it stops before the database and the queue the server holds.
@@ -119,13 +121,20 @@ export const persistThread = (placed: Omit<PersistThreadSettings, "settings">) =
         (thread) => Effect.map(thread.exited, (code) => ({ code, error: thread.error() })),
         (thread, exit) => (Exit.isFailure(exit) ? thread.stop(stopWithin) : Effect.void)
       )
-      const supervised = runOnce.pipe(
-        Effect.flatMap(({ code, error }) =>
-          Effect.logError(`the batch workers' thread exited (code ${code}); starting it again in 1 s`, ...(error === undefined ? [] : [error]))),
-        Effect.andThen(Effect.sleep("1 second")),
-        Effect.forever
-      )
-      yield* Effect.forkScoped(supervised)
+      const supervise = (waited: Duration.Duration): Effect.Effect<never> =>
+        Effect.gen(function*() {
+          const started = yield* Clock.currentTimeMillis
+          const { code, error } = yield* runOnce
+          const ran = Duration.millis((yield* Clock.currentTimeMillis) - started)
+          const wait = nextRestartDelay(waited, ran)
+          yield* Effect.logError(
+            `the batch workers' thread exited (code ${code}) after ${Duration.format(ran)}; starting it again in ${Duration.format(wait)}`,
+            ...(error === undefined ? [] : [error])
+          )
+          yield* Effect.sleep(wait)
+          return yield* supervise(wait)
+        })
+      yield* Effect.forkScoped(supervise(Duration.zero))
       yield* Effect.logInfo(`batch workers: ${config.workers} on a thread of their own (PERSIST_THREAD=true)`)
     })
   ).pipe(Layer.provide(UploadConfig.layer))
