@@ -62,7 +62,8 @@ const loadOf = (prefix: string, count: number) =>
 
 describe("observability", () => {
   // The recording tracer is this thread's: the workers' spans reach it when they run on the event loop
-  // (on their own thread, PERSIST_THREAD's default, they go to that thread's exporter, OTEL_*).
+  // (on their own thread, PERSIST_THREAD's default, they go to that thread's exporter, OTEL_*:
+  // persistThreadTraces.test.ts follows them there).
   layer(TestServer({ PRODUCT_BATCH_SIZE: "50", CAPACITY_API_KEYS: "obs-key", PERSIST_THREAD: "false" }).pipe(Layer.provideMerge(Observed)), { timeout: 120_000, excludeTestServices: true })((it) => {
     it.effect("a sampled load is one trace: request, publish, then per stream entry consume and persist, linked through the entry", () =>
       Effect.gen(function*() {

@@ -8,6 +8,8 @@ export interface OtlpSink {
   readonly spans: () => number
   /** Trace ids seen so far. */
   readonly traceIds: () => ReadonlySet<string>
+  /** The names of the spans received of one trace, in the order they arrived. */
+  readonly spanNames: (traceId: string) => ReadonlyArray<string>
   readonly close: () => Promise<void>
 }
 
@@ -18,27 +20,33 @@ const arrayAt = (value: unknown, key: string): ReadonlyArray<unknown> => {
   return Array.isArray(field) ? field : []
 }
 
-/** The trace ids of an export request's spans (`resourceSpans[].scopeSpans[].spans[]`), one entry a span. */
-const traceIdsOf = (body: unknown): ReadonlyArray<unknown> =>
+const fieldOf = (value: unknown, key: string): unknown => (typeof value === "object" && value !== null ? Reflect.get(value, key) : undefined)
+
+/** An export request's spans (`resourceSpans[].scopeSpans[].spans[]`): their trace ids and names. */
+const spansOf = (body: unknown): ReadonlyArray<{ readonly traceId: unknown; readonly name: unknown }> =>
   arrayAt(body, "resourceSpans").flatMap((resource) =>
     arrayAt(resource, "scopeSpans").flatMap((scope) =>
-      arrayAt(scope, "spans").map((span) => (typeof span === "object" && span !== null ? Reflect.get(span, "traceId") : undefined))))
+      arrayAt(scope, "spans").map((span) => ({ traceId: fieldOf(span, "traceId"), name: fieldOf(span, "name") }))))
 
 /**
  * A tiny OTLP/HTTP (JSON) receiver on a free port of 127.0.0.1: answers every export with 200 and
- * counts the spans in it, so that a benchmark of tracing can tell that spans really left the server.
+ * records the spans in it, so that a benchmark or a test of tracing can tell that spans really left
+ * the server (and which, of which trace).
  */
 export const startOtlpSink = async (): Promise<OtlpSink> => {
   let spans = 0
-  const traceIds = new Set<string>()
+  const names = new Map<string, Array<string>>()
   const server = createServer((request, response) => {
     const chunks: Array<Buffer> = []
     request.on("data", (chunk: Buffer) => chunks.push(chunk))
     request.on("end", () => {
       try {
-        for (const traceId of traceIdsOf(JSON.parse(Buffer.concat(chunks).toString("utf8")))) {
+        for (const { name, traceId } of spansOf(JSON.parse(Buffer.concat(chunks).toString("utf8")))) {
           spans++
-          if (typeof traceId === "string") traceIds.add(traceId)
+          if (typeof traceId !== "string") continue
+          const ofTrace = names.get(traceId) ?? []
+          ofTrace.push(typeof name === "string" ? name : "")
+          names.set(traceId, ofTrace)
         }
       } catch {
         // not JSON: counted as nothing received
@@ -53,7 +61,8 @@ export const startOtlpSink = async (): Promise<OtlpSink> => {
   return {
     url: `http://127.0.0.1:${port}`,
     spans: () => spans,
-    traceIds: () => traceIds,
+    traceIds: () => new Set(names.keys()),
+    spanNames: (traceId) => names.get(traceId) ?? [],
     close: () => new Promise<void>((resolve) => server.close(() => resolve()))
   }
 }
