@@ -1,12 +1,10 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { buildSnapshot, decodeNetwork, defaultEngineOptions, demoNetwork, emptyLedger } from "@retail/capacity"
 import { answerText, answerVariantA, answerVariantB } from "@retail/capacity-wire"
-import { Effect, Layer, Option, Result } from "effect"
+import { Effect, Result } from "effect"
+import { ADAPTER_LAYER_OPTIONS, ADAPTERS, adapterServer, JSON_TYPE, pacedAs, postAs, type Seen, shownPaced } from "./support/BothAdapters.ts"
 import { variantAItem } from "./support/CapacityBodies.ts"
-import { DemoNetworkCurrent } from "./support/DemoNetwork.ts"
-import { type HttpResult, request } from "./support/Http.ts"
-import { type PacedAnswer, pacedPost } from "./support/PacedUpload.ts"
-import { baseUrl, TestServer } from "./support/TestServer.ts"
+import type { Pace } from "./support/PacedUpload.ts"
 
 // Issue 22: POST /v1/delivery/capacity has one answer function and two adapters over it, the
 // node:http fast lane and the HttpApi route (which serves it on an HttpServer other than node:http).
@@ -64,22 +62,6 @@ const bodyBFixed = {
   items: [{ skuCode: "SKU-TV-55-4K", origin: "CD-LURIN", quantity: 1, weight: 20 }, { skuCode: "SKU-LAPTOP-14", origin: "CD-CALLAO", quantity: 3 }]
 }
 
-/** What a client reads of an answer, every byte of it that the two adapters must agree on. */
-interface Seen {
-  readonly status: number
-  readonly contentType: string | null
-  readonly retryAfter: string | null
-  readonly body: string
-}
-
-const seen = (response: HttpResult): Seen => ({
-  status: response.status,
-  contentType: response.headers.get("content-type"),
-  retryAfter: response.headers.get("retry-after"),
-  body: response.text
-})
-
-const JSON_TYPE = "application/json"
 const TEXT_TYPE = "text/plain; charset=utf-8"
 const text = (status: number, body: string, retryAfter: string | null = null): Seen => ({ status, contentType: TEXT_TYPE, retryAfter, body })
 const errorB = (status: number, code: string, message: string, details: unknown = {}, retryAfter: string | null = null): Seen => ({
@@ -104,28 +86,13 @@ const parseError = (body: string): string => {
 }
 
 const post = (name: CaseName, body: string, headers: Record<string, string> = {}, path = "/v1/delivery/capacity") =>
-  Effect.map(
-    request(path, { body, headers: { authorization: `Bearer ${keyOf(name)}`, "content-type": JSON_TYPE, ...headers } }),
-    seen
-  )
+  postAs(keyOf(name), path, body, headers)
 
 const timeoutMessage = `the body arrived slower than 1024 bytes/s or not at all over ${IDLE_MS} ms (UPLOAD_IDLE_TIMEOUT_MS, UPLOAD_MIN_BYTES_PER_SECOND)`
-/** The answer to a body sent at `pace`, or status 0 when none came within 10 s. */
-const paced = (body: string, pace: Parameters<typeof pacedPost>[3]) =>
-  Effect.flatMap(baseUrl, (base) =>
-    pacedPost(`${base}/v1/delivery/capacity`, { authorization: `Bearer ${keyOf("408")}`, "content-type": JSON_TYPE }, new TextEncoder().encode(body), pace).pipe(
-      Effect.timeoutOption("10 seconds"),
-      Effect.map(Option.getOrElse((): PacedAnswer => ({ status: 0, body: "", ms: 10_000 })))
-    ))
+const paced = (body: string, pace: Pace) => pacedAs(keyOf("408"), "/v1/delivery/capacity", body, pace)
 
-describe.each([
-  { adapter: "the fast lane", fastLane: true },
-  { adapter: "the HttpApi route", fastLane: false }
-])("POST /v1/delivery/capacity through $adapter", ({ fastLane }) => {
-  layer(DemoNetworkCurrent(ADMIN_KEY).pipe(Layer.provideMerge(TestServer(SETTINGS, { fastLane }))), {
-    timeout: 120_000,
-    excludeTestServices: true
-  })((it) => {
+describe.each(ADAPTERS)("POST /v1/delivery/capacity through $adapter", ({ fastLane }) => {
+  layer(adapterServer(ADMIN_KEY, SETTINGS, fastLane), ADAPTER_LAYER_OPTIONS)((it) => {
     it.effect("200: variant A's results and variant B's response, as the engine gives them", () =>
       Effect.gen(function*() {
         const a = yield* post("200 A", JSON.stringify(bodyA))
@@ -234,11 +201,10 @@ describe.each([
           // 400 bytes/s: never idle, under the 1024 bytes/s minimum.
           paced(JSON.stringify({ saleChannel: "WEB", padding }), { chunkBytes: 40, everyMs: 100 })
         ], { concurrency: "unbounded" })
-        const shown = ({ status, contentType, body }: PacedAnswer) => ({ status, contentType, body })
-        expect(shown(stalledA)).toEqual({ status: 408, contentType: TEXT_TYPE, body: `Request timeout: ${timeoutMessage}` })
+        expect(shownPaced(stalledA)).toEqual({ status: 408, contentType: TEXT_TYPE, body: `Request timeout: ${timeoutMessage}` })
         const b = { status: 408, contentType: JSON_TYPE, body: JSON.stringify({ code: "REQUEST_TIMEOUT", message: timeoutMessage, details: {} }) }
-        expect(shown(stalledB)).toEqual(b)
-        expect(shown(trickledB)).toEqual(b)
+        expect(shownPaced(stalledB)).toEqual(b)
+        expect(shownPaced(trickledB)).toEqual(b)
       }))
   })
 })

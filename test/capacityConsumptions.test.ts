@@ -1,9 +1,19 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
-import { DemoNetworkCurrent } from "./support/DemoNetwork.ts"
-import { type HttpResult, request } from "./support/Http.ts"
-import { type PacedAnswer, pacedPost } from "./support/PacedUpload.ts"
-import { baseUrl, TestServer } from "./support/TestServer.ts"
+import { Effect, Layer } from "effect"
+import {
+  ADAPTER_LAYER_OPTIONS,
+  ADAPTERS,
+  adapterServer,
+  JSON_TYPE,
+  message,
+  offeredPickup,
+  pacedAs,
+  postAs,
+  runMonday,
+  type Seen,
+  shownPaced
+} from "./support/BothAdapters.ts"
+import type { Pace } from "./support/PacedUpload.ts"
 
 // Issue 22: POST /v1/delivery/capacity/consumptions has a node:http fast lane (OrdersLane) beside
 // its HttpApi route. The lane takes the requests whose headers the Effect stack would pass and
@@ -36,73 +46,16 @@ const SETTINGS = {
 }
 
 // A real database keeps rows of earlier runs: this run takes capacity on a Monday of its own.
-const DAY_MS = 86_400_000
-const monday = new Date(Date.UTC(2028, 0, 3) + 7 * DAY_MS * Math.floor(Math.random() * 2000)).toISOString().slice(0, 10)
+const monday = runMonday()
 const STORE = "TD-SURCO"
+const PATH = "/v1/delivery/capacity/consumptions"
 
-interface Seen {
-  readonly status: number
-  readonly contentType: string | null
-  readonly retryAfter: string | null
-  readonly body: string
-}
-const seen = (response: HttpResult): Seen => ({
-  status: response.status,
-  contentType: response.headers.get("content-type"),
-  retryAfter: response.headers.get("retry-after"),
-  body: response.text
-})
-const JSON_TYPE = "application/json"
-const message = (status: number, text: string, retryAfter: string | null = null): Seen => ({
-  status,
-  contentType: JSON_TYPE,
-  retryAfter,
-  body: JSON.stringify({ message: text })
-})
-
-const post = (name: CaseName, body: string, headers: Record<string, string> = {}) =>
-  Effect.map(
-    request("/v1/delivery/capacity/consumptions", { body, headers: { authorization: `Bearer ${keyOf(name)}`, "content-type": JSON_TYPE, ...headers } }),
-    seen
-  )
+const post = (name: CaseName, body: string, headers: Record<string, string> = {}) => postAs(keyOf(name), PATH, body, headers)
 
 /** The order a client places on the answer for a pickup at the store (one shared picking pool of 120 a day). */
-const offeredOrder = Effect.map(
-  request("/v1/delivery/capacity", {
-    token: keyOf("quote"),
-    headers: { "content-type": JSON_TYPE },
-    body: JSON.stringify({
-      purchaseDate: monday,
-      items: [{
-        origin: STORE, entityType: "TD", skuCode: "SKU-CELULAR-A54", zone: "", dispatchType: "NORMAL", quantity: 1,
-        destination: STORE, latitude: -12.11, longitude: -76.99, deliveryMode: "STORE_WITHDRAWAL"
-      }]
-    })
-  }),
-  (response) => {
-    const [answer] = response.json() as ReadonlyArray<{
-      dispatchCode: string
-      route: string | null
-      pickingDate: string
-      deliveryTrace: ReadonlyArray<{ deliveryDate: string; details: ReadonlyArray<unknown> }>
-    }>
-    return {
-      dispatchCode: answer!.dispatchCode,
-      route: answer!.route,
-      pickingDate: answer!.pickingDate,
-      details: answer!.deliveryTrace[0]!.details,
-      deliveryDate: answer!.deliveryTrace[0]!.deliveryDate
-    }
-  }
-)
+const offeredOrder = offeredPickup(keyOf("quote"), monday)
 
-/** The answer to a body sent at `pace`, or status 0 when none came within 10 s. */
-const paced = (body: string, pace: Parameters<typeof pacedPost>[3]) =>
-  Effect.flatMap(baseUrl, (base) =>
-    pacedPost(`${base}/v1/delivery/capacity/consumptions`, { authorization: `Bearer ${keyOf("408")}`, "content-type": JSON_TYPE }, new TextEncoder().encode(body), pace).pipe(
-      Effect.timeoutOption("10 seconds"),
-      Effect.map(Option.getOrElse((): PacedAnswer => ({ status: 0, body: "", ms: 10_000 })))
-    ))
+const paced = (body: string, pace: Pace) => pacedAs(keyOf("408"), PATH, body, pace)
 
 /** Every answer each adapter gave, by case, order ids replaced by the adapter's tag (of one length: the 413 names a byte offset): compared at the end. */
 const answers = new Map<string, Map<string, unknown>>()
@@ -113,15 +66,9 @@ const keep = (adapter: string, name: string, answer: unknown) => {
   return answer
 }
 
-describe.each([
-  { adapter: "fast", fastLane: true },
-  { adapter: "http", fastLane: false }
-])("POST /v1/delivery/capacity/consumptions through $adapter", ({ adapter, fastLane }) => {
+describe.each(ADAPTERS)("POST /v1/delivery/capacity/consumptions through $adapter", ({ tag: adapter, fastLane }) => {
   const orderId = (name: string) => `${run}-${adapter}-${name}`
-  layer(DemoNetworkCurrent(ADMIN_KEY).pipe(Layer.provideMerge(TestServer(SETTINGS, { fastLane }))), {
-    timeout: 120_000,
-    excludeTestServices: true
-  })((it) => {
+  layer(adapterServer(ADMIN_KEY, SETTINGS, fastLane), ADAPTER_LAYER_OPTIONS)((it) => {
     it.effect("200 APPLIED, then ALREADY_APPLIED for the same content; 409 OrderConflict for other content, CapacityConflict past the capacity", () =>
       Effect.gen(function*() {
         const order = yield* offeredOrder
@@ -185,13 +132,12 @@ describe.each([
           // 400 bytes/s: never idle, under the 1024 bytes/s minimum.
           paced(JSON.stringify({ orderId: orderId("j"), padding }), { chunkBytes: 40, everyMs: 100 })
         ], { concurrency: "unbounded" })
-        const shown = ({ status, contentType, body }: PacedAnswer) => ({ status, contentType, body })
-        expect(keep(adapter, "stalled", shown(stalled))).toEqual({
+        expect(keep(adapter, "stalled", shownPaced(stalled))).toEqual({
           status: 408,
           contentType: JSON_TYPE,
           body: JSON.stringify({ message: `The request body stopped arriving: nothing for ${IDLE_MS} ms (UPLOAD_IDLE_TIMEOUT_MS). Nothing was published.` })
         })
-        expect(keep(adapter, "trickled", shown(trickled))).toEqual({
+        expect(keep(adapter, "trickled", shownPaced(trickled))).toEqual({
           status: 408,
           contentType: JSON_TYPE,
           body: JSON.stringify({ message: `The request body arrived slower than 1024 bytes/s over ${IDLE_MS} ms (UPLOAD_MIN_BYTES_PER_SECOND). Nothing was published.` })

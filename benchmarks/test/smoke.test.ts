@@ -6,6 +6,7 @@ import { toMarkdown } from "../src/Markdown.ts"
 import { decodeReport, type Report } from "../src/Report.ts"
 import { failures, runSuite } from "../src/Runner.ts"
 import { allBenchmarks, benchmarks } from "../src/suite/index.ts"
+import { withOwnDatabase } from "./support/OwnDatabase.ts"
 
 const smoke = (selected: ReadonlyArray<Benchmark>): Promise<Report> =>
   runSuite(selected, { scale: "smoke", runs: 1, label: "smoke", command: "vitest", log: () => undefined })
@@ -136,7 +137,8 @@ describe("benchmark suite, smoke size, one run each", () => {
 describe("stock-deltas, smoke size", () => {
   it("rows/s applied end to end; with DATABASE_URL and REDIS_URL, start-up, RSS and visibility on a second server", async () => {
     const shared = Boolean(process.env["DATABASE_URL"]) && Boolean(process.env["REDIS_URL"])
-    const figures = expectWellFormed(await smoke([byName("stock-deltas")]), [
+    // Its stock rows go into a database of its own (dropped after), not the one the other test files share.
+    const figures = expectWellFormed(await withOwnDatabase("stock_deltas", () => smoke([byName("stock-deltas")])), [
       shared
         ? "rows/s applied end to end (PostgreSQL and 2 replica(s)), batches of 500, 2 senders"
         : "rows/s applied end to end (PostgreSQL and 1 replica(s)), batches of 500, 2 senders",
@@ -152,7 +154,9 @@ describe("stock-deltas, smoke size", () => {
 
 describe("capacity-national, smoke size", () => {
   it("the national network beside the demo network: engine time per request, bytes per stock row, both servers under load, RSS", async () => {
-    const figures = expectWellFormed(await smoke([byName("capacity-national")]), [
+    // The national network and its stock go into a database of its own (dropped after): test files sharing
+    // DATABASE_URL run meanwhile, and their servers would load (and reconcile) both.
+    const figures = expectWellFormed(await withOwnDatabase("capacity_national", () => smoke([byName("capacity-national")])), [
       "national network: stock rows",
       "national network: bytes per stock row held beyond the rows (snapshot stock and origin index, heap and external memory after GC)",
       "variant A, 5 items: engine CPU time per request in-process (decode, evaluate, encode), national network",

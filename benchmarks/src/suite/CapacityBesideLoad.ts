@@ -1,17 +1,18 @@
 import { Scrape } from "@retail/testkit"
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ensureInputs } from "../../parsers/generate.ts"
 import { type Benchmark, BenchmarkFailure, figure, type Figure, type Goal } from "../Benchmark.ts"
 import { databaseUrl, redisUrl } from "../StoreUrls.ts"
-import { autocannon, type LoadResult } from "../support/Autocannon.ts"
-import { acceptedLoad, loadState, post, waitCompleted } from "../support/Http.ts"
+import type { LoadResult } from "../support/Autocannon.ts"
+import { acceptedLoad, waitCompleted } from "../support/Http.ts"
+import { whileLoadPersists } from "../support/PersistingWindow.ts"
 import { processCpuSeconds } from "../support/ProcessCpu.ts"
 import { type ServerHandle, type ServerMode, startServer, stopEmbeddedPostmaster, withServerLog } from "../support/ServerProcess.ts"
-import { BENCH_CAPACITY_KEY, mintToken, runTag } from "../support/Tokens.ts"
+import { mintToken, runTag } from "../support/Tokens.ts"
 import { uploadFiles } from "../support/Upload.ts"
-import { variantA } from "./Capacity.ts"
+import { variantALoad } from "./VariantALoad.ts"
 
 const CONNECTIONS = 64
 const ITEMS = 5
@@ -19,7 +20,6 @@ const COMPLETION_TIMEOUT_MS = 30 * 60_000
 /** Seconds of capacity load per measurement (idle, and while the load persists); smoke runs count requests instead. */
 const CAPACITY_SECONDS = 5
 const SMOKE_REQUESTS = CONNECTIONS * 4
-const FINAL = new Set(["COMPLETED", "COMPLETED_WITH_ERRORS", "FAILED"])
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** The two places the batch workers can run in one `npm start` process: what is measured, side by side. */
@@ -120,11 +120,7 @@ export const capacityBesideLoad: Benchmark = {
     // As root the embedded server runs as `postgres`, which must pass through the folders above its data.
     const folder = mkdtempSync(join(tmpdir(), "retail-bench-beside-load-"))
     chmodSync(folder, 0o755)
-    const kind = variantA()
-    const bodyText = JSON.stringify(kind.body(ITEMS))
-    const bodyFile = join(folder, `capacity-A-${ITEMS}.json`)
-    writeFileSync(bodyFile, bodyText)
-    const headers = { "content-type": "application/json", authorization: `Bearer ${BENCH_CAPACITY_KEY}` }
+    const { load, checkAndWarm } = variantALoad(folder, ITEMS, CONNECTIONS)
     const dataDirOf = (layout: Layout) => join(folder, `postgres-${layout.name}`)
 
     const targets: Array<Target> = []
@@ -139,9 +135,6 @@ export const capacityBesideLoad: Benchmark = {
       }
       rmSync(folder, { recursive: true, force: true })
     }
-    const load = (server: ServerHandle, amountOrSeconds: { readonly amount?: number; readonly seconds: number }) =>
-      withServerLog(server, () =>
-        autocannon({ url: `${server.url}${kind.path}`, connections: CONNECTIONS, method: "POST", headers, bodyFile, ...amountOrSeconds }))
 
     try {
       for (const layout of LAYOUTS) {
@@ -150,12 +143,7 @@ export const capacityBesideLoad: Benchmark = {
         targets.push({ layout, server })
         const placed = /batch workers: [^\n"]*/.exec(server.logHead())?.[0]
         setup.note(`${layout.label}: the server logged "${placed ?? "(no line about the batch workers)"}".`)
-        const answer = await post(`${server.url}${kind.path}`, bodyText, headers)
-        if (answer.status !== 200) throw new BenchmarkFailure(`variant A, ${ITEMS} items: answered ${answer.status} ${answer.text.slice(0, 300)}`)
-        const wrong = kind.wrongAnswer(answer.text, ITEMS)
-        if (wrong !== undefined) throw new BenchmarkFailure(`variant A, ${ITEMS} items: not the expected answer: ${wrong}`)
-        // Warmed up, as a server in service is: the figures are its steady state, not its first compilation.
-        await load(server, { amount: setup.scale === "smoke" ? SMOKE_REQUESTS : CONNECTIONS * 50, seconds: 10 })
+        await checkAndWarm(server, setup.scale === "smoke" ? SMOKE_REQUESTS : CONNECTIONS * 50)
       }
     } catch (error) {
       await close()
@@ -177,28 +165,21 @@ export const capacityBesideLoad: Benchmark = {
         uploadFiles(`${server.url}/v1/handle-json`, token, [{ name: "productsJson", file: files.json, contentType: "application/json" }]))
       const processCode = acceptedLoad({ status: sent.status, text: sent.body }, "POST /v1/handle-json")
 
-      let finishedAt: number | undefined
-      let polling = true
-      const poller = (async () => {
-        while (polling && finishedAt === undefined) {
-          const state = await loadState(server.url, processCode, token)
-          if (FINAL.has(state.status)) finishedAt = performance.now()
-          else await sleep(100)
-        }
-      })()
       const loopBefore = mainThreadCpuSeconds(server.pid)
       const processBefore = processCpuSeconds(server.pid)
-      const { result: loaded, delay: loadedDelay } = await withLoopDelay(server, () => load(server, capacityAmount)).finally(() => {
-        polling = false
-      })
-      const loadEnded = performance.now()
-      const loopAfter = mainThreadCpuSeconds(server.pid)
-      const processAfter = processCpuSeconds(server.pid)
-      await poller
+      let loopAfter: number | undefined
+      let processAfter: number | undefined
+      const { measured: { result: loaded, delay: loadedDelay }, windowSeconds, persistingShare } = await whileLoadPersists(
+        { baseUrl: server.url, processCode, token },
+        async () => {
+          const window = await withLoopDelay(server, () => load(server, capacityAmount))
+          loopAfter = mainThreadCpuSeconds(server.pid)
+          processAfter = processCpuSeconds(server.pid)
+          return window
+        },
+        (window) => window.result
+      )
       const completedAt = await waitCompleted(server.url, processCode, token, COMPLETION_TIMEOUT_MS)
-      const windowSeconds = loaded.requests / loaded.requestsPerSecond
-      const windowStart = loadEnded - windowSeconds * 1000
-      const persistingShare = finishedAt === undefined ? 1 : Math.min(1, Math.max(0, (finishedAt - windowStart) / (windowSeconds * 1000)))
       const cores = (before: number | undefined, after: number | undefined) =>
         before === undefined || after === undefined ? 0 : (after - before) / windowSeconds
       const measured: Measured = {

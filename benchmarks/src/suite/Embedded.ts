@@ -1,16 +1,17 @@
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ensureInputs } from "../../parsers/generate.ts"
 import { type Benchmark, BenchmarkFailure, figure, type Figure, type Goal } from "../Benchmark.ts"
 import { databaseUrl, redisUrl } from "../StoreUrls.ts"
-import { autocannon, type LoadResult } from "../support/Autocannon.ts"
+import type { LoadResult } from "../support/Autocannon.ts"
 import { processCpuSeconds } from "../support/ProcessCpu.ts"
-import { acceptedLoad, loadState, post, waitCompleted } from "../support/Http.ts"
+import { acceptedLoad, waitCompleted } from "../support/Http.ts"
+import { whileLoadPersists } from "../support/PersistingWindow.ts"
 import { type ServerHandle, type ServerMode, startServer, stopEmbeddedPostmaster, withServerLog } from "../support/ServerProcess.ts"
-import { BENCH_CAPACITY_KEY, mintToken, runTag } from "../support/Tokens.ts"
+import { mintToken, runTag } from "../support/Tokens.ts"
 import { uploadFiles } from "../support/Upload.ts"
-import { variantA } from "./Capacity.ts"
+import { variantALoad } from "./VariantALoad.ts"
 
 const CONNECTIONS = 64
 const ITEMS = 5
@@ -40,7 +41,6 @@ interface Target {
   readonly server: ServerHandle
 }
 
-const FINAL = new Set(["COMPLETED", "COMPLETED_WITH_ERRORS", "FAILED"])
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** The configuration line the report shows for this benchmark. */
@@ -83,11 +83,7 @@ export const embedded: Benchmark = {
     const folder = mkdtempSync(join(tmpdir(), "retail-bench-embedded-"))
     chmodSync(folder, 0o755)
     const dataDir = join(folder, "postgres")
-    const kind = variantA()
-    const bodyText = JSON.stringify(kind.body(ITEMS))
-    const bodyFile = join(folder, `capacity-A-${ITEMS}.json`)
-    writeFileSync(bodyFile, bodyText)
-    const headers = { "content-type": "application/json", authorization: `Bearer ${BENCH_CAPACITY_KEY}` }
+    const { load, checkAndWarm } = variantALoad(folder, ITEMS, CONNECTIONS)
 
     const targets: Array<Target> = []
     const close = async () => {
@@ -109,20 +105,12 @@ export const embedded: Benchmark = {
       setup.note(`${name === "embedded" ? "npm start defaults" : "Compared server"}: ${said ?? "(no infrastructure line logged)"}; listening ${seconds.toFixed(1)} s after it was spawned${name === "embedded" ? " (initdb of a fresh data folder, PostgreSQL started, migrations)" : ""}.`)
       return server
     }
-    const load = (server: ServerHandle, amountOrSeconds: { readonly amount?: number; readonly seconds: number }) =>
-      withServerLog(server, () =>
-        autocannon({ url: `${server.url}${kind.path}`, connections: CONNECTIONS, method: "POST", headers, bodyFile, ...amountOrSeconds }))
 
     try {
       await start("embedded", { kind: "npm-start", dataDir })
       if (real !== undefined) await start("real", { kind: "npm-start", real })
       for (const { server } of targets) {
-        const answer = await post(`${server.url}${kind.path}`, bodyText, headers)
-        if (answer.status !== 200) throw new BenchmarkFailure(`variant A, ${ITEMS} items: answered ${answer.status} ${answer.text.slice(0, 300)}`)
-        const wrong = kind.wrongAnswer(answer.text, ITEMS)
-        if (wrong !== undefined) throw new BenchmarkFailure(`variant A, ${ITEMS} items: not the expected answer: ${wrong}`)
-        // Warmed up, as a server in service is: the figures are its steady state, not its first compilation.
-        await load(server, { amount: setup.scale === "smoke" ? SMOKE_REQUESTS : CONNECTIONS * 50, seconds: 10 })
+        await checkAndWarm(server, setup.scale === "smoke" ? SMOKE_REQUESTS : CONNECTIONS * 50)
       }
     } catch (error) {
       await close()
@@ -157,24 +145,12 @@ export const embedded: Benchmark = {
       const completedRate = setup.size / ((completedAt - first.sent.startedAt) / 1000)
 
       const second = await withServerLog(server, () => upload(server))
-      let finishedAt: number | undefined
-      let polling = true
-      const poller = (async () => {
-        while (polling && finishedAt === undefined) {
-          const state = await loadState(server.url, second.processCode, second.token)
-          if (FINAL.has(state.status)) finishedAt = performance.now()
-          else await sleep(100)
-        }
-      })()
-      const loaded = await load(server, capacityAmount).finally(() => {
-        polling = false
-      })
-      const loadEnded = performance.now()
-      await poller
+      const { measured: loaded, persistingShare } = await whileLoadPersists(
+        { baseUrl: server.url, processCode: second.processCode, token: second.token },
+        () => load(server, capacityAmount),
+        (result) => result
+      )
       const completedUnderQuotesAt = await waitCompleted(server.url, second.processCode, second.token, COMPLETION_TIMEOUT_MS)
-      const windowSeconds = loaded.requests / loaded.requestsPerSecond
-      const windowStart = loadEnded - windowSeconds * 1000
-      const persistingShare = finishedAt === undefined ? 1 : Math.min(1, Math.max(0, (finishedAt - windowStart) / (windowSeconds * 1000)))
       const completedRateUnderQuotes = setup.size / ((completedUnderQuotesAt - second.sent.startedAt) / 1000)
       setup.progress(
         `${target.name}: intake ${intakeMBps.toFixed(1)} MB/s, ${completedRate.toFixed(0)} products/s to COMPLETED; capacity idle ${idle.requestsPerSecond.toFixed(0)} req/s p99 ${idle.p99} ms, ` +

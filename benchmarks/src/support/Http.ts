@@ -47,7 +47,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 export type LoadState = typeof LoadState.Type
 
-const FINAL = new Set(["COMPLETED", "COMPLETED_WITH_ERRORS", "FAILED"])
+/** The statuses a load ends in. */
+export const FINAL = new Set(["COMPLETED", "COMPLETED_WITH_ERRORS", "FAILED"])
 
 /** Polls the load until it reaches a final status; its state and performance.now() of the first poll that saw it. */
 export const waitFinal = async (

@@ -6,6 +6,11 @@ declare module "autocannon" {
     headers?: Record<string, string>
     body?: string | Buffer
   }
+  export interface RequestHooks {
+    readonly setupRequest?: (request: RawRequest) => RawRequest
+    /** Each answer's status and body (the orders load reads which orders were applied). */
+    readonly onResponse?: (status: number, body: string) => void
+  }
   interface Options {
     readonly url: string
     readonly connections: number
@@ -16,11 +21,7 @@ declare module "autocannon" {
     readonly timeout?: number
     readonly method?: string
     readonly headers?: Readonly<Record<string, string>>
-    readonly requests?: ReadonlyArray<{
-      readonly setupRequest?: (request: RawRequest) => RawRequest
-      /** Each answer's status and body (the orders load reads which orders were applied). */
-      readonly onResponse?: (status: number, body: string) => void
-    }>
+    readonly requests?: ReadonlyArray<RequestHooks>
   }
   function autocannon(options: Options): Promise<unknown>
   export default autocannon

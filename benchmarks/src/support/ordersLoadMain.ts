@@ -2,51 +2,33 @@
 // on one of the offers, in turn. argv: the options file ({url, connections, seconds, amount?,
 // headers, offers: string[] (orders without their orderId, as JSON objects), prefix, out}).
 // Writes {result (autocannon's), applied (order ids answered 200 APPLIED), statuses} to `out`.
-import autocannon from "autocannon"
 import { Schema } from "effect"
-import { readFileSync, writeFileSync } from "node:fs"
-import { AMOUNT_SAMPLE_MS } from "./Autocannon.ts"
+import { writeFileSync } from "node:fs"
+import { LoadFields, optionsText, postLoad } from "./LoadProcess.ts"
 
-const Options = Schema.Struct({
-  url: Schema.String,
-  connections: Schema.Number,
-  seconds: Schema.Number,
-  amount: Schema.optional(Schema.Number),
-  headers: Schema.Record(Schema.String, Schema.String),
-  offers: Schema.NonEmptyArray(Schema.String),
-  prefix: Schema.String,
-  out: Schema.String
-})
 const Placed = Schema.Struct({ orderId: Schema.String, status: Schema.String })
 const decodePlaced = Schema.decodeUnknownResult(Schema.fromJsonString(Placed))
 
-const options = Schema.decodeUnknownSync(Schema.fromJsonString(Options))(readFileSync(process.argv[2] ?? "", "utf8"))
+const Options = Schema.Struct({ ...LoadFields, offers: Schema.NonEmptyArray(Schema.String), prefix: Schema.String, out: Schema.String })
+const options = Schema.decodeUnknownSync(Schema.fromJsonString(Options))(optionsText())
 // `{"orderId":"…",` + the offer's fields: the order as a client sends it, orderId first.
 const tails = options.offers.map((offer) => offer.slice(1))
 const applied: Array<string> = []
 const alreadyApplied: Array<string> = []
 let next = 0
 
-const result = await autocannon({
-  url: options.url,
-  connections: options.connections,
-  ...(options.amount === undefined ? { duration: options.seconds } : { amount: options.amount, sampleInt: AMOUNT_SAMPLE_MS }),
-  timeout: 60,
-  method: "POST",
-  headers: options.headers,
-  requests: [{
-    setupRequest: (request) => {
-      const n = next++
-      request.body = `{"orderId":"${options.prefix}${n}",${tails[n % tails.length] ?? tails[0]}`
-      return request
-    },
-    onResponse: (status, body) => {
-      if (status !== 200) return
-      const placed = decodePlaced(body)
-      if (placed._tag === "Failure") return
-      if (placed.success.status === "APPLIED") applied.push(placed.success.orderId)
-      else alreadyApplied.push(placed.success.orderId)
-    }
-  }]
+const result = await postLoad(options, 60, {
+  setupRequest: (request) => {
+    const n = next++
+    request.body = `{"orderId":"${options.prefix}${n}",${tails[n % tails.length] ?? tails[0]}`
+    return request
+  },
+  onResponse: (status, body) => {
+    if (status !== 200) return
+    const placed = decodePlaced(body)
+    if (placed._tag === "Failure") return
+    if (placed.success.status === "APPLIED") applied.push(placed.success.orderId)
+    else alreadyApplied.push(placed.success.orderId)
+  }
 })
 writeFileSync(options.out, JSON.stringify({ result, applied, alreadyApplied }))

@@ -50,3 +50,25 @@ export const pattern = (regex: RegExp, message?: Message) =>
 /** Effect 3's `filter` with only a message: neither titled nor described. */
 export const filter = <T>(predicate: (value: T) => boolean, message: string) =>
   Schema.makeFilter<T>((value) => predicate(value), { message })
+
+/** Effect 3's `maxLength` of a string. */
+export const maxLength = (length: number, message?: Message) =>
+  Schema.isMaxLength(length, annotations(`maxLength(${length})`, `a string at most ${length} character(s) long`, message))
+
+/**
+ * Most characters of a code or an id: it is part of a PostgreSQL key (an index row holds at most
+ * 2,704 bytes) and of a URL path (GET /v1/stock/{sku}, DELETE .../{orderId}), whose router finds
+ * no route for a parameter longer than this (Effect's FindMyWay, maxParamLength).
+ */
+export const MAX_CODE_LENGTH = 100
+
+/** U+0000, which PostgreSQL's text and jsonb refuse, or half of a surrogate pair, which it would store as U+FFFD. */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+/** Text PostgreSQL stores as it was sent, so what is read back is what was written. */
+export const isStorableText = (text: string): boolean => !UNSTORABLE.test(text)
+
+export const UNSTORABLE_TEXT = "must not contain U+0000 or an unpaired surrogate"
+
+/** Refuses text `isStorableText` refuses. */
+export const storable = Schema.makeFilter<string>((text) => isStorableText(text), annotations("storableText", "text PostgreSQL stores as sent", UNSTORABLE_TEXT))

@@ -1,7 +1,9 @@
 import { Data, Option, Result, Schema } from "effect"
 import { parseClock } from "./Calendar.ts"
+import { MAX_CODE_LENGTH } from "./Checks.ts"
 import { type FieldIssue, formatIssues, issuesOfRejected } from "./DecodeError.ts"
 import { NetworkDocument } from "./Network.ts"
+import { unstorableIn } from "./UnstorableText.ts"
 
 export class NetworkInvalid extends Data.TaggedError("NetworkInvalid")<{ readonly issues: ReadonlyArray<FieldIssue> }> {
   override get message(): string {
@@ -16,7 +18,9 @@ export const decodeNetwork = (input: unknown): Result.Result<NetworkDocument, Ne
   Result.match(decodeDocument(input), {
     onFailure: (error) => Result.fail(new NetworkInvalid({ issues: issuesOfRejected(NetworkDocument, input, error) })),
     onSuccess: (document) => {
-      const issues = crossReferenceIssues(document)
+      // The document is stored as it came (jsonb): every text of it, unknown fields too, must be storable.
+      const unstorable = unstorableIn(input)
+      const issues = unstorable === undefined ? crossReferenceIssues(document) : [unstorable, ...crossReferenceIssues(document)]
       return issues.length === 0 ? Result.succeed(document) : Result.fail(new NetworkInvalid({ issues }))
     }
   })
@@ -75,6 +79,10 @@ export const crossReferenceIssues = (document: NetworkDocument): ReadonlyArray<F
   })
   document.stock.forEach((entry, i) => {
     if (!nodeCodes.has(entry.node)) issues.push({ path: `stock[${i}].node`, message: `unknown node "${entry.node}"` })
+    // A SKU is a key of capacity_stock and a path parameter of GET /v1/stock/{sku}, as the feed's are (StockBatch.ts).
+    if (entry.sku.length > MAX_CODE_LENGTH) {
+      issues.push({ path: `stock[${i}].sku`, message: `expected a code of at most ${MAX_CODE_LENGTH} characters, got ${entry.sku.length}` })
+    }
   })
   return issues
 }

@@ -1,11 +1,15 @@
 import { Data, Result, Schema } from "effect"
-import { Int, minLength, positive } from "./Checks.ts"
+import { Int, MAX_CODE_LENGTH, maxLength, minLength, positive, storable } from "./Checks.ts"
 import type { FieldIssue } from "./DecodeError.ts"
 import type { CapacityUse } from "./Ledger.ts"
 import { type DeliveryMode, type DispatchType, LocalDate } from "./Network.ts"
 import type { NodeModel, RouteModel, Snapshot } from "./SnapshotModel.ts"
 
-const NonEmpty = Schema.String.check(minLength(1, "must not be empty"))
+/** Every text of an order is stored with it (jsonb): text PostgreSQL would refuse or alter is refused here. */
+const Text = Schema.String.check(storable)
+const NonEmpty = Schema.String.check(minLength(1, "must not be empty"), storable)
+/** The order's key in PostgreSQL and in DELETE /v1/delivery/capacity/consumptions/{orderId}. */
+const OrderId = NonEmpty.check(maxLength(MAX_CODE_LENGTH, `must be at most ${MAX_CODE_LENGTH} characters`))
 
 /** One leg as the trace returned it (`deliveryTrace[].details[]`); other fields of the detail are ignored. */
 export const OrderLeg = Schema.Struct({ route: NonEmpty, departureDate: LocalDate })
@@ -16,14 +20,14 @@ export const OrderLeg = Schema.Struct({ route: NonEmpty, departureDate: LocalDat
  * window, and the units ordered.
  */
 export const DispatchOrder = Schema.Struct({
-  orderId: NonEmpty,
+  orderId: OrderId,
   dispatchCode: NonEmpty,
   /** As the answer gave it: null (or "") for a pickup at the origin store, which has no legs. */
-  route: Schema.NullOr(Schema.String),
+  route: Schema.NullOr(Text),
   pickingDate: LocalDate,
   details: Schema.Array(OrderLeg),
   deliveryDate: LocalDate,
-  deliveryWindow: Schema.optional(Schema.String),
+  deliveryWindow: Schema.optional(Text),
   units: Int.check(positive("must be an integer greater than 0"))
 }).annotate({ identifier: "DispatchOrder" })
 export type DispatchOrder = typeof DispatchOrder.Type

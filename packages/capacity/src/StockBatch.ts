@@ -1,5 +1,5 @@
 import { Data, Result, Schema } from "effect"
-import { between, Int, minItems } from "./Checks.ts"
+import { between, Int, isStorableText, MAX_CODE_LENGTH, minItems, UNSTORABLE_TEXT } from "./Checks.ts"
 import { type FieldIssue, formatIssues } from "./DecodeError.ts"
 import { Code } from "./Network.ts"
 import { MAX_STOCK_UNITS } from "./StockBoard.ts"
@@ -42,9 +42,47 @@ const CODE = /^\S(.*\S)?$/
 /** At most this many problems are listed: a batch of 50,000 bad rows gets a readable 400. */
 const MAX_ISSUES = 20
 
+/** Deeper than this, a value is not written out: JSON.stringify of a value nested 100,000 deep overflows the stack. */
+const MAX_SHOWN_DEPTH = 20
+
+/** A value written out up to MAX_SHOWN_DEPTH levels and about 60 characters. */
 const show = (value: unknown): string => {
-  const text = JSON.stringify(value)
-  return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 57)}...` : text
+  let text = ""
+  const write = (part: unknown, depth: number): void => {
+    if (text.length > 60) return
+    if (typeof part === "number") text += String(part)
+    else if (typeof part !== "object" || part === null) text += JSON.stringify(part) ?? String(part)
+    else if (depth >= MAX_SHOWN_DEPTH) text += Array.isArray(part) ? "[...]" : "{...}"
+    else if (Array.isArray(part)) {
+      text += "["
+      for (let i = 0; i < part.length && text.length <= 60; i++) {
+        if (i > 0) text += ","
+        write(part[i], depth + 1)
+      }
+      text += "]"
+    } else {
+      text += "{"
+      let first = true
+      for (const [key, item] of Object.entries(part)) {
+        if (text.length > 60) break
+        text += `${first ? "" : ","}${JSON.stringify(key)}:`
+        first = false
+        write(item, depth + 1)
+      }
+      text += "}"
+    }
+  }
+  write(value, 0)
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text
+}
+
+/** Why a node or SKU is not a code, or undefined when it is one. */
+const codeProblem = (value: unknown): string | undefined => {
+  if (value === undefined) return "is required"
+  if (typeof value !== "string" || !CODE.test(value)) return `expected a non-empty code, got ${show(value)}`
+  if (value.length > MAX_CODE_LENGTH) return `expected a code of at most ${MAX_CODE_LENGTH} characters, got ${value.length}`
+  if (!isStorableText(value)) return `${UNSTORABLE_TEXT}, got ${show(value)}`
+  return undefined
 }
 
 const isUnits = (value: unknown): value is number =>
@@ -91,15 +129,17 @@ export const decodeStockBatch = (
       }
       const { node, sku, units: unitsOf } = change as { readonly node?: unknown; readonly sku?: unknown; readonly units?: unknown }
       let valid = true
-      if (typeof node !== "string" || !CODE.test(node)) {
-        problem(`changes[${i}].node`, node === undefined ? "is required" : `expected a non-empty code, got ${show(node)}`)
+      const nodeProblem = codeProblem(node)
+      if (nodeProblem !== undefined) {
+        problem(`changes[${i}].node`, nodeProblem)
         valid = false
-      } else if (!isNode(node)) {
+      } else if (!isNode(node as string)) {
         problem(`changes[${i}].node`, `unknown node ${show(node)} (not in the current network)`)
         valid = false
       }
-      if (typeof sku !== "string" || !CODE.test(sku)) {
-        problem(`changes[${i}].sku`, sku === undefined ? "is required" : `expected a non-empty code, got ${show(sku)}`)
+      const skuProblem = codeProblem(sku)
+      if (skuProblem !== undefined) {
+        problem(`changes[${i}].sku`, skuProblem)
         valid = false
       }
       if (!isUnits(unitsOf)) {

@@ -46,11 +46,18 @@ const constructorName = (value: object): string | undefined => {
   return name ? String(name) : undefined
 }
 
-const formatValue = (value: unknown, seen: WeakSet<object>): string => {
+/**
+ * Deeper than this, an array or object is written `[...]` or `{...}`: a request body nested
+ * 100,000 deep would overflow the stack (Effect 3 did; a value this deep is never a real one).
+ */
+const MAX_FORMAT_DEPTH = 100
+
+const formatValue = (value: unknown, seen: WeakSet<object>, depth = 0): string => {
   if (Array.isArray(value)) {
     if (seen.has(value)) return "[Circular]"
+    if (depth >= MAX_FORMAT_DEPTH) return "[...]"
     seen.add(value)
-    return `[${value.map((item) => formatValue(item, seen)).join(",")}]`
+    return `[${value.map((item) => formatValue(item, seen, depth + 1)).join(",")}]`
   }
   if (value instanceof Date) {
     try {
@@ -64,7 +71,7 @@ const formatValue = (value: unknown, seen: WeakSet<object>): string => {
     if (typeof toString === "function" && toString !== Object.prototype.toString && toString !== Array.prototype.toString) {
       const text = safeToString(value)
       const cause: unknown = value instanceof Error ? value.cause : undefined
-      return cause ? `${text} (cause: ${formatValue(cause, seen)})` : text
+      return cause ? `${text} (cause: ${formatValue(cause, seen, depth + 1)})` : text
     }
   }
   if (typeof value === "string") return JSON.stringify(value)
@@ -75,12 +82,13 @@ const formatValue = (value: unknown, seen: WeakSet<object>): string => {
   if (value instanceof Set || value instanceof Map) {
     if (seen.has(value)) return "[Circular]"
     seen.add(value)
-    return `${value.constructor.name}(${formatValue(Array.from(value), seen)})`
+    return `${value.constructor.name}(${formatValue(Array.from(value), seen, depth + 1)})`
   }
   if (isObjectLike(value)) {
     if (seen.has(value)) return "[Circular]"
+    if (depth >= MAX_FORMAT_DEPTH) return "{...}"
     seen.add(value)
-    const body = `{${Reflect.ownKeys(value).map((key) => `${formatKey(key)}:${formatValue(value[key], seen)}`).join(",")}}`
+    const body = `{${Reflect.ownKeys(value).map((key) => `${formatKey(key)}:${formatValue(value[key], seen, depth + 1)}`).join(",")}}`
     const name = constructorName(value)
     return name === undefined ? body : `${name}(${body})`
   }

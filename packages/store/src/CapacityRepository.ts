@@ -141,6 +141,11 @@ export class CapacityRepository extends Context.Service<CapacityRepository>()("@
     const consume = (orderId: string, uses: ReadonlyArray<LimitedUse>, request?: unknown) =>
       Effect.gen(function*() {
         const wanted = merge(uses).map(({ total, use }) => ({ ...columnsOf(use.resource), day: use.date, amount: use.amount, total }))
+        // More than the total never fits: refused before the statement, whose integer `used + amount` it could overflow (a 500).
+        const over = wanted.find((want) => want.amount > want.total)
+        if (over !== undefined) {
+          return yield* new CapacityExhausted({ kind: over.kind, code: over.code, slot: over.slot, date: over.day, requested: over.amount, total: over.total })
+        }
         const asked = request === undefined ? null : JSON.stringify(request)
         const rows = yield* Effect.flatMap(
           sql`SELECT * FROM capacity_consume(${orderId}, ${JSON.stringify(wanted)}::jsonb, ${asked}::jsonb)`,

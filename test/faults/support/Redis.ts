@@ -15,6 +15,10 @@ export interface RedisServer {
   readonly stop: Effect.Effect<void>
   /** SIGKILL: Redis gets no chance to write anything more. */
   readonly kill: Effect.Effect<void>
+  /** SIGSTOP: connections stay open and every command waits, unanswered, until `thaw` (or the end of the scope). */
+  readonly freeze: Effect.Effect<void>
+  /** SIGCONT after `freeze`. */
+  readonly thaw: Effect.Effect<void>
 }
 
 export interface RedisOptions {
@@ -46,8 +50,9 @@ export const startRedis = (dir: string, options: RedisOptions = {}): Effect.Effe
       yield* child.exited
       yield* Ref.set(current, null)
     })
+    const signal = (name: NodeJS.Signals) => Effect.flatMap(Ref.get(current), (child) => child === null ? Effect.void : child.kill(name))
     yield* start
-    return { port, url, start, stop: stopWith("SIGTERM"), kill: stopWith("SIGKILL") }
+    return { port, url, start, stop: stopWith("SIGTERM"), kill: stopWith("SIGKILL"), freeze: signal("SIGSTOP"), thaw: signal("SIGCONT") }
   })
 
 type Reply = string | number | null | ReadonlyArray<Reply>
