@@ -3,7 +3,7 @@ import { StreamQueue } from "@retail/queue"
 import { columnsOf, resourceOf, type UsageState } from "@retail/store"
 import { Clock, Context, Duration, Effect, Layer, Option, Result, Schema, type Scope } from "effect"
 import { CapacityConfig } from "./CapacityConfig.ts"
-import { restarts } from "./Restarts.ts"
+import { followStream } from "./FollowStream.ts"
 
 const UsageEntry = Schema.Struct({
   kind: Schema.String,
@@ -76,7 +76,6 @@ const READ = { count: 256, blockMs: 2_000 }
  * one round trip to Redis per order. It adds at most this much to the replication lag.
  */
 const GATHER = Duration.millis(5)
-const followRestarts = restarts("50 millis")
 
 /** How long after its publication (the time in its Redis id) another process's event was applied here. */
 const recordLag = (id: string) =>
@@ -112,37 +111,21 @@ const onStream = (queue: typeof StreamQueue.Service, stream: string, origin: str
         ),
         Effect.asVoid
       ),
-    follow: (from, follower) => {
-      let position = from
-      let lost = false
-      // Suspended: each read starts after the last entry applied, not where following began.
-      const step = Effect.flatMap(Effect.suspend(() => queue.readAfter(stream, position, READ)), (entries) =>
-        Effect.forEach(entries, (entry) =>
-          (entry.payload.includes(ownMark) ? Effect.void : Result.match(decode(entry.payload), {
+    follow: (from, follower) =>
+      followStream(from, {
+        queue,
+        stream,
+        label: "capacity events",
+        read: READ,
+        isOwn: (payload) => payload.includes(ownMark),
+        apply: (entry) =>
+          Result.match(decode(entry.payload), {
             onFailure: (error) => Effect.logWarning(`capacity events: skipping undecodable entry ${entry.id}: ${error.message}`),
             onSuccess: (event) => Effect.andThen(follower.apply(event), recordLag(entry.id))
-          })).pipe(Effect.map(() => {
-            position = entry.id
-          })), { discard: true }).pipe(Effect.as(entries.length)))
-      const cycle = Effect.gen(function*() {
-        if (lost) {
-          position = yield* queue.lastId(stream)
-          yield* follower.resync
-          lost = false
-          yield* Effect.logInfo(`capacity events: resynchronised from Postgres, following ${stream} from ${position}`)
-        }
-        return yield* Effect.forever(Effect.flatMap(step, (found) => (found > 0 && found < READ.count ? Effect.sleep(GATHER) : Effect.void)))
+          }),
+        resync: follower.resync,
+        afterRead: (found) => (found > 0 && found < READ.count ? Effect.sleep(GATHER) : Effect.void)
       })
-      return cycle.pipe(
-        Effect.catchCause((cause) => {
-          lost = true
-          return Effect.logError(`capacity events: following ${stream} failed; will resync and follow again`, cause)
-        }),
-        Effect.repeat(followRestarts),
-        Effect.forkScoped,
-        Effect.asVoid
-      )
-    }
   }
 }
 
