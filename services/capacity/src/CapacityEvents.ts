@@ -17,7 +17,7 @@ const UsageEntry = Schema.Struct({
 /** The process that published an event; set on publishing (older processes ignore it). */
 const origin = { origin: Schema.optional(Schema.String) }
 
-/** What goes on the stream: absolute usage after a commit (applied by revision), or a new network version. */
+/** What goes on the stream: absolute usage after a commit (applied by revision), a new network version, or network changes. */
 export const CapacityEvent = Schema.Union([
   Schema.TaggedStruct("UsageChanged", {
     ...origin,
@@ -25,7 +25,19 @@ export const CapacityEvent = Schema.Union([
     orderId: Schema.String,
     usage: Schema.Array(UsageEntry)
   }),
-  Schema.TaggedStruct("NetworkReplaced", { ...origin, version: Schema.Number })
+  Schema.TaggedStruct("NetworkReplaced", { ...origin, version: Schema.Number }),
+  /** Network change rows as committed (NetworkChanges.ts), applied by sequence. */
+  Schema.TaggedStruct("NetworkChanged", {
+    ...origin,
+    rows: Schema.Array(Schema.Struct({
+      kind: Schema.Literals(["HOLIDAY", "BLOCKED", "PICKING_CAPACITY", "NODE_DISPATCH_CAPACITY", "ROUTE_CAPACITY", "ZONE_WINDOW_CAPACITY"]),
+      target: Schema.String,
+      part: Schema.String,
+      date: Schema.String,
+      value: Schema.NullOr(Schema.Number),
+      sequence: Schema.Number
+    }))
+  })
 ])
 export type CapacityEvent = typeof CapacityEvent.Type
 
