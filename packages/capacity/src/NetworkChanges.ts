@@ -2,7 +2,7 @@ import { Data, Result, Schema } from "effect"
 import { between, Int, minItems } from "./Checks.ts"
 import { type FieldIssue, formatIssues } from "./DecodeError.ts"
 import type { CapacityPool } from "./Ledger.ts"
-import { Code, DispatchType, LocalDate, type NetworkDocument, Units } from "./Network.ts"
+import { type CapacityByDispatchType, Code, DispatchType, LocalDate, type NetworkDocument, Units } from "./Network.ts"
 
 /** Most changes in one batch: a feed sends more as several batches. */
 export const MAX_NETWORK_CHANGES = 10_000
@@ -95,11 +95,17 @@ export interface NetworkChangeRows {
 
 const MAX_ISSUES = 20
 
-const poolOf = (capacity: NetworkDocument["nodes"][number]["pickingCapacity"], dispatchType: DispatchType | undefined): CapacityPool | string => {
+/** The pool a node capacity change names, or why it names none. */
+const poolOf = (
+  capacity: CapacityByDispatchType,
+  dispatchType: DispatchType | undefined
+): Result.Result<CapacityPool, string> => {
   if (typeof capacity === "number") {
-    return dispatchType === undefined ? "ALL" : "the node has one capacity for both dispatch types: leave dispatchType out"
+    return dispatchType === undefined ? Result.succeed("ALL") : Result.fail("the node has one capacity for both dispatch types: leave dispatchType out")
   }
-  return dispatchType ?? "the node has a capacity per dispatch type: dispatchType (NORMAL or EXPRESS) is required"
+  return dispatchType === undefined
+    ? Result.fail("the node has a capacity per dispatch type: dispatchType (NORMAL or EXPRESS) is required")
+    : Result.succeed(dispatchType)
 }
 
 /**
@@ -152,9 +158,10 @@ export const rowsOfBatch = (batch: NetworkChangeBatch, network: NetworkDocument)
           problem(`${at}.node`, `unknown node ${JSON.stringify(change.node)} (not in the current network)`)
           return
         }
-        const pool = poolOf(change.kind === "PICKING_CAPACITY" ? node.pickingCapacity : node.dispatchCapacity, change.dispatchType)
-        if (pool === "ALL" || pool === "NORMAL" || pool === "EXPRESS") row(change.node, pool, change.units)
-        else problem(`${at}.dispatchType`, pool)
+        Result.match(poolOf(change.kind === "PICKING_CAPACITY" ? node.pickingCapacity : node.dispatchCapacity, change.dispatchType), {
+          onFailure: (reason) => problem(`${at}.dispatchType`, reason),
+          onSuccess: (pool) => row(change.node, pool, change.units)
+        })
         return
       }
       case "ROUTE_CAPACITY":
