@@ -145,11 +145,11 @@ describe("the contract as a client sees it", () => {
         }
         expect(Object.keys(operationOf(document, "get", "/health").responses)).toEqual(["200"])
         // Only the two capacity endpoints with a body count its JSON values and check its media type.
-        for (const [method, path] of [["get", "/v1/network"], ["delete", "/v1/delivery/capacity/consumptions/{orderId}"], ["get", "/v1/delivery/capacity/nodes/{code}"]] as const) {
+        for (const [method, path] of [["get", "/v1/network"], ["get", "/v1/network/changes"], ["delete", "/v1/delivery/capacity/consumptions/{orderId}"], ["get", "/v1/delivery/capacity/nodes/{code}"]] as const) {
           expect(Object.keys(operationOf(document, method, path).responses), `${method} ${path}`).not.toContain("413")
           expect(Object.keys(operationOf(document, method, path).responses), `${method} ${path}`).not.toContain("415")
         }
-        for (const [method, path] of [["put", "/v1/network"], ["post", "/v1/delivery/capacity/consumptions"], ["post", "/v1/stock/changes"]] as const) {
+        for (const [method, path] of [["put", "/v1/network"], ["post", "/v1/delivery/capacity/consumptions"], ["post", "/v1/stock/changes"], ["post", "/v1/network/changes"]] as const) {
           expect(Object.keys(operationOf(document, method, path).responses), `${method} ${path}`).toEqual(expect.arrayContaining(["408", "413", "415"]))
         }
         const tooMany = Object.values(document.paths).flatMap((item) => Object.values(item)).map((operation) => operation.responses["429"])
@@ -195,6 +195,8 @@ describe("the contract as a client sees it", () => {
           ["get", "/v1/delivery/capacity/nodes/{code}", "/v1/delivery/capacity/nodes/CD-LURIN?from=soon&to=2027-03-02", { headers: key }],
           ["post", "/v1/stock/changes", "/v1/stock/changes", { headers: { ...key, ...json }, body: JSON.stringify({ sequence: -1, changes: [] }) }],
           ["get", "/v1/stock/{sku}", "/v1/stock/SKU-TV-55-4K", { headers: json }],
+          ["post", "/v1/network/changes", "/v1/network/changes", { headers: { ...key, ...json }, body: JSON.stringify({ sequence: 1, changes: [{ kind: "HOLIDAY", node: "NO-SUCH-NODE", date: "2027-03-01", holiday: true }] }) }],
+          ["get", "/v1/network/changes", "/v1/network/changes", {}],
           ["get", "/health", "/health", {}]
         ]
         const statuses: Array<number> = []
@@ -204,7 +206,7 @@ describe("the contract as a client sees it", () => {
           expectDocumented(document, method, path, response)
         }
         // The cases reach the statuses they are about (a case answered otherwise would check something else).
-        expect(statuses, JSON.stringify(statuses)).toEqual([401, 415, 400, 400, 404, 404, 401, 400, 415, 415, 404, 400, 401, 400, 400, 400, 404, 404, 400, 400, 401, 200])
+        expect(statuses, JSON.stringify(statuses)).toEqual([401, 415, 400, 400, 404, 404, 401, 400, 415, 415, 404, 400, 401, 400, 400, 400, 404, 404, 400, 400, 401, 400, 401, 200])
       }))
 
     it.effect("the internal endpoint has its own document on the internal listener, and the public one says where", () =>
@@ -386,6 +388,12 @@ export const calls = async () => {
   const applied: number | undefined = fed.data?.applied
   const held = await api.GET("/v1/stock/{sku}", { params: { path: { sku: "SKU-TV-55-4K" } } })
   const holders: number | undefined = held.data?.holders.length
+  const changed = await api.POST("/v1/network/changes", {
+    body: { sequence: 1, changes: [{ kind: "HOLIDAY", node: "CD-LURIN", date: "2027-03-01", holiday: true }, { kind: "ROUTE_CAPACITY", route: "R-LURIN-SUR-N", date: "2027-03-01", units: null }] }
+  })
+  const stale: number | undefined = changed.data?.stale
+  const changes = await api.GET("/v1/network/changes")
+  const overrides: number | undefined = changes.data?.changes.length
   await internal.POST("/v1/handle-json-int", { body: { company: "ACME", productsJson: "{}" } })
 
   // @ts-expect-error a price is a number
@@ -396,7 +404,7 @@ export const calls = async () => {
   await api.POST("/v1/handle-json-int", { body: { company: "ACME", productsJson: "{}" } })
   // @ts-expect-error the internal endpoint needs its company part
   await internal.POST("/v1/handle-json-int", { body: { productsJson: "{}" } })
-  return [processCode, refusal, status, next, outcome, applied, holders]
+  return [processCode, refusal, status, next, outcome, applied, holders, stale, overrides]
 }
 `
 

@@ -1,4 +1,4 @@
-import { DispatchOrder, LocalDate, NetworkDocument } from "@retail/capacity"
+import { DispatchOrder, LocalDate, NetworkChangeBatch, NetworkDocument } from "@retail/capacity"
 import { DeliveryRequestA, DeliveryRequestB, DeliveryResponseA, DeliveryResponseB, ErrorBodyB } from "@retail/capacity-wire"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
@@ -81,6 +81,36 @@ export const ConsumptionResult = Schema.Struct({
   status: Schema.Literals(["APPLIED", "ALREADY_APPLIED", "RELEASED"])
 }).annotate({ identifier: "ConsumptionResult" })
 
+export const NetworkChangesRequest = NetworkChangeBatch.annotate({
+  identifier: "NetworkChanges",
+  description: "Changes to the parts of the network that change often (capacity overrides per node pool, route or zone " +
+    "window and date; holidays; blocked zones and windows), under one sequence number (1 to 10,000 changes). A change " +
+    "states one target on one date and stands over the network document (a PUT keeps it). It keeps the sequence that set it: " +
+    "a batch again, or a batch older than a target's last for that date, leaves it alone. Of two changes of one target and " +
+    "date in a batch, the later stands"
+})
+
+export const NetworkChangesResult = Schema.Struct({
+  sequence: Schema.Int,
+  received: Schema.Int.annotate({ description: "Changes in the body, duplicates included" }),
+  rows: Schema.Int.annotate({ description: "Distinct targets and dates" }),
+  applied: Schema.Int.annotate({ description: "Set (new, or holding an older sequence)" }),
+  stale: Schema.Int.annotate({ description: "Left alone: their sequence was this batch's or newer" })
+}).annotate({ identifier: "NetworkChangesResult" })
+
+export const NetworkChangeRow = Schema.Struct({
+  kind: Schema.String,
+  target: Schema.String.annotate({ description: "The node code, route id or zone code" }),
+  part: Schema.String.annotate({ description: "The node's pool (ALL, NORMAL, EXPRESS), the zone's window code, or \"\" for the whole target" }),
+  date: Schema.String,
+  value: Schema.NullOr(Schema.Int).annotate({ description: "The capacity of an override (null: the network's own); 1 or 0 for a holiday or a block set or lifted" }),
+  sequence: Schema.Int
+})
+
+export const NetworkChangesView = Schema.Struct({
+  changes: Schema.Array(NetworkChangeRow).annotate({ description: "Sorted by kind, target, part and date; from yesterday (UTC) on" })
+}).annotate({ identifier: "NetworkChangesView" })
+
 export const NodeUsage = Schema.Struct({ kind: Schema.String, pool: Schema.String, date: Schema.String, used: Schema.Number })
 export const NodeOrderUse = Schema.Struct({ orderId: Schema.String, kind: Schema.String, pool: Schema.String, date: Schema.String, units: Schema.Number })
 export const NodeLedgerView = Schema.Struct({
@@ -107,6 +137,19 @@ export class CapacityAdminApi extends HttpApiGroup.make("capacityAdmin")
       // A JSON body's checks, only where a body is read (a GET or DELETE answers neither 413 nor 415).
       .middleware(JsonValueLimit).middleware(JsonContentType)
       .annotate(OpenApi.Summary, "Replace the capacity network (400 names the JSON path of every problem)")
+  )
+  .add(
+    HttpApiEndpoint.post("applyNetworkChanges", "/network/changes", {
+      payload: NetworkChangesRequest,
+      success: NetworkChangesResult,
+      error: [InvalidRequest, PayloadTooLarge, RequestTimeout, StorageFailed]
+    })
+      .middleware(JsonValueLimit).middleware(JsonContentType)
+      .annotate(OpenApi.Summary, "Override capacity, set or lift holidays and blocked dates, in one batch under a sequence number (400 names every bad field)")
+  )
+  .add(
+    HttpApiEndpoint.get("networkChanges", "/network/changes", { success: NetworkChangesView })
+      .annotate(OpenApi.Summary, "The network changes this process answers with")
   )
   .add(
     HttpApiEndpoint.post("consume", "/delivery/capacity/consumptions", {

@@ -4,10 +4,13 @@ import fc from "fast-check"
 import {
   buildSnapshotOn,
   type CapacityUse,
+  type ChangeRow,
+  defaultSnapshotOptions,
   demoNetwork,
   type DispatchResult,
   evaluate,
   type NetworkDocument,
+  NetworkChangeBoard,
   formatDay,
   parseDay,
   PLANS_PER_PATH,
@@ -28,10 +31,10 @@ import {
 import { decoded, limaTime } from "../../capacity/test/fixtures.ts"
 
 /**
- * Plans are reused across requests (PlanCache.ts) while no usage map they read was replaced. The
- * reference is the same request on a snapshot built just now over the same usage cells, whose
- * cache is empty: after any sequence of consumptions, releases and network replacements, at any
- * time of day, both answers must be the same text.
+ * Plans are reused across requests (PlanCache.ts) while no usage or change map they read was
+ * replaced. The reference is the same request on a snapshot built just now over the same usage and
+ * change cells, whose cache is empty: after any sequence of consumptions, releases, network
+ * replacements and network changes, at any time of day, both answers must be the same text.
  */
 
 const demo = decoded(demoNetwork)
@@ -90,6 +93,15 @@ const requestB = fc.record({
   items: fc.array(itemB, { minLength: 1, maxLength: 4 })
 })
 
+/** A request the demo network plans (CD Lurín to Lima Moderna, home delivery). */
+const planned = {
+  body: {
+    purchaseDate: "2027-03-01",
+    items: [{ origin: "CD-LURIN", entityType: "CD", skuCode: "SKU-TV-55-4K", zone: "", dispatchType: "NORMAL", quantity: 2, destination: "150122", latitude: -12.1, longitude: -77, deliveryMode: "HOME_DELIVERY" }]
+  },
+  at: limaTime("2027-03-01", "09:00")
+}
+
 type Step =
   | { readonly _tag: "AskA"; readonly body: unknown; readonly at: number }
   | { readonly _tag: "AskB"; readonly body: unknown; readonly at: number }
@@ -97,13 +109,83 @@ type Step =
   | { readonly _tag: "Consume"; readonly pick: number; readonly times: number }
   | { readonly _tag: "Release" }
   | { readonly _tag: "Replace"; readonly tight: boolean }
+  /**
+   * Network changes (overrides, holidays, blocked dates) as a feed sends them, their sequence the
+   * step's: random rows, and one aimed at the `pick`-th dispatch of the last answer (`aim` says what
+   * of it: its origin's picking date, first departure or first delivery date).
+   */
+  | {
+    readonly _tag: "Change"
+    readonly rows: ReadonlyArray<Omit<ChangeRow, "sequence">>
+    readonly pick: number
+    readonly aim: number
+    readonly value: number | null
+  }
+
+const changeDate = fc.constantFrom("2027-03-01", "2027-03-02", "2027-03-03", "2027-03-04", "2027-03-05", "2027-03-06", "2027-03-08")
+const flag = fc.constantFrom(0, 1)
+const override = fc.constantFrom<number | null>(0, 1, 3, null)
+const changeRow: fc.Arbitrary<Omit<ChangeRow, "sequence">> = fc.oneof(
+  fc.record({
+    kind: fc.constant("HOLIDAY" as const),
+    target: fc.constantFrom("CD-LURIN", "CD-CALLAO", "HUB-SANTA-ANITA", "TD-MIRAFLORES", "TD-SURCO"),
+    part: fc.constant(""),
+    date: changeDate,
+    value: flag
+  }),
+  fc.record({
+    kind: fc.constant("BLOCKED" as const),
+    target: fc.constantFrom("LIMA-MODERNA", "LIMA-SUR", "LIMA-ESTE", "LIMA-NORTE"),
+    part: fc.constantFrom("", "09:00-13:00", "14:00-18:00"),
+    date: changeDate,
+    value: flag
+  }),
+  fc.record({
+    kind: fc.constantFrom("PICKING_CAPACITY" as const, "NODE_DISPATCH_CAPACITY" as const),
+    target: fc.constantFrom("CD-LURIN", "CD-CALLAO"),
+    part: fc.constantFrom("NORMAL", "EXPRESS"),
+    date: changeDate,
+    value: override
+  }),
+  fc.record({
+    kind: fc.constantFrom("PICKING_CAPACITY" as const, "NODE_DISPATCH_CAPACITY" as const),
+    target: fc.constantFrom("HUB-SANTA-ANITA", "TD-MIRAFLORES"),
+    part: fc.constant("ALL"),
+    date: changeDate,
+    value: override
+  }),
+  fc.record({
+    kind: fc.constant("ROUTE_CAPACITY" as const),
+    target: fc.constantFrom("R-LURIN-SUR-N", "R-LURIN-SUR-E", "R-LURIN-HUB", "R-HUB-ESTE", "R-CALLAO-NORTE-N"),
+    part: fc.constant(""),
+    date: changeDate,
+    value: override
+  }),
+  fc.record({
+    kind: fc.constant("ZONE_WINDOW_CAPACITY" as const),
+    target: fc.constantFrom("LIMA-MODERNA", "LIMA-SUR", "LIMA-ESTE"),
+    part: fc.constantFrom("09:00-13:00", "14:00-18:00"),
+    date: changeDate,
+    value: override
+  })
+)
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ _tag: fc.constant("AskA" as const), body: requestA, at }) },
   { weight: 3, arbitrary: fc.record({ _tag: fc.constant("AskB" as const), body: requestB, at }) },
   { weight: 3, arbitrary: fc.record({ _tag: fc.constant("Consume" as const), pick: fc.nat(4), times: fc.constantFrom(1, 40, 5000) }) },
   { weight: 1, arbitrary: fc.constant({ _tag: "Release" as const }) },
-  { weight: 1, arbitrary: fc.record({ _tag: fc.constant("Replace" as const), tight: fc.boolean() }) }
+  { weight: 1, arbitrary: fc.record({ _tag: fc.constant("Replace" as const), tight: fc.boolean() }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      _tag: fc.constant("Change" as const),
+      rows: fc.array(changeRow, { maxLength: 3 }),
+      pick: fc.nat(4),
+      aim: fc.nat(6),
+      value: override
+    })
+  }
 )
 
 /** Usage cells as the capacity actors keep them: each change replaces the resource's map. */
@@ -133,14 +215,18 @@ const answerB = (snapshot: Snapshot, body: unknown, now: number) =>
   })
 
 describe("plans reused across requests", () => {
-  it("give the answer a fresh evaluation gives, after consumptions, releases and network replacements", () => {
+  it("give the answer a fresh evaluation gives, after consumptions, releases, network replacements and network changes", () => {
     let compared = 0
     let changed = 0
+    let changedByNetwork = 0
     fc.assert(
       fc.property(fc.array(step, { minLength: 1, maxLength: 14 }), (steps) => {
         const board = new UsageBoard()
+        const changes = new NetworkChangeBoard()
+        const build = (network: NetworkDocument) => buildSnapshotOn(network, board.cellOf, defaultSnapshotOptions, undefined, changes.cellOf)
         let document = demo
-        let snapshot = buildSnapshotOn(document, board.cellOf)
+        let snapshot = build(document)
+        let sequence = 0
         let last: { readonly body: unknown; readonly at: number } | undefined
         const orders: Array<ReadonlyArray<CapacityUse>> = []
         for (const s of steps) {
@@ -148,7 +234,7 @@ describe("plans reused across requests", () => {
             case "AskA":
             case "AskB": {
               const answer = s._tag === "AskA" ? answerA : answerB
-              const fresh = buildSnapshotOn(document, board.cellOf)
+              const fresh = build(document)
               // Every time of the day, both ways: plans made before a cut-off are asked after it.
               for (const now of [s.at, ...ALL_TIMES, ...[...ALL_TIMES].reverse()]) {
                 expect(answer(snapshot, s.body, now)).toBe(answer(fresh, s.body, now))
@@ -185,8 +271,22 @@ describe("plans reused across requests", () => {
             }
             case "Replace":
               document = s.tight ? tight : demo
-              snapshot = buildSnapshotOn(document, board.cellOf)
+              snapshot = build(document)
               break
+            case "Change": {
+              sequence++
+              // Aimed at the last request asked, or at one the demo network plans.
+              const { body, at } = last ?? planned
+              // Asked twice: its plans are kept from the second time, and must not outlive the change.
+              answerA(snapshot, body, at)
+              const before = answerA(snapshot, body, at)
+              changes.apply([...s.rows, ...aimedRows(snapshot, body, at, s)].map((row) => ({ ...row, sequence })))
+              const after = answerA(snapshot, body, at)
+              expect(after).toBe(answerA(build(document), body, at))
+              compared++
+              if (after !== before) changedByNetwork++
+              break
+            }
           }
         }
       }),
@@ -197,6 +297,7 @@ describe("plans reused across requests", () => {
     // The property says little unless many answers were compared and consumptions changed some.
     expect(compared).toBeGreaterThan(3000)
     expect(changed).toBeGreaterThan(10)
+    expect(changedByNetwork).toBeGreaterThan(10)
   })
 
   it("are reused while usage is unchanged, and replanned when an order or a release replaces a map they read", () => {
@@ -226,6 +327,52 @@ describe("plans reused across requests", () => {
   })
 })
 
+describe("a network change", () => {
+  const body = {
+    purchaseDate: "2027-03-01",
+    items: [{ origin: "CD-LURIN", entityType: "CD", skuCode: "SKU-TV-55-4K", zone: "", dispatchType: "NORMAL", quantity: 2, destination: "150122", latitude: -12.1, longitude: -77, deliveryMode: "HOME_DELIVERY" }]
+  }
+  const now = limaTime("2027-03-01", "09:00")
+
+  it("replans only the plans that read its target, on the same snapshot", () => {
+    const changes = new NetworkChangeBoard()
+    const snapshot = buildSnapshotOn(demo, new UsageBoard().cellOf, defaultSnapshotOptions, undefined, changes.cellOf)
+    dispatchOf(snapshot, body, now, undefined)
+    const kept = dispatchOf(snapshot, body, now, undefined)
+    const pickingDay = kept?.pickingDate
+    if (kept === undefined || pickingDay === undefined) throw new Error("the demo request is not planned")
+    // Elsewhere in the network: the plan stands.
+    changes.apply([{ kind: "HOLIDAY", target: "CD-CALLAO", part: "", date: formatDay(pickingDay), value: 1, sequence: 1 }])
+    changes.apply([{ kind: "ROUTE_CAPACITY", target: "R-CALLAO-NORTE-N", part: "", date: formatDay(pickingDay), value: 0, sequence: 1 }])
+    expect(dispatchOf(snapshot, body, now, undefined)?.plan).toBe(kept.plan)
+    // The origin's picking date becomes a holiday: replanned a working day later.
+    changes.apply([{ kind: "HOLIDAY", target: "CD-LURIN", part: "", date: formatDay(pickingDay), value: 1, sequence: 2 }])
+    const moved = dispatchOf(snapshot, body, now, undefined)
+    expect(moved?.plan).not.toBe(kept.plan)
+    expect(moved?.pickingDate).toBeGreaterThan(pickingDay)
+    // An older change of the same date never wins; a newer one lifts the holiday.
+    changes.apply([{ kind: "HOLIDAY", target: "CD-LURIN", part: "", date: formatDay(pickingDay), value: 0, sequence: 1 }])
+    expect(dispatchOf(snapshot, body, now, undefined)?.pickingDate).toBe(moved?.pickingDate)
+    changes.apply([{ kind: "HOLIDAY", target: "CD-LURIN", part: "", date: formatDay(pickingDay), value: 0, sequence: 3 }])
+    expect(dispatchOf(snapshot, body, now, undefined)?.pickingDate).toBe(pickingDay)
+  })
+
+  it("to 0 capacity takes a date out of the answer, and null gives the network's capacity back", () => {
+    const changes = new NetworkChangeBoard()
+    const snapshot = buildSnapshotOn(demo, new UsageBoard().cellOf, defaultSnapshotOptions, undefined, changes.cellOf)
+    const first = dispatchOf(snapshot, body, now, undefined)?.deliveries[0]?.date
+    if (first === undefined) throw new Error("the demo request has no delivery date")
+    for (const window of ["09:00-13:00", "14:00-18:00"]) {
+      changes.apply([{ kind: "ZONE_WINDOW_CAPACITY", target: "LIMA-MODERNA", part: window, date: formatDay(first), value: 0, sequence: 1 }])
+    }
+    const dates = dispatchOf(snapshot, body, now, undefined)?.deliveries.map((delivery) => delivery.date) ?? []
+    expect(dates.length).toBeGreaterThan(0)
+    expect(dates).not.toContain(first)
+    changes.apply([{ kind: "ZONE_WINDOW_CAPACITY", target: "LIMA-MODERNA", part: "09:00-13:00", date: formatDay(first), value: null, sequence: 2 }])
+    expect(dispatchOf(snapshot, body, now, undefined)?.deliveries[0]?.date).toBe(first)
+  })
+})
+
 describe("the plans kept", () => {
   it("are at most PLANS_PER_PATH per path, the oldest replanned first", () => {
     const snapshot = buildSnapshotOn(demo, new UsageBoard().cellOf)
@@ -249,6 +396,52 @@ describe("the plans kept", () => {
     expect(again).toEqual(first)
   })
 })
+
+/** A change aimed at what a dispatch of the last answer read: its origin, first leg or first delivery. */
+function aimedRows(
+  snapshot: Snapshot,
+  body: unknown,
+  now: number,
+  step: { readonly pick: number; readonly aim: number; readonly value: number | null }
+): ReadonlyArray<Omit<ChangeRow, "sequence">> {
+  const request = decodeDeliveryRequestA(body)
+  if (Result.isFailure(request)) return []
+  const dispatches = evaluate(snapshot, engineRequestOfA(request.success), now).dispatches
+  const dispatch = dispatches[step.pick % Math.max(1, dispatches.length)]
+  const origin = dispatch?.originNode
+  if (dispatch === undefined || origin === undefined || dispatch.pickingDate === undefined) return []
+  const picking = formatDay(dispatch.pickingDate)
+  const leg = dispatch.legs[0]
+  const delivery = dispatch.deliveries[0]
+  const window = delivery?.windows[0]?.window.code
+  const flagOf = step.value === null ? 0 : 1
+  switch (step.aim) {
+    case 0:
+      return [{ kind: "HOLIDAY", target: origin.code, part: "", date: picking, value: flagOf }]
+    case 1:
+      return [{ kind: "PICKING_CAPACITY", target: origin.code, part: origin.picking[dispatch.dispatchType].pool, date: picking, value: step.value }]
+    case 2:
+      return leg === undefined ? [] : [{ kind: "ROUTE_CAPACITY", target: leg.route.id, part: "", date: formatDay(leg.departureDate), value: step.value }]
+    case 3:
+      return leg === undefined ? [] : [{
+        kind: "NODE_DISPATCH_CAPACITY",
+        target: leg.route.source.code,
+        part: leg.route.source.dispatch[dispatch.dispatchType].pool,
+        date: formatDay(leg.departureDate),
+        value: step.value
+      }]
+    case 4:
+      return delivery === undefined ? [] : [{ kind: "BLOCKED", target: dispatch.destination, part: "", date: formatDay(delivery.date), value: flagOf }]
+    case 5:
+      return delivery === undefined || window === undefined
+        ? []
+        : [{ kind: "BLOCKED", target: dispatch.destination, part: window, date: formatDay(delivery.date), value: flagOf }]
+    default:
+      return delivery === undefined || window === undefined
+        ? []
+        : [{ kind: "ZONE_WINDOW_CAPACITY", target: dispatch.destination, part: window, date: formatDay(delivery.date), value: step.value }]
+  }
+}
 
 /** The dispatch of a variant A request with this code (the first when undefined). */
 function dispatchOf(snapshot: Snapshot, body: unknown, now: number, code: string | undefined): DispatchResult | undefined {

@@ -5,11 +5,12 @@ import type { PathPlan } from "./EngineTypes.ts"
 import { clockOf, type DispatchToPlan, type PlanContext, planPath } from "./Planner.ts"
 import type { NodeModel, RoutePath, Snapshot, ZoneModel } from "./SnapshotModel.ts"
 
-type Usage = ReadonlyMap<Day, number>
+/** A usage map, a change map or a calendar: compared by identity (their owners replace them whole). */
+type Read = object
 
 /**
  * One dispatch asked on one path: everything `planPath` reads besides the snapshot's fixed model
- * and the usage maps (the dispatch, the request's delivery range, the options, and of each clock it
+ * and the usage and change maps (the dispatch, the request's delivery range, the options, and of each clock it
  * consults only the local day and whether the cut-off it is compared with has passed), compared as
  * numbers and identities: a miss builds no string.
  */
@@ -28,8 +29,8 @@ interface Asked {
 }
 
 interface Kept extends Asked {
-  /** Every usage map the plan could have read, as it was: owners replace maps whole, never edit them. */
-  read: ReadonlyArray<Usage>
+  /** Every usage map, change map and calendar the plan could have read, as it was: owners replace them whole, never edit them. */
+  read: ReadonlyArray<Read>
   /** Undefined while the key was asked once only: a plan is kept from the second time. */
   plan: PathPlan | undefined
   /** Served more than one dispatch (then in `reused`). */
@@ -83,18 +84,28 @@ const isAsked = (kept: Kept, context: PlanContext, dispatch: DispatchToPlan, clo
   kept.options.horizonDays === context.options.horizonDays &&
   kept.options.deliveryDatesCount === context.options.deliveryDatesCount && sameNumbers(kept.clocks, clocks)
 
-/** The usage maps `planPath` may read for this dispatch and path, in a fixed order. */
-const usageOf = (dispatch: DispatchToPlan, path: RoutePath): Array<Usage> => {
-  const read: Array<Usage> = [dispatch.origin.picking[dispatch.dispatchType].used]
+/**
+ * What `planPath` may read for this dispatch and path that can change without a new snapshot, in a
+ * fixed order: usage maps, the capacity overrides and blocked windows of network changes, and the
+ * calendars (holidays) and blocked dates they merge into. A change replaces only its target's, so
+ * it replans only the plans that read that target.
+ */
+const readsOf = (dispatch: DispatchToPlan, path: RoutePath): Array<Read> => {
+  const picking = dispatch.origin.picking[dispatch.dispatchType]
+  const read: Array<Read> = [picking.used, picking.totals, dispatch.origin.calendar]
   for (const route of path) {
-    read.push(route.used)
-    read.push(route.source.dispatch[dispatch.dispatchType].used)
+    const pool = route.source.dispatch[dispatch.dispatchType]
+    read.push(route.used, route.totals, pool.used, pool.totals, route.source.calendar)
+    if (route.targetNode !== undefined) read.push(route.targetNode.calendar)
   }
-  if (dispatch.zone !== undefined) for (const window of dispatch.zone.windows) read.push(window.used)
+  if (dispatch.zone !== undefined) {
+    read.push(dispatch.zone.blocked)
+    for (const window of dispatch.zone.windows) read.push(window.used, window.totals, window.blocked)
+  } else if (dispatch.pickupNode !== undefined) read.push(dispatch.pickupNode.calendar)
   return read
 }
 
-const sameMaps = (kept: ReadonlyArray<Usage>, now: ReadonlyArray<Usage>): boolean => {
+const sameReads = (kept: ReadonlyArray<Read>, now: ReadonlyArray<Read>): boolean => {
   if (kept.length !== now.length) return false
   for (let i = 0; i < kept.length; i++) if (kept[i] !== now[i]) return false
   return true
@@ -104,15 +115,16 @@ const sameMaps = (kept: ReadonlyArray<Usage>, now: ReadonlyArray<Usage>): boolea
 export const planCacheCounts = { asked: 0, hits: 0 }
 
 /**
- * `planPath`, reusing the plan of an earlier equal dispatch on the same path while no usage map it
- * may have read was replaced (a consumption, a release or a reload replaces the maps it touches):
+ * `planPath`, reusing the plan of an earlier equal dispatch on the same path while nothing it may
+ * have read was replaced (a consumption, a release or a reload replaces the usage maps it touches,
+ * a network change the change maps and calendars of its targets):
  * the same inputs give the same plan, so answers stay exactly what a fresh evaluation gives. A plan
  * is kept from the second time its dispatch is asked.
  */
 export const cachedPlanPath = (context: PlanContext, dispatch: DispatchToPlan, path: RoutePath): PathPlan => {
   planCacheCounts.asked++
   const clocks = clocksOf(context, dispatch, path)
-  const read = usageOf(dispatch, path)
+  const read = readsOf(dispatch, path)
   let plans = plansBySnapshot.get(context.snapshot)
   const onPath = plans?.byPath.get(path)
   let kept: Kept | undefined
@@ -124,7 +136,7 @@ export const cachedPlanPath = (context: PlanContext, dispatch: DispatchToPlan, p
       }
     }
   }
-  if (kept?.plan !== undefined && sameMaps(kept.read, read)) {
+  if (kept?.plan !== undefined && sameReads(kept.read, read)) {
     planCacheCounts.hits++
     if (!kept.reused) {
       kept.reused = true

@@ -18,6 +18,7 @@ import type {
   WindowSlot
 } from "./EngineTypes.ts"
 import type { DeliveryMode, DispatchType } from "./Network.ts"
+import { totalOn } from "./Snapshot.ts"
 import type { NodeModel, PoolModel, RoutePath, Snapshot, ZoneModel } from "./SnapshotModel.ts"
 
 /** Per-request state: the instant, and each time zone's local clock computed at most once. */
@@ -115,27 +116,31 @@ export const planPath = (context: PlanContext, dispatch: DispatchToPlan, path: R
 
   // 1. Picking at the origin.
   const picking: PoolModel = origin.picking[dispatch.dispatchType]
+  const pickingTotals = picking.totals
+  const originCalendar = origin.calendar
   let refusal: Refusal | undefined
   let pickingDate: Day | undefined
   let usedPickingCapacity = 0
   for (let day = start; day <= horizonEnd; day++) {
-    if (!isWorkingDay(origin.calendar, day)) continue
+    if (!isWorkingDay(originCalendar, day)) continue
     if (day === originClock.today && originClock.minute >= origin.cutoffMinute) continue
     const used = usedOn(picking.used, day)
-    if (used + units <= picking.total) {
+    const total = totalOn(pickingTotals, picking.total, day)
+    if (used + units <= total) {
       pickingDate = day
       usedPickingCapacity = used
       break
     }
-    refusal ??= { kind: "PICKING_CAPACITY", provider: origin.code, date: day, used, total: picking.total }
-    if (units > picking.total) break
+    refusal ??= { kind: "PICKING_CAPACITY", provider: origin.code, date: day, used, total }
+    // Over the network's capacity no day fits (an override only lowers or raises one day).
+    if (units > total && pickingTotals.size === 0) break
   }
   if (pickingDate === undefined) {
     return refusal === undefined
       ? failed(base, `no picking day at ${origin.code} within ${context.options.horizonDays} days`, undefined)
       : failed(base, capacityMessage(refusal, units), shortageOf(refusal, units))
   }
-  const readyDate = addWorkingDays(origin.calendar, pickingDate, origin.node.processingDays)
+  const readyDate = addWorkingDays(originCalendar, pickingDate, origin.node.processingDays)
   const planned = { path, pickingDate, usedPickingCapacity, readyDate, legs: [] as Array<LegPlan> }
   if (readyDate === undefined) return failed(planned, `${origin.code} has no working day to process`, undefined)
 
@@ -148,23 +153,28 @@ export const planPath = (context: PlanContext, dispatch: DispatchToPlan, path: R
     const source = route.source
     const sourceClock = clockOf(context, source)
     const nodePool = source.dispatch[dispatch.dispatchType]
+    const routeTotals = route.totals
+    const nodeTotals = nodePool.totals
+    const sourceHolidays = source.calendar.holidays
     let departure: Day | undefined
     let usedRoute = 0
     let usedNode = 0
     refusal = undefined
     for (let day = readyAtSource; day <= horizonEnd; day++) {
-      if (!inMask(route.departureDays, day) || source.calendar.holidays.has(day)) continue
+      if (!inMask(route.departureDays, day) || sourceHolidays.has(day)) continue
       if (day === sourceClock.today && sourceClock.minute >= route.cutoffMinute) continue
       const onRoute = usedOn(route.used, day)
-      if (onRoute + units > route.capacity) {
-        refusal ??= { kind: "ROUTE_CAPACITY", provider: route.id, date: day, used: onRoute, total: route.capacity }
-        if (units > route.capacity) break
+      const routeTotal = totalOn(routeTotals, route.capacity, day)
+      if (onRoute + units > routeTotal) {
+        refusal ??= { kind: "ROUTE_CAPACITY", provider: route.id, date: day, used: onRoute, total: routeTotal }
+        if (units > routeTotal && routeTotals.size === 0) break
         continue
       }
       const atNode = usedOn(nodePool.used, day)
-      if (atNode + units > nodePool.total) {
-        refusal ??= { kind: "NODE_DISPATCH_CAPACITY", provider: source.code, date: day, used: atNode, total: nodePool.total }
-        if (units > nodePool.total) break
+      const nodeTotal = totalOn(nodeTotals, nodePool.total, day)
+      if (atNode + units > nodeTotal) {
+        refusal ??= { kind: "NODE_DISPATCH_CAPACITY", provider: source.code, date: day, used: atNode, total: nodeTotal }
+        if (units > nodeTotal && nodeTotals.size === 0) break
         continue
       }
       departure = day
@@ -177,7 +187,7 @@ export const planPath = (context: PlanContext, dispatch: DispatchToPlan, path: R
         ? failed(planned, `no departure of route ${route.id} within the horizon`, undefined)
         : failed(planned, capacityMessage(refusal, units), shortageOf(refusal, units))
     }
-    const reception = addLeadTime(departure, route.leadTime.days, route.leadTime.unit, source.calendar.holidays)
+    const reception = addLeadTime(departure, route.leadTime.days, route.leadTime.unit, sourceHolidays)
     if (reception === undefined) return failed(planned, `route ${route.id} has no business day to arrive`, undefined)
     const target = route.targetNode
     planned.legs.push({
@@ -206,17 +216,24 @@ export const planPath = (context: PlanContext, dispatch: DispatchToPlan, path: R
   refusal = undefined
   if (dispatch.zone !== undefined) {
     const zone = dispatch.zone
+    const blockedDays = zone.blocked
     for (let day = from; day <= until && deliveries.length < wanted; day++) {
-      if (!inMask(zone.deliveryDays, day) || zone.blocked.has(day)) continue
+      if (!inMask(zone.deliveryDays, day) || blockedDays.has(day)) continue
       let free = false
+      let open = false
       let used = 0
       let total = 0
       for (const window of zone.windows) {
+        if (window.blocked.get(day) === 1) continue
+        open = true
         const inWindow = usedOn(window.used, day)
+        const capacity = totalOn(window.totals, window.capacity, day)
         used += inWindow
-        total += window.capacity
-        if (inWindow < window.capacity) free = true
+        total += capacity
+        if (inWindow < capacity) free = true
       }
+      // Every window blocked by a network change: the date is blocked, as a zone's blocked date is.
+      if (!open) continue
       if (!free) {
         refusal ??= { kind: "ZONE_WINDOW_CAPACITY", provider: zone.code, date: day, used, total }
         continue
@@ -224,7 +241,11 @@ export const planPath = (context: PlanContext, dispatch: DispatchToPlan, path: R
       const slots: Array<WindowSlot> = []
       for (const window of zone.windows) {
         const inWindow = usedOn(window.used, day)
-        slots.push({ window, used: inWindow, blocked: inWindow >= window.capacity })
+        slots.push({
+          window,
+          used: inWindow,
+          blocked: window.blocked.get(day) === 1 || inWindow >= totalOn(window.totals, window.capacity, day)
+        })
       }
       deliveries.push({ date: day, windows: slots })
     }

@@ -10,12 +10,15 @@ export type RoutePath = ReadonlyArray<RouteModel>
 export interface PoolModel {
   readonly pool: CapacityPool
   readonly total: number
+  /** The capacity on the dates a network change overrides it (over `total`). */
+  readonly totals: ReadonlyMap<Day, number>
   readonly used: ReadonlyMap<Day, number>
 }
 
 export interface NodeModel {
   readonly code: string
   readonly node: NetworkNode
+  /** The document's picking days and holidays, with the holidays network changes set or lift. */
   readonly calendar: WorkCalendar
   readonly pickingDayNames: ReadonlyArray<DayOfWeek>
   readonly cutoffMinute: number
@@ -40,6 +43,8 @@ export interface RouteModel {
   readonly cutoffMinute: number
   readonly leadTime: LeadTime
   readonly capacity: number
+  /** The capacity on the dates a network change overrides it (over `capacity`). */
+  readonly totals: ReadonlyMap<Day, number>
   readonly used: ReadonlyMap<Day, number>
   readonly cost: CostRule
 }
@@ -49,20 +54,26 @@ export interface WindowModel {
   readonly start: string
   readonly end: string
   readonly capacity: number
+  /** The capacity on the dates a network change overrides it (over `capacity`). */
+  readonly totals: ReadonlyMap<Day, number>
+  /** 1 on the dates a network change blocks this window (0: lifted again). */
+  readonly blocked: ReadonlyMap<Day, number>
   readonly used: ReadonlyMap<Day, number>
 }
 
 export interface ZoneModel {
   readonly code: string
   readonly deliveryDays: DayMask
+  /** The document's blocked dates, with those network changes set or lift. */
   readonly blocked: ReadonlySet<Day>
   readonly windows: ReadonlyArray<WindowModel>
 }
 
 /**
- * Everything evaluation needs, built once per network change and never mutated: indexes by code,
+ * Everything evaluation needs, built once per network replacement and never mutated: indexes by code,
  * calendars as bit masks and day sets, time-zone clocks, candidate paths. Usage (`used` of
- * pools, routes and windows) is read through usage cells, whose owners replace their maps.
+ * pools, routes and windows) is read through usage cells, whose owners replace their maps; the
+ * network changes (capacity overrides, holidays, blocked dates) through change cells, likewise.
  */
 export interface Snapshot {
   readonly document: NetworkDocument

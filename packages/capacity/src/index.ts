@@ -25,3 +25,5 @@ export { type NearestCandidates, nearestOfRanked, NO_CANDIDATES, type ProximityI
 export * from "./CandidateSearch.ts"
 export * from "./OrderContent.ts"
 export * from "./StockBatch.ts"
+export * from "./NetworkChanges.ts"
+export * from "./NetworkChangeBoard.ts"

@@ -2,6 +2,7 @@ import { type CapacityUse, resourceKey } from "@retail/capacity"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { columnsOf, LedgerRow, UsageRow, type UsageState, statesOfRows } from "./CapacityRows.ts"
+import { networkChangeStatements } from "./NetworkChangeStatements.ts"
 import { storeOperation, toStoreError } from "./StoreError.ts"
 
 /** A use of an order with the capacity its resource has now (from the current network). */
@@ -199,7 +200,20 @@ export class CapacityRepository extends Context.Service<CapacityRepository>()("@
                     ORDER BY day, kind, slot, order_id`.pipe(Effect.flatMap(decodeLedgerRows))
       }).pipe(storeOperation("nodeLedger"))
 
-    return { loadNetwork, initNetwork, saveNetwork, loadUsage, loadUsageOf, consume, release, nodeLedger } as const
+    const { applyNetworkChanges, loadNetworkChanges } = networkChangeStatements(sql)
+
+    return {
+      loadNetwork,
+      initNetwork,
+      saveNetwork,
+      loadUsage,
+      loadUsageOf,
+      consume,
+      release,
+      nodeLedger,
+      applyNetworkChanges,
+      loadNetworkChanges
+    } as const
   })
 }) {
   static readonly layer = Layer.effect(this, this.make)

@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
 import { migration0002, migration0003, migration0004, migration0005, migration0010 } from "./CapacitySchema.ts"
 import { migration0006, migration0007 } from "./LoadOwnershipSchema.ts"
+import { migration0011 } from "./NetworkChangeSchema.ts"
 import { migration0008 } from "./ProductDocumentSchema.ts"
 import { migration0001 } from "./Schema.ts"
 import { migration0009 } from "./StockSchema.ts"
@@ -22,7 +23,8 @@ const runMigrator = Migrator.make({})({
     "0007_load_queue": migration0007,
     "0008_product_document_optional": migration0008,
     "0009_capacity_stock": migration0009,
-    "0010_capacity_key_lookups": migration0010
+    "0010_capacity_key_lookups": migration0010,
+    "0011_capacity_network_changes": migration0011
   }),
   table: MIGRATIONS_TABLE
 })

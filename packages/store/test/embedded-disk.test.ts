@@ -44,7 +44,7 @@ describe("embedded PostgreSQL server on disk", () => {
         })
       )
       expect(status).toEqual(Option.some("RECEIVED"))
-      expect(migrations).toBe(10)
+      expect(migrations).toBe(11)
       // A real server (not PGlite's 17), reachable only through its socket.
       expect(version).toBeGreaterThanOrEqual(180000)
       expect(listening).toBe("")

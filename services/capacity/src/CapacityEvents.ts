@@ -3,7 +3,7 @@ import { StreamQueue } from "@retail/queue"
 import { columnsOf, resourceOf, type UsageState } from "@retail/store"
 import { Clock, Context, Duration, Effect, Layer, Option, Result, Schema, type Scope } from "effect"
 import { CapacityConfig } from "./CapacityConfig.ts"
-import { restarts } from "./Restarts.ts"
+import { followStream } from "./FollowStream.ts"
 
 const UsageEntry = Schema.Struct({
   kind: Schema.String,
@@ -17,7 +17,7 @@ const UsageEntry = Schema.Struct({
 /** The process that published an event; set on publishing (older processes ignore it). */
 const origin = { origin: Schema.optional(Schema.String) }
 
-/** What goes on the stream: absolute usage after a commit (applied by revision), or a new network version. */
+/** What goes on the stream: absolute usage after a commit (applied by revision), a new network version, or network changes. */
 export const CapacityEvent = Schema.Union([
   Schema.TaggedStruct("UsageChanged", {
     ...origin,
@@ -25,7 +25,19 @@ export const CapacityEvent = Schema.Union([
     orderId: Schema.String,
     usage: Schema.Array(UsageEntry)
   }),
-  Schema.TaggedStruct("NetworkReplaced", { ...origin, version: Schema.Number })
+  Schema.TaggedStruct("NetworkReplaced", { ...origin, version: Schema.Number }),
+  /** Network change rows as committed (NetworkChanges.ts), applied by sequence. */
+  Schema.TaggedStruct("NetworkChanged", {
+    ...origin,
+    rows: Schema.Array(Schema.Struct({
+      kind: Schema.Literals(["HOLIDAY", "BLOCKED", "PICKING_CAPACITY", "NODE_DISPATCH_CAPACITY", "ROUTE_CAPACITY", "ZONE_WINDOW_CAPACITY"]),
+      target: Schema.String,
+      part: Schema.String,
+      date: Schema.String,
+      value: Schema.NullOr(Schema.Number),
+      sequence: Schema.Number
+    }))
+  })
 ])
 export type CapacityEvent = typeof CapacityEvent.Type
 
@@ -76,7 +88,6 @@ const READ = { count: 256, blockMs: 2_000 }
  * one round trip to Redis per order. It adds at most this much to the replication lag.
  */
 const GATHER = Duration.millis(5)
-const followRestarts = restarts("50 millis")
 
 /** How long after its publication (the time in its Redis id) another process's event was applied here. */
 const recordLag = (id: string) =>
@@ -112,37 +123,21 @@ const onStream = (queue: typeof StreamQueue.Service, stream: string, origin: str
         ),
         Effect.asVoid
       ),
-    follow: (from, follower) => {
-      let position = from
-      let lost = false
-      // Suspended: each read starts after the last entry applied, not where following began.
-      const step = Effect.flatMap(Effect.suspend(() => queue.readAfter(stream, position, READ)), (entries) =>
-        Effect.forEach(entries, (entry) =>
-          (entry.payload.includes(ownMark) ? Effect.void : Result.match(decode(entry.payload), {
+    follow: (from, follower) =>
+      followStream(from, {
+        queue,
+        stream,
+        label: "capacity events",
+        read: READ,
+        isOwn: (payload) => payload.includes(ownMark),
+        apply: (entry) =>
+          Result.match(decode(entry.payload), {
             onFailure: (error) => Effect.logWarning(`capacity events: skipping undecodable entry ${entry.id}: ${error.message}`),
             onSuccess: (event) => Effect.andThen(follower.apply(event), recordLag(entry.id))
-          })).pipe(Effect.map(() => {
-            position = entry.id
-          })), { discard: true }).pipe(Effect.as(entries.length)))
-      const cycle = Effect.gen(function*() {
-        if (lost) {
-          position = yield* queue.lastId(stream)
-          yield* follower.resync
-          lost = false
-          yield* Effect.logInfo(`capacity events: resynchronised from Postgres, following ${stream} from ${position}`)
-        }
-        return yield* Effect.forever(Effect.flatMap(step, (found) => (found > 0 && found < READ.count ? Effect.sleep(GATHER) : Effect.void)))
+          }),
+        resync: follower.resync,
+        afterRead: (found) => (found > 0 && found < READ.count ? Effect.sleep(GATHER) : Effect.void)
       })
-      return cycle.pipe(
-        Effect.catchCause((cause) => {
-          lost = true
-          return Effect.logError(`capacity events: following ${stream} failed; will resync and follow again`, cause)
-        }),
-        Effect.repeat(followRestarts),
-        Effect.forkScoped,
-        Effect.asVoid
-      )
-    }
   }
 }
 

@@ -2,11 +2,14 @@ import {
   buildSnapshotOn,
   capacityLimits,
   type CapacityUse,
+  type ChangeRow,
   decodeNetwork,
   defaultSnapshotOptions,
   demoNetwork,
   differencesFromStored,
   type DispatchOrder,
+  NetworkChangeBoard,
+  type NetworkChangeRows,
   type NetworkDocument,
   type NetworkInvalid,
   OrderConflict,
@@ -34,6 +37,9 @@ const DAY_MS = 86_400_000
 /** Usage of days before yesterday (UTC) cannot affect an evaluation any more. */
 const usageFrom = (nowMillis: number) => new Date(nowMillis - DAY_MS).toISOString().slice(0, 10)
 
+/** Network change rows per event on the stream: about 100 KB of JSON. */
+const CHANGES_PER_EVENT = 1_000
+
 /** How long a write waits for the actors to show it before answering anyway (it is committed). */
 const APPLY_WAIT = "5 seconds"
 
@@ -60,6 +66,8 @@ export class CapacityNetwork extends Context.Service<CapacityNetwork>()("@retail
     const position = yield* events.position
 
     const board = new UsageBoard()
+    // Network changes stand over whichever document is current: kept across replacements, like usage.
+    const changes = new NetworkChangeBoard()
     const actors = new Map<string, UsageActor>()
     const writes = yield* Semaphore.make(1)
 
@@ -97,7 +105,11 @@ export class CapacityNetwork extends Context.Service<CapacityNetwork>()("@retail
           yield* actor.stop
           actors.delete(key)
         }
-        return { version, document, snapshot: buildSnapshotOn(document, board.cellOf, defaultSnapshotOptions, stock.view) } satisfies State
+        return {
+          version,
+          document,
+          snapshot: buildSnapshotOn(document, board.cellOf, defaultSnapshotOptions, stock.view, changes.cellOf)
+        } satisfies State
       })
 
     const loadStored = Effect.gen(function*() {
@@ -109,7 +121,14 @@ export class CapacityNetwork extends Context.Service<CapacityNetwork>()("@retail
       return { version: stored.version, document }
     })
 
+    /** The stored changes of dates from yesterday on, taken by sequence (what is held already changes nothing). */
+    const loadChanges = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      changes.apply(yield* repository.loadNetworkChanges(usageFrom(now)))
+    })
+
     yield* repository.initNetwork(demoNetwork)
+    yield* loadChanges
     const initial = yield* loadStored
     let state: State = yield* adopt(initial.version, initial.document)
 
@@ -142,14 +161,23 @@ export class CapacityNetwork extends Context.Service<CapacityNetwork>()("@retail
         if (stored.version > state.version) state = yield* adopt(stored.version, stored.document)
       }))
 
-    const apply = (event: CapacityEvent) =>
-      event._tag === "UsageChanged"
-        ? deliver(statesOfEvent(event), false)
-        : followNetwork(event.version).pipe(
-          Effect.catch((error) => Effect.logError(`capacity: network version ${event.version} could not be loaded`, error))
-        )
+    const apply = (event: CapacityEvent) => {
+      switch (event._tag) {
+        case "UsageChanged":
+          return deliver(statesOfEvent(event), false)
+        case "NetworkChanged":
+          return Effect.sync(() => {
+            changes.apply(event.rows)
+          })
+        case "NetworkReplaced":
+          return followNetwork(event.version).pipe(
+            Effect.catch((error) => Effect.logError(`capacity: network version ${event.version} could not be loaded`, error))
+          )
+      }
+    }
 
     const resync = Effect.gen(function*() {
+      yield* loadChanges
       const stored = yield* loadStored
       yield* writes.withPermits(1)(Effect.gen(function*() {
         state = yield* adopt(stored.version, stored.document)
@@ -166,6 +194,8 @@ export class CapacityNetwork extends Context.Service<CapacityNetwork>()("@retail
     const reconcile = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       yield* deliver(yield* repository.loadUsage(usageFrom(now)), true)
+      // Network changes likewise (a few rows per target and date: the whole table from yesterday on).
+      yield* loadChanges
     })
 
     const peek = (): Snapshot => state.snapshot
@@ -182,6 +212,21 @@ export class CapacityNetwork extends Context.Service<CapacityNetwork>()("@retail
           yield* events.publish({ _tag: "NetworkReplaced", version })
           return version
         })))
+
+    /**
+     * A batch of network changes (rows of `rowsOfBatch`): stored, those set taken here (the
+     * snapshot reads them through its change cells: nothing is rebuilt), then published. A row
+     * whose sequence is not above the stored one is left alone, so a replay changes nothing.
+     */
+    const applyChanges = (batch: NetworkChangeRows) =>
+      Effect.gen(function*() {
+        const applied: ReadonlyArray<ChangeRow> = batch.rows.length === 0 ? [] : yield* repository.applyNetworkChanges(batch.sequence, batch.rows)
+        changes.apply(applied)
+        for (let from = 0; from < applied.length; from += CHANGES_PER_EVENT) {
+          yield* events.publish({ _tag: "NetworkChanged", rows: applied.slice(from, from + CHANGES_PER_EVENT) })
+        }
+        return { sequence: batch.sequence, received: batch.received, rows: batch.rows.length, applied: applied.length, stale: batch.rows.length - applied.length }
+      })
 
     /** Totals come from the current network; an unknown resource is refused before the database is touched. */
     const consumeUses = (orderId: string, uses: ReadonlyArray<CapacityUse>, request?: unknown) =>
@@ -224,6 +269,9 @@ export class CapacityNetwork extends Context.Service<CapacityNetwork>()("@retail
       peek,
       current,
       replace,
+      applyChanges,
+      /** The network changes this process holds (GET /v1/network/changes). */
+      changes: Effect.sync(() => changes.rows()),
       consume,
       consumeUses,
       release,

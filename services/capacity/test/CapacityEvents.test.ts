@@ -49,7 +49,12 @@ const following = Effect.gen(function*() {
   const other = yield* otherProcess
   const applied: Array<string> = []
   yield* events.follow(yield* events.position, {
-    apply: (event) => Effect.sync(() => applied.push(event._tag === "UsageChanged" ? event.orderId : `network ${event.version}`)),
+    apply: (event) =>
+      Effect.sync(() =>
+        applied.push(
+          event._tag === "UsageChanged" ? event.orderId : event._tag === "NetworkReplaced" ? `network ${event.version}` : `${event.rows.length} changes`
+        )
+      ),
     resync: Effect.void
   })
   return { applied, events, other }

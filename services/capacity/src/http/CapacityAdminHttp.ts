@@ -7,7 +7,7 @@ import {
   OrderNotFound,
   PayloadTooLarge
 } from "@retail/api"
-import { formatIssues } from "@retail/capacity"
+import { formatIssues, rowsOfBatch } from "@retail/capacity"
 import { Effect, Layer, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { storageFailed, takeOrder } from "../answer/TakeOrder.ts"
@@ -44,6 +44,21 @@ export const CapacityAdminHttp = HttpApiBuilder.group(Api, "capacityAdmin", (han
           )
           return { version }
         }))
+      .handle("applyNetworkChanges", ({ payload }) =>
+        Effect.gen(function*() {
+          const state = yield* network.current
+          const batch = yield* Effect.mapError(
+            Effect.fromResult(rowsOfBatch(payload, state.document)),
+            (error) => new InvalidRequest({ message: formatIssues(error.issues) })
+          )
+          return yield* Effect.mapError(network.applyChanges(batch), storageFailed)
+        }))
+      .handle("networkChanges", () =>
+        Effect.map(network.changes, (rows) => ({
+          changes: [...rows].sort((a, b) =>
+            a.kind.localeCompare(b.kind) || a.target.localeCompare(b.target) || a.part.localeCompare(b.part) || a.date.localeCompare(b.date)
+          )
+        })))
       .handle("consume", ({ payload }) => takeOrder(network, payload))
       .handle("release", ({ params }) =>
         network.release(params.orderId).pipe(

@@ -2,7 +2,7 @@ import type { StockColumns } from "@retail/capacity"
 import { StreamQueue } from "@retail/queue"
 import type { StockWritten } from "@retail/store"
 import { Context, Effect, Layer, Option, Result, type Scope } from "effect"
-import { restarts } from "../Restarts.ts"
+import { followStream } from "../FollowStream.ts"
 import { StockConfig } from "./StockConfig.ts"
 
 /** Which transaction an entry's rows come from, and how many rows it set in all (an entry holds at most 5,000). */
@@ -32,7 +32,6 @@ export const ROWS_PER_ENTRY = 5_000
 const STREAM_MAX_LEN = 1_000
 /** Entries per read: a few MB at most, so one read never holds the loop long. */
 const READ = { count: 8, blockMs: 2_000 }
-const followRestarts = restarts("50 millis")
 
 /**
  * One entry: the rows' columns, node codes once each (`nodes`, indexed by `node`). No Schema: an
@@ -136,36 +135,20 @@ const onStream = (queue: typeof StreamQueue.Service, stream: string, origin: str
         Effect.asVoid
       )
     },
-    follow: (from, follower) => {
-      let position = from
-      let lost = false
-      const step = Effect.flatMap(Effect.suspend(() => queue.readAfter(stream, position, READ)), (entries) =>
-        Effect.forEach(entries, (entry) =>
-          (entry.payload.startsWith(ownMark) ? Effect.void : Result.match(decodeEntry(entry.payload), {
+    follow: (from, follower) =>
+      followStream(from, {
+        queue,
+        stream,
+        label: "stock events",
+        read: READ,
+        isOwn: (payload) => payload.startsWith(ownMark),
+        apply: (entry) =>
+          Result.match(decodeEntry(entry.payload), {
             onFailure: (reason) => Effect.logWarning(`stock events: skipping entry ${entry.id}: ${reason}`),
             onSuccess: (decoded) => follower.apply(decoded.rows, decoded.part)
-          })).pipe(Effect.map(() => {
-            position = entry.id
-          })), { discard: true }))
-      const cycle = Effect.gen(function*() {
-        if (lost) {
-          position = yield* queue.lastId(stream)
-          yield* follower.resync
-          lost = false
-          yield* Effect.logInfo(`stock events: reloaded from Postgres, following ${stream} from ${position}`)
-        }
-        return yield* Effect.forever(step)
+          }),
+        resync: follower.resync
       })
-      return cycle.pipe(
-        Effect.catchCause((cause) => {
-          lost = true
-          return Effect.logError(`stock events: following ${stream} failed; will reload and follow again`, cause)
-        }),
-        Effect.repeat(followRestarts),
-        Effect.forkScoped,
-        Effect.asVoid
-      )
-    }
   }
 }
 
