@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { type Product, ProductBatch } from "@retail/domain"
 import { MemoryStreamQueue, StreamQueue } from "@retail/queue"
-import { BatchWorkers, columnsEntry, UploadConfig } from "@retail/service-upload"
+import { BatchWorkers, COLUMNS_PREFIX, columnsEntry, ProductPublisher, UploadConfig } from "@retail/service-upload"
 import { Database, encodeBatch, LoadRepository, ProductRepository, StoreError } from "@retail/store"
 import { sampleProducts } from "@retail/testkit"
 import { Effect, Layer, Option, Schedule } from "effect"
@@ -29,6 +29,9 @@ const WorkingStore = Layer.mergeAll(LoadRepository.layer, ProductRepository.laye
   Layer.provideMerge(Database.layer({ url: Option.none(), dataDir: Database.IN_MEMORY, poolSize: 1 }))
 )
 const WorkingWorkers = BatchWorkers.pipe(Layer.provideMerge(Layer.mergeAll(WorkingStore, MemoryStreamQueue.layer, config)))
+const ColumnsPublisher = Layer.mergeAll(BatchWorkers, ProductPublisher.layer).pipe(
+  Layer.provideMerge(Layer.mergeAll(WorkingStore, MemoryStreamQueue.layer, UploadConfig.test({ workers: 1, batchSize: 4, batchEntryFormat: "columns" })))
+)
 
 /** A batch in each entry format: ProductBatch's JSON (every release so far) and the columns encoded at intake. */
 const entryOf = (format: "json" | "columns", batch: ProductBatch): string =>
@@ -117,6 +120,41 @@ describe("BatchWorkers", () => {
         expect(Option.getOrThrow(yield* loads.find(processCode)).totals).toMatchObject({ accepted: 6, persisted: 6, failed: 0 })
         for (const product of products) expect(yield* repository.findProduct(company, product.productCode)).toEqual(Option.some(product))
         expect(yield* queue.length(batchesStream)).toBe(0)
+      }))
+  })
+
+  layer(ColumnsPublisher, { timeout: 60_000, excludeTestServices: true })((it) => {
+    it.effect("with BATCH_ENTRY_FORMAT=columns, publishes columns entries; a batch sending one code twice keeps its latest dateUpdate", () =>
+      Effect.gen(function*() {
+        const loads = yield* LoadRepository
+        const repository = yield* ProductRepository
+        const publisher = yield* ProductPublisher
+        const processCode = crypto.randomUUID()
+        const company = `COLS-${processCode.slice(0, 8)}`
+        const [first, ...rest] = sampleProducts(7, { prefix: "COL", company }) as unknown as ReadonlyArray<Product>
+        const newer = { ...first!, dateUpdate: "2030-01-01 00:00:00", description: "newer" }
+        const products = [first!, newer, ...rest]
+        yield* loads.create({ processCode, company, source: "LOAD_PRODUCTS", received: 8, accepted: 8, failed: 0, errors: [] })
+        expect(yield* publisher.publish({ processCode, company }, products)).toBe(2)
+
+        expect(yield* loadStatus(processCode, "COMPLETED")).toEqual(Option.some("COMPLETED"))
+        expect(Option.getOrThrow(yield* loads.find(processCode)).totals).toMatchObject({ accepted: 8, persisted: 8 })
+        expect(yield* repository.findProduct(company, first!.productCode)).toEqual(Option.some(newer))
+        for (const product of rest) expect(yield* repository.findProduct(company, product.productCode)).toEqual(Option.some(product))
+        expect(yield* repository.countRows(company)).toMatchObject({ products: 7 })
+      }))
+  })
+
+  layer(ProductPublisher.layer.pipe(Layer.provideMerge(Layer.mergeAll(MemoryStreamQueue.layer, UploadConfig.test({ batchSize: 4, batchEntryFormat: "columns" })))))((it) => {
+    it.effect("with BATCH_ENTRY_FORMAT=columns, every entry published is a columns entry", () =>
+      Effect.gen(function*() {
+        const queue = yield* StreamQueue
+        const publisher = yield* ProductPublisher
+        const { batchesStream } = yield* UploadConfig
+        const products = sampleProducts(6, { prefix: "P" }) as unknown as ReadonlyArray<Product>
+        expect(yield* publisher.publish({ processCode: crypto.randomUUID(), company: "ACME" }, products)).toBe(2)
+        const entries = yield* queue.readAfter(batchesStream, "0", { count: 10, blockMs: 0 })
+        expect(entries.map((e) => e.payload.startsWith(COLUMNS_PREFIX))).toEqual([true, true])
       }))
   })
 })
