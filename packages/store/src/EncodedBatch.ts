@@ -7,9 +7,9 @@ import { PRODUCT_COLUMNS, latestPerCode } from "./ProductUpsert.ts"
 const { float8: FLOAT8, int4: INT4, text: TEXT } = PgTypes.OID
 
 /**
- * A batch of products as the binary column arrays the write statements bind (EncodedBatch.md in
- * docs/performance.md): encoded once at intake, so a worker hands the bytes to PostgreSQL with no
- * JSON.parse, no product objects and no encoding of its own.
+ * A batch of products as the binary column arrays the write statements bind (docs/performance.md,
+ * "Batches encoded at intake"): encoded once at intake, so a worker hands the bytes to PostgreSQL
+ * with no JSON.parse, no product objects and no encoding of its own.
  *
  * Layout: the 4 bytes MAGIC, an int32 length and the header's JSON, an int32 column count, then
  * each column as an int32 length and a PostgreSQL binary array: the products' columns in
