@@ -182,8 +182,17 @@ export const decodeEncodedBatch = (entry: Uint8Array): Result.Result<DecodedBatc
 /** How many elements a column holds. */
 export const columnLength = (column: Uint8Array): number => (readInt32(column, 0) === 0 ? 0 : readInt32(column, 12))
 
-/** The SKUs of every product sent (the last column), for the load's error list. */
+/**
+ * The SKUs of every product sent (the last column), for the load's error list: one per product the
+ * header counts, so that a dead batch's products are all counted as failed even when the column
+ * cannot be read (PostgreSQL refused it, and this reader agrees): those are named UNREADABLE_SKU.
+ */
 export const sentSkus = (batch: DecodedBatch): ReadonlyArray<string> => {
   const decoded = PgTypes.decode(batch.columns[batch.columns.length - 1]!, PgTypes.OID.textArray, 1)
-  return Result.isSuccess(decoded) && Array.isArray(decoded.success) ? decoded.success.map(String) : []
+  const skus = Result.isSuccess(decoded) && Array.isArray(decoded.success) ? decoded.success : []
+  return skus.length === batch.header.products && skus.every((sku) => typeof sku === "string")
+    ? skus
+    : Array.from({ length: batch.header.products }, () => UNREADABLE_SKU)
 }
+
+export const UNREADABLE_SKU = "(unreadable)"
