@@ -4,6 +4,7 @@ import { SqlClient } from "effect/sql"
 import { IN_MEMORY, startEmbedded } from "./Embedded.ts"
 import { embeddedPostgresUrl, startEmbeddedPostgres } from "./EmbeddedPostgres.ts"
 import { migrate } from "./Migrations.ts"
+import { preEncodedArrays } from "./PreEncodedArrays.ts"
 import { storeOperation, StoreError, toStoreError } from "./StoreError.ts"
 
 export { IN_MEMORY } from "./Embedded.ts"
@@ -27,7 +28,7 @@ export interface DatabaseOptions {
  */
 const client = (url: string, poolSize: number, prepare = true) =>
   PgClient.layerFrom(
-    PgClient.make({ url: Redacted.make(url), maxConnections: poolSize, prepare }).pipe(
+    PgClient.make({ url: Redacted.make(url), maxConnections: poolSize, prepare, types: preEncodedArrays() }).pipe(
       Effect.tap((sql) => sql`SELECT 1`),
       Effect.mapError(toStoreError("connect"))
     )

@@ -1,11 +1,12 @@
 import type { Product, ProductBatch } from "@retail/domain"
 import { StoreMetrics, timedSeconds } from "@retail/metrics"
 import { Context, Effect, Exit, Layer, Option, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, type SqlError } from "effect/sql"
 import { adjustCounts, recordChange } from "./LoadAccounting.ts"
 import { countProducts } from "./LoadMetrics.ts"
 import { countRows, findChildren, type ProductChildren, type RowCounts } from "./ProductChildren.ts"
-import { latestPerCode, upsertProducts } from "./ProductUpsert.ts"
+import { latestPerCode, PRODUCT_COLUMNS, upsertEncoded, upsertProducts } from "./ProductUpsert.ts"
+import { CHILD_COLUMN_TYPES, columnLength, type DecodedBatch } from "./EncodedBatch.ts"
 import { findStoredProduct } from "./StoredProduct.ts"
 import { storeOperation, StoreError } from "./StoreError.ts"
 
@@ -29,10 +30,14 @@ export class ProductRepository extends Context.Service<ProductRepository>()("@re
       new StoreError({ operation: "persistBatch", message: `load ${processCode} does not exist` })
 
     /**
-     * One transaction: claims (process_code, batch_no), upserts the products, counts them as
-     * persisted and completes the load when it is fully accounted for. A replay changes nothing.
+     * One transaction: claims (process_code, batch_no), upserts the products (`write`, given the
+     * transaction's client), counts them as persisted and completes the load when it is fully
+     * accounted for. A replay changes nothing.
      */
-    const persistBatch = (batch: ProductBatch): Effect.Effect<PersistOutcome, StoreError> =>
+    const persist = (
+      batch: { readonly processCode: string; readonly batchNo: number; readonly products: number },
+      write: Effect.Effect<{ readonly written: number; readonly kept: number }, SqlError.SqlError | Schema.SchemaError>
+    ): Effect.Effect<PersistOutcome, StoreError> =>
       sql
         .withTransaction(
           Effect.gen(function* () {
@@ -43,20 +48,45 @@ export class ProductRepository extends Context.Service<ProductRepository>()("@re
             if (load.status === "FAILED") return { _tag: "Skipped", reason: "LoadFailed" } as const
             const claimed = yield* sql`
               INSERT INTO load_batches (process_code, batch_no, products, outcome)
-              VALUES (${batch.processCode}, ${batch.batchNo}, ${batch.products.length}, 'PERSISTED')
+              VALUES (${batch.processCode}, ${batch.batchNo}, ${batch.products}, 'PERSISTED')
               ON CONFLICT DO NOTHING
               RETURNING batch_no
             `
             if (claimed.length === 0) return { _tag: "Skipped", reason: "AlreadyRecorded" } as const
-            const products = latestPerCode(batch.products)
-            const written = products.length === 0 ? 0 : yield* upsertProducts(sql, batch.company, batch.processCode, products)
-            const row = yield* adjustCounts(sql, batch.processCode, { persisted: batch.products.length })
-            if (Option.isSome(row)) yield* countProducts(row.value.source, { persisted: batch.products.length })
+            const { written, kept } = yield* write
+            const row = yield* adjustCounts(sql, batch.processCode, { persisted: batch.products })
+            if (Option.isSome(row)) yield* countProducts(row.value.source, { persisted: batch.products })
             yield* recordChange(sql, row)
-            return { _tag: "Persisted", written, skippedAsOlder: products.length - written } as const
+            return { _tag: "Persisted", written, skippedAsOlder: kept - written } as const
           })
         )
         .pipe(storeOperation("persistBatch"), (persisting) => timedSeconds(persisting, observePersist))
+
+    const persistBatch = (batch: ProductBatch): Effect.Effect<PersistOutcome, StoreError> =>
+      Effect.suspend(() => {
+        const products = latestPerCode(batch.products)
+        return persist(
+          { processCode: batch.processCode, batchNo: batch.batchNo, products: batch.products.length },
+          products.length === 0
+            ? Effect.succeed({ written: 0, kept: 0 })
+            : Effect.map(upsertProducts(sql, batch.company, batch.processCode, products), (written) => ({ written, kept: products.length }))
+        )
+      })
+
+    /** As persistBatch, for a batch encoded at intake (EncodedBatch.ts): its columns go to PostgreSQL as they are. */
+    const persistEncodedBatch = (batch: DecodedBatch): Effect.Effect<PersistOutcome, StoreError> =>
+      Effect.suspend(() => {
+        const { header, columns } = batch
+        const kept = columnLength(columns[0]!)
+        const products = columns.slice(0, PRODUCT_COLUMNS.length)
+        const children = CHILD_COLUMN_TYPES.map((oid, i) => ({ oid, bytes: columns[PRODUCT_COLUMNS.length + i]! }))
+        return persist(
+          header,
+          kept === 0
+            ? Effect.succeed({ written: 0, kept: 0 })
+            : Effect.map(upsertEncoded(sql, header.company, header.processCode, kept, products, children), (written) => ({ written, kept }))
+        )
+      })
 
     /** The product as last written, from its columns and child rows. */
     const findProduct = (company: string, productCode: string): Effect.Effect<Option.Option<Product>, StoreError> =>
@@ -68,7 +98,7 @@ export class ProductRepository extends Context.Service<ProductRepository>()("@re
     const counts = (company: string): Effect.Effect<RowCounts, StoreError> =>
       countRows(sql, company).pipe(storeOperation("countRows"))
 
-    return { persistBatch, findProduct, findChildren: children, countRows: counts } as const
+    return { persistBatch, persistEncodedBatch, findProduct, findChildren: children, countRows: counts } as const
   })
 }) {
   static readonly layer = Layer.effect(this, this.make)

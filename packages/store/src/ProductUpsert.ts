@@ -2,6 +2,7 @@ import { PgTypes } from "@effect/sql-pg"
 import { compareDateTimeText, type Product } from "@retail/domain"
 import { Effect, Result, Schema } from "effect"
 import type { SqlClient } from "effect/sql"
+import { preEncodedParameter } from "./PreEncodedArrays.ts"
 
 /** One product per code, the latest dateUpdate winning (the later one on a tie), sorted by code so concurrent batches lock rows in the same order. */
 export const latestPerCode = (products: ReadonlyArray<Product>): ReadonlyArray<Product> => {
@@ -13,7 +14,7 @@ export const latestPerCode = (products: ReadonlyArray<Product>): ReadonlyArray<P
   return Array.from(byCode.values()).sort((a, b) => (a.productCode < b.productCode ? -1 : a.productCode > b.productCode ? 1 : 0))
 }
 
-const { float8: FLOAT8, int4: INT4, text: TEXT } = PgTypes.OID
+const { float8: FLOAT8, float8Array: FLOAT8_ARRAY, int4: INT4, int4Array: INT4_ARRAY, text: TEXT, textArray: TEXT_ARRAY } = PgTypes.OID
 
 /**
  * A column of the batch as one binary array parameter: PostgreSQL reads it without parsing text or
@@ -37,7 +38,7 @@ const float = (name: string, value: (product: Product) => number | null | undefi
  * The products table's columns in order. conversionFactor goes as float8 (exact for every safe
  * integer) and becomes bigint; dateUpdate goes as its `YYYY-MM-DD HH:mm:ss` text.
  */
-const PRODUCT_COLUMNS: ReadonlyArray<Column> = [
+export const PRODUCT_COLUMNS: ReadonlyArray<Column> = [
   text("product_code", (p) => p.productCode),
   text("sku_code", (p) => p.skuCode),
   text("ean_code", (p) => p.eanCode),
@@ -94,23 +95,37 @@ const DELETE_CHILDREN = `
   )
   DELETE FROM product_attributes WHERE company = $1 AND product_code = ANY($2::text[])`
 
-/** $1 company, then the arrays of the three child tables (product_code and position first in each). */
-const INSERT_CHILDREN = `
+const BARCODE_COLUMNS = "code, position, ean_code, indicator"
+const HIERARCHY_COLUMNS =
+  "code, position, hierarchy_code, hierarchy_level, hierarchy_parent, hierarchy_name, hierarchy_description, hierarchy_breadcrumb"
+const ATTRIBUTE_COLUMNS =
+  "code, position, attribute_type, parent_attribute_code, attribute_code, attribute_description, attribute_description_detail"
+
+/**
+ * $1 company, then the arrays of the three child tables (product_code and position first in each);
+ * with `onlyWritten`, $21 the codes of the products written: the children of the others are left out.
+ */
+const insertChildren = (onlyWritten: boolean) => {
+  const where = onlyWritten ? "WHERE c.code IN (SELECT unnest($21::text[]))" : ""
+  return `
   WITH barcodes AS (
     INSERT INTO product_barcodes (company, product_code, position, ean_code, indicator)
-    SELECT $1, * FROM unnest($2, $3, $4, $5)
+    SELECT $1, c.* FROM unnest($2, $3, $4, $5) AS c(${BARCODE_COLUMNS}) ${where}
   ), hierarchies AS (
     INSERT INTO product_hierarchies (
       company, product_code, position, hierarchy_code, hierarchy_level, hierarchy_parent, hierarchy_name,
       hierarchy_description, hierarchy_breadcrumb
     )
-    SELECT $1, * FROM unnest($6, $7, $8, $9, $10, $11, $12, $13)
+    SELECT $1, c.* FROM unnest($6, $7, $8, $9, $10, $11, $12, $13) AS c(${HIERARCHY_COLUMNS}) ${where}
   )
   INSERT INTO product_attributes (
     company, product_code, position, attribute_type, parent_attribute_code, attribute_code, attribute_description,
     attribute_description_detail
   )
-  SELECT $1, * FROM unnest($14, $15, $16, $17, $18, $19, $20)`
+  SELECT $1, c.* FROM unnest($14, $15, $16, $17, $18, $19, $20) AS c(${ATTRIBUTE_COLUMNS}) ${where}`
+}
+const INSERT_CHILDREN = insertChildren(false)
+const INSERT_WRITTEN_CHILDREN = insertChildren(true)
 
 /** The child rows of some products, column by column. */
 const childColumns = (products: ReadonlyArray<Product>): ReadonlyArray<PgTypes.Parameter> => {
@@ -198,5 +213,37 @@ export const upsertProducts = (
     if (updated.length > 0) yield* sql.unsafe(DELETE_CHILDREN, [company, column(updated, TEXT)])
     const codes = new Set(written.map((row) => row.productCode))
     yield* sql.unsafe(INSERT_CHILDREN, [company, ...childColumns(products.filter((p) => codes.has(p.productCode)))])
+    return written.length
+  })
+
+const ARRAY_OF: Readonly<Record<number, number>> = { [TEXT]: TEXT_ARRAY, [FLOAT8]: FLOAT8_ARRAY, [INT4]: INT4_ARRAY }
+const preEncoded = (elementOid: number, bytes: Uint8Array) => preEncodedParameter(ARRAY_OF[elementOid]!, bytes)
+
+/**
+ * As `upsertProducts`, for a batch encoded at intake (EncodedBatch.ts): the product columns
+ * (`products` of them, one per code, sorted by code) and the child columns are bound as they are.
+ * The children of products left alone (a newer one was stored) are filtered out in SQL.
+ */
+export const upsertEncoded = (
+  sql: SqlClient.SqlClient,
+  company: string,
+  processCode: string,
+  products: number,
+  productColumns: ReadonlyArray<Uint8Array>,
+  childColumns: ReadonlyArray<{ readonly oid: number; readonly bytes: Uint8Array }>
+) =>
+  Effect.gen(function*() {
+    const written = yield* sql.unsafe(UPSERT_PRODUCTS, [
+      company,
+      processCode,
+      ...PRODUCT_COLUMNS.map((c, i) => preEncoded(c.oid, productColumns[i]!))
+    ]).pipe(Effect.flatMap(decodeWritten))
+    if (written.length === 0) return 0
+    const updated = written.filter((row) => !row.inserted).map((row) => row.productCode)
+    if (updated.length > 0) yield* sql.unsafe(DELETE_CHILDREN, [company, column(updated, TEXT)])
+    const children = childColumns.map((c) => preEncoded(c.oid, c.bytes))
+    yield* written.length === products
+      ? sql.unsafe(INSERT_CHILDREN, [company, ...children])
+      : sql.unsafe(INSERT_WRITTEN_CHILDREN, [company, ...children, column(written.map((row) => row.productCode), TEXT)])
     return written.length
   })

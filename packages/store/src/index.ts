@@ -8,6 +8,8 @@ export { Outbox, type OutboxEvent } from "./Outbox.ts"
 export type { ProductChildren, RowCounts } from "./ProductChildren.ts"
 export { type PersistOutcome, ProductRepository } from "./ProductRepository.ts"
 export { latestPerCode, upsertProducts } from "./ProductUpsert.ts"
+export { type BatchHeader, type DecodedBatch, decodeEncodedBatch, encodeBatch, isEncodedBatch, sentSkus } from "./EncodedBatch.ts"
+export { BinaryArrayWriter } from "./BinaryArrayWriter.ts"
 export { InvalidCursor, StoreError } from "./StoreError.ts"
 export {
   CapacityExhausted,

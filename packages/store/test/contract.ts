@@ -6,11 +6,13 @@
 import { expect, layer } from "@effect/vitest"
 import { type LoadStatus, LoadStatusChanged, Product, ProductBatch } from "@retail/domain"
 import { sampleProduct, type SampleProductOptions } from "@retail/testkit"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Effect, Layer, Option, Result, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import {
   Database,
   type DatabaseOptions,
+  decodeEncodedBatch,
+  encodeBatch,
   LoadOwnership,
   LoadRepository,
   migrate,
@@ -37,6 +39,19 @@ const products = (count: number, options: SampleProductOptions) =>
 
 const batch = (processCode: string, company: string, batchNo: number, items: ReadonlyArray<Product>) =>
   ProductBatch.make({ processCode, company, batchNo, products: items })
+
+/**
+ * The two ways a batch reaches the store: ProductBatch (a JSON queue entry, decoded) and the binary
+ * columns encoded at intake. The write path's tests run for both.
+ */
+const FORMATS = ["json", "columns"] as const
+type Format = (typeof FORMATS)[number]
+
+const persistAs = (format: Format) => (b: ProductBatch) =>
+  Effect.flatMap(ProductRepository, (repo) =>
+    format === "json"
+      ? repo.persistBatch(b)
+      : repo.persistEncodedBatch(Result.getOrThrow(decodeEncodedBatch(encodeBatch({ processCode: b.processCode, company: b.company, batchNo: b.batchNo }, b.products)))))
 
 const newLoad = (company: string, overrides: Partial<NewLoad> = {}): NewLoad => ({
   processCode: crypto.randomUUID(),
@@ -86,133 +101,157 @@ export const storeContract = (name: string, options: DatabaseOptions): void => {
         expect(rows.map((row) => row["migration_id"])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
       }))
 
-    it.effect("persists a batch's products and every child row; a product round-trips exactly", () =>
-      Effect.gen(function* () {
-        const { company, prefix } = fresh()
-        const repo = yield* ProductRepository
-        const load = yield* (yield* LoadRepository).create(newLoad(company, { received: 3, accepted: 3 }))
-        const items = products(3, { company, prefix })
-        const outcome = yield* repo.persistBatch(batch(load.processCode, company, 0, items))
-        expect(outcome).toEqual({ _tag: "Persisted", written: 3, skippedAsOlder: 0 })
-        expect(yield* repo.countRows(company)).toEqual({ products: 3, barcodes: 6, hierarchies: 6, attributes: 9 })
-        for (const item of items) {
-          expect(yield* repo.findProduct(company, item.productCode)).toEqual(Option.some(item))
-          expect(yield* repo.findChildren(company, item.productCode)).toEqual({
-            barcodes: item.barcodes,
-            hierarchies: item.hierarchies,
-            attributes: item.lstAttributes
+    for (const format of FORMATS) {
+      const persist = persistAs(format)
+
+      it.effect(`[${format}] persists a batch's products and every child row; a product round-trips exactly`, () =>
+        Effect.gen(function* () {
+          const { company, prefix } = fresh()
+          const repo = yield* ProductRepository
+          const load = yield* (yield* LoadRepository).create(newLoad(company, { received: 3, accepted: 3 }))
+          const items = products(3, { company, prefix })
+          const outcome = yield* persist(batch(load.processCode, company, 0, items))
+          expect(outcome).toEqual({ _tag: "Persisted", written: 3, skippedAsOlder: 0 })
+          expect(yield* repo.countRows(company)).toEqual({ products: 3, barcodes: 6, hierarchies: 6, attributes: 9 })
+          for (const item of items) {
+            expect(yield* repo.findProduct(company, item.productCode)).toEqual(Option.some(item))
+            expect(yield* repo.findChildren(company, item.productCode)).toEqual({
+              barcodes: item.barcodes,
+              hierarchies: item.hierarchies,
+              attributes: item.lstAttributes
+            })
+          }
+          expect(yield* repo.findProduct(company, "missing")).toEqual(Option.none())
+          expect(yield* repo.findProduct(`${company}-other`, items[0]!.productCode)).toEqual(Option.none())
+        }))
+
+      it.effect(`[${format}] keeps values exactly: awkward numbers, text, every nullable field; absent reads back as null`, () =>
+        Effect.gen(function* () {
+          const { company, prefix } = fresh()
+          const repo = yield* ProductRepository
+          const load = yield* (yield* LoadRepository).create(newLoad(company, { received: 2, accepted: 2 }))
+          const { dispatchType: _d, companyCode: _c, skuCodePlatform: _s, taxSelective: _t, ...bare } = sampleProduct(0, { prefix })
+          const sparse = decodeProduct({
+            ...bare,
+            price: 0.1 + 0.2,
+            weight: 1e-7,
+            salesTax: null,
+            description: "Ünïcode \"quoted\" \\ tab\there\nnew line {\"json\": [1]} taladro 🔧",
+            dateUpdate: "0001-01-01 00:00:00"
           })
-        }
-        expect(yield* repo.findProduct(company, "missing")).toEqual(Option.none())
-        expect(yield* repo.findProduct(`${company}-other`, items[0]!.productCode)).toEqual(Option.none())
-      }))
-
-    it.effect("keeps values exactly: awkward numbers, text, every nullable field; absent reads back as null", () =>
-      Effect.gen(function* () {
-        const { company, prefix } = fresh()
-        const repo = yield* ProductRepository
-        const load = yield* (yield* LoadRepository).create(newLoad(company, { received: 2, accepted: 2 }))
-        const { dispatchType: _d, companyCode: _c, skuCodePlatform: _s, taxSelective: _t, ...bare } = sampleProduct(0, { prefix })
-        const sparse = decodeProduct({
-          ...bare,
-          price: 0.1 + 0.2,
-          weight: 1e-7,
-          salesTax: null,
-          description: "Ünïcode \"quoted\" \\ tab\there\nnew line {\"json\": [1]} taladro 🔧",
-          dateUpdate: "0001-01-01 00:00:00"
-        })
-        const full = product(1, { company, prefix }, {
-          taxSelective: 12.345678901234567,
-          conversionFactor: Number.MAX_SAFE_INTEGER,
-          dateUpdate: "9999-12-31 23:59:59",
-          hierarchies: [{ hierarchyCode: "H1", hierarchyLevel: -2147483648, hierarchyParent: "", hierarchyName: "\\N", hierarchyBreadcrumb: "a > b" }]
-        })
-        yield* repo.persistBatch(batch(load.processCode, company, 0, [sparse, full]))
-        expect(yield* repo.findProduct(company, sparse.productCode)).toStrictEqual(Option.some({
-          ...sparse,
-          dispatchType: null,
-          companyCode: null,
-          skuCodePlatform: null,
-          taxSelective: null
+          const full = product(1, { company, prefix }, {
+            taxSelective: 12.345678901234567,
+            conversionFactor: Number.MAX_SAFE_INTEGER,
+            dateUpdate: "9999-12-31 23:59:59",
+            hierarchies: [{ hierarchyCode: "H1", hierarchyLevel: -2147483648, hierarchyParent: "", hierarchyName: "\\N", hierarchyBreadcrumb: "a > b" }]
+          })
+          yield* persist(batch(load.processCode, company, 0, [sparse, full]))
+          expect(yield* repo.findProduct(company, sparse.productCode)).toStrictEqual(Option.some({
+            ...sparse,
+            dispatchType: null,
+            companyCode: null,
+            skuCodePlatform: null,
+            taxSelective: null
+          }))
+          expect(yield* repo.findProduct(company, full.productCode)).toStrictEqual(Option.some(full))
         }))
-        expect(yield* repo.findProduct(company, full.productCode)).toStrictEqual(Option.some(full))
-      }))
 
-    it.effect("a replayed batch changes nothing and is not counted twice", () =>
-      Effect.gen(function* () {
-        const { company, prefix } = fresh()
-        const repo = yield* ProductRepository
-        const load = yield* (yield* LoadRepository).create(newLoad(company, { received: 4, accepted: 4 }))
-        const first = batch(load.processCode, company, 0, products(2, { company, prefix }))
-        yield* repo.persistBatch(first)
-        const before = yield* repo.countRows(company)
-        expect(yield* repo.persistBatch(first)).toEqual({ _tag: "Skipped", reason: "AlreadyRecorded" })
-        expect(yield* repo.countRows(company)).toEqual(before)
-        const view = yield* loadOf(load.processCode)
-        expect(view.totals.persisted).toBe(2)
-        expect(view.status).toBe("RECEIVED")
-        expect(yield* eventsOf(load.processCode)).toEqual([[null, "RECEIVED"]])
-      }))
-
-    it.effect("equal dateUpdate rewrites; an older one never overwrites; a newer one replaces product and children", () =>
-      Effect.gen(function* () {
-        const { company, prefix } = fresh()
-        const repo = yield* ProductRepository
-        const load = yield* (yield* LoadRepository).create(newLoad(company, { received: 4, accepted: 4 }))
-        const original = product(7, { company, prefix })
-        const code = original.productCode
-        yield* repo.persistBatch(batch(load.processCode, company, 0, [original]))
-
-        const same = yield* repo.persistBatch(batch(load.processCode, company, 1, [original]))
-        expect(same).toEqual({ _tag: "Persisted", written: 1, skippedAsOlder: 0 })
-        expect(yield* repo.countRows(company)).toEqual({ products: 1, barcodes: 2, hierarchies: 2, attributes: 3 })
-
-        const older = product(7, { company, prefix }, { dateUpdate: "2026-11-19 23:59:59", description: "older", barcodes: [] })
-        const skipped = yield* repo.persistBatch(batch(load.processCode, company, 2, [older]))
-        expect(skipped).toEqual({ _tag: "Persisted", written: 0, skippedAsOlder: 1 })
-        expect(yield* repo.findProduct(company, code)).toEqual(Option.some(original))
-        expect(yield* repo.countRows(company)).toEqual({ products: 1, barcodes: 2, hierarchies: 2, attributes: 3 })
-
-        const newer = product(7, { company, prefix }, {
-          dateUpdate: "2026-11-21 08:00:00",
-          description: "newer",
-          barcodes: [{ productCode: code, eanCode: "7750000000999", indicator: "ONLY" }],
-          hierarchies: [{ hierarchyCode: "H-NEW", hierarchyLevel: 1 }],
-          lstAttributes: [
-            ...original.lstAttributes,
-            { attributeType: "SPEC", parentAttributeCode: "COLOR", attributeCode: "RED", attributeDescription: "Colour", productCode: code }
-          ]
-        })
-        const replaced = yield* repo.persistBatch(batch(load.processCode, company, 3, [newer]))
-        expect(replaced).toEqual({ _tag: "Persisted", written: 1, skippedAsOlder: 0 })
-        // hierarchyBreadcrumb is nullable: sent absent, it is kept (and read back) as null.
-        expect(yield* repo.findProduct(company, code)).toEqual(Option.some({
-          ...newer,
-          hierarchies: [{ hierarchyCode: "H-NEW", hierarchyLevel: 1, hierarchyBreadcrumb: null }]
+      it.effect(`[${format}] a replayed batch changes nothing and is not counted twice`, () =>
+        Effect.gen(function* () {
+          const { company, prefix } = fresh()
+          const repo = yield* ProductRepository
+          const load = yield* (yield* LoadRepository).create(newLoad(company, { received: 4, accepted: 4 }))
+          const first = batch(load.processCode, company, 0, products(2, { company, prefix }))
+          yield* persist(first)
+          const before = yield* repo.countRows(company)
+          expect(yield* persist(first)).toEqual({ _tag: "Skipped", reason: "AlreadyRecorded" })
+          expect(yield* repo.countRows(company)).toEqual(before)
+          const view = yield* loadOf(load.processCode)
+          expect(view.totals.persisted).toBe(2)
+          expect(view.status).toBe("RECEIVED")
+          expect(yield* eventsOf(load.processCode)).toEqual([[null, "RECEIVED"]])
         }))
-        expect(yield* repo.findChildren(company, code)).toEqual({
-          barcodes: newer.barcodes,
-          hierarchies: [{ hierarchyCode: "H-NEW", hierarchyLevel: 1, hierarchyBreadcrumb: null }],
-          attributes: newer.lstAttributes
-        })
-        expect(yield* repo.countRows(company)).toEqual({ products: 1, barcodes: 1, hierarchies: 1, attributes: 4 })
-        expect((yield* loadOf(load.processCode)).status).toBe("COMPLETED")
-      }))
 
-    it.effect("deduplicates product codes within a batch, the latest dateUpdate winning", () =>
-      Effect.gen(function* () {
-        const { company, prefix } = fresh()
-        const repo = yield* ProductRepository
-        const load = yield* (yield* LoadRepository).create(newLoad(company, { received: 3, accepted: 3 }))
-        const newest = product(1, { company, prefix }, { dateUpdate: "2026-12-01 00:00:00", description: "newest" })
-        const items = [product(1, { company, prefix }), newest, product(1, { company, prefix }, { dateUpdate: "2026-01-01 00:00:00" })]
-        const outcome = yield* repo.persistBatch(batch(load.processCode, company, 0, items))
-        expect(outcome).toEqual({ _tag: "Persisted", written: 1, skippedAsOlder: 0 })
-        expect(yield* repo.findProduct(company, newest.productCode)).toEqual(Option.some(newest))
-        const view = yield* loadOf(load.processCode)
-        expect(view.totals.persisted).toBe(3)
-        expect(view.status).toBe("COMPLETED")
-      }))
+      it.effect(`[${format}] equal dateUpdate rewrites; an older one never overwrites; a newer one replaces product and children`, () =>
+        Effect.gen(function* () {
+          const { company, prefix } = fresh()
+          const repo = yield* ProductRepository
+          const load = yield* (yield* LoadRepository).create(newLoad(company, { received: 4, accepted: 4 }))
+          const original = product(7, { company, prefix })
+          const code = original.productCode
+          yield* persist(batch(load.processCode, company, 0, [original]))
+
+          const same = yield* persist(batch(load.processCode, company, 1, [original]))
+          expect(same).toEqual({ _tag: "Persisted", written: 1, skippedAsOlder: 0 })
+          expect(yield* repo.countRows(company)).toEqual({ products: 1, barcodes: 2, hierarchies: 2, attributes: 3 })
+
+          const older = product(7, { company, prefix }, { dateUpdate: "2026-11-19 23:59:59", description: "older", barcodes: [] })
+          const skipped = yield* persist(batch(load.processCode, company, 2, [older]))
+          expect(skipped).toEqual({ _tag: "Persisted", written: 0, skippedAsOlder: 1 })
+          expect(yield* repo.findProduct(company, code)).toEqual(Option.some(original))
+          expect(yield* repo.countRows(company)).toEqual({ products: 1, barcodes: 2, hierarchies: 2, attributes: 3 })
+
+          const newer = product(7, { company, prefix }, {
+            dateUpdate: "2026-11-21 08:00:00",
+            description: "newer",
+            barcodes: [{ productCode: code, eanCode: "7750000000999", indicator: "ONLY" }],
+            hierarchies: [{ hierarchyCode: "H-NEW", hierarchyLevel: 1 }],
+            lstAttributes: [
+              ...original.lstAttributes,
+              { attributeType: "SPEC", parentAttributeCode: "COLOR", attributeCode: "RED", attributeDescription: "Colour", productCode: code }
+            ]
+          })
+          const replaced = yield* persist(batch(load.processCode, company, 3, [newer]))
+          expect(replaced).toEqual({ _tag: "Persisted", written: 1, skippedAsOlder: 0 })
+          // hierarchyBreadcrumb is nullable: sent absent, it is kept (and read back) as null.
+          expect(yield* repo.findProduct(company, code)).toEqual(Option.some({
+            ...newer,
+            hierarchies: [{ hierarchyCode: "H-NEW", hierarchyLevel: 1, hierarchyBreadcrumb: null }]
+          }))
+          expect(yield* repo.findChildren(company, code)).toEqual({
+            barcodes: newer.barcodes,
+            hierarchies: [{ hierarchyCode: "H-NEW", hierarchyLevel: 1, hierarchyBreadcrumb: null }],
+            attributes: newer.lstAttributes
+          })
+          expect(yield* repo.countRows(company)).toEqual({ products: 1, barcodes: 1, hierarchies: 1, attributes: 4 })
+          expect((yield* loadOf(load.processCode)).status).toBe("COMPLETED")
+        }))
+
+      it.effect(`[${format}] deduplicates product codes within a batch, the latest dateUpdate winning`, () =>
+        Effect.gen(function* () {
+          const { company, prefix } = fresh()
+          const repo = yield* ProductRepository
+          const load = yield* (yield* LoadRepository).create(newLoad(company, { received: 3, accepted: 3 }))
+          const newest = product(1, { company, prefix }, { dateUpdate: "2026-12-01 00:00:00", description: "newest" })
+          const items = [product(1, { company, prefix }), newest, product(1, { company, prefix }, { dateUpdate: "2026-01-01 00:00:00" })]
+          const outcome = yield* persist(batch(load.processCode, company, 0, items))
+          expect(outcome).toEqual({ _tag: "Persisted", written: 1, skippedAsOlder: 0 })
+          expect(yield* repo.findProduct(company, newest.productCode)).toEqual(Option.some(newest))
+          const view = yield* loadOf(load.processCode)
+          expect(view.totals.persisted).toBe(3)
+          expect(view.status).toBe("COMPLETED")
+        }))
+    }
+
+    for (const format of FORMATS) {
+      it.effect(`[${format}] a batch mixing stale and new products writes the children of the products written only`, () =>
+        Effect.gen(function* () {
+          const { company, prefix } = fresh()
+          const repo = yield* ProductRepository
+          const load = yield* (yield* LoadRepository).create(newLoad(company, { received: 4, accepted: 4 }))
+          const stored = product(0, { company, prefix }, { dateUpdate: "2026-06-01 00:00:00" })
+          yield* persistAs(format)(batch(load.processCode, company, 0, [stored]))
+          const stale = product(0, { company, prefix }, { dateUpdate: "2026-05-01 00:00:00", description: "stale", barcodes: [] })
+          const added = [product(1, { company, prefix }), product(2, { company, prefix })]
+          const outcome = yield* persistAs(format)(batch(load.processCode, company, 1, [added[0]!, stale, added[1]!]))
+          expect(outcome).toEqual({ _tag: "Persisted", written: 2, skippedAsOlder: 1 })
+          for (const item of [stored, ...added]) {
+            expect(yield* repo.findProduct(company, item.productCode)).toEqual(Option.some(item))
+          }
+          expect(yield* repo.countRows(company)).toEqual({ products: 3, barcodes: 6, hierarchies: 6, attributes: 9 })
+          expect((yield* loadOf(load.processCode)).status).toBe("COMPLETED")
+        }))
+    }
 
     it.effect("completes a load as COMPLETED with its outbox events in order", () =>
       Effect.gen(function* () {
@@ -260,38 +299,42 @@ export const storeContract = (name: string, options: DatabaseOptions): void => {
         expect(yield* repo.countRows(company)).toEqual({ products: 40, barcodes: 80, hierarchies: 80, attributes: 120 })
       }))
 
-    it.effect("loads racing on the same products: the newest dateUpdate wins each product, with exactly its children", () =>
-      Effect.gen(function* () {
-        const { company, prefix } = fresh()
-        const repo = yield* ProductRepository
-        const loads = yield* LoadRepository
-        const codes = 12
-        const version = (day: number) =>
-          Array.from({ length: codes }, (_, i) => {
-            const base = product(i, { company, prefix })
-            return product(i, { company, prefix }, {
-              dateUpdate: `2026-03-${String(day).padStart(2, "0")} 10:00:00`,
-              description: `day ${day}`,
-              barcodes: base.barcodes.slice(0, 1 + (day % 2)),
-              lstAttributes: base.lstAttributes.slice(0, 1 + (day % 3))
+    for (const format of FORMATS) {
+      const persist = persistAs(format)
+
+      it.effect(`[${format}] loads racing on the same products: the newest dateUpdate wins each product, with exactly its children`, () =>
+        Effect.gen(function* () {
+          const { company, prefix } = fresh()
+          const repo = yield* ProductRepository
+          const loads = yield* LoadRepository
+          const codes = 12
+          const version = (day: number) =>
+            Array.from({ length: codes }, (_, i) => {
+              const base = product(i, { company, prefix })
+              return product(i, { company, prefix }, {
+                dateUpdate: `2026-03-${String(day).padStart(2, "0")} 10:00:00`,
+                description: `day ${day}`,
+                barcodes: base.barcodes.slice(0, 1 + (day % 2)),
+                lstAttributes: base.lstAttributes.slice(0, 1 + (day % 3))
+              })
             })
+          const days = [3, 9, 1, 7, 5, 8, 2, 6]
+          const batches = yield* Effect.forEach(days, (day) =>
+            Effect.map(loads.create(newLoad(company, { received: codes, accepted: codes })), (load) =>
+              batch(load.processCode, company, 0, version(day))))
+          yield* Effect.all(batches.map((b) => persist(b)), { concurrency: "unbounded", discard: true })
+          const newest = version(Math.max(...days))
+          for (const expected of newest) {
+            expect(yield* repo.findProduct(company, expected.productCode)).toEqual(Option.some(expected))
+          }
+          expect(yield* repo.countRows(company)).toEqual({
+            products: codes,
+            barcodes: newest.reduce((n, p) => n + p.barcodes.length, 0),
+            hierarchies: newest.reduce((n, p) => n + p.hierarchies.length, 0),
+            attributes: newest.reduce((n, p) => n + p.lstAttributes.length, 0)
           })
-        const days = [3, 9, 1, 7, 5, 8, 2, 6]
-        const batches = yield* Effect.forEach(days, (day) =>
-          Effect.map(loads.create(newLoad(company, { received: codes, accepted: codes })), (load) =>
-            batch(load.processCode, company, 0, version(day))))
-        yield* Effect.all(batches.map((b) => repo.persistBatch(b)), { concurrency: "unbounded", discard: true })
-        const newest = version(Math.max(...days))
-        for (const expected of newest) {
-          expect(yield* repo.findProduct(company, expected.productCode)).toEqual(Option.some(expected))
-        }
-        expect(yield* repo.countRows(company)).toEqual({
-          products: codes,
-          barcodes: newest.reduce((n, p) => n + p.barcodes.length, 0),
-          hierarchies: newest.reduce((n, p) => n + p.hierarchies.length, 0),
-          attributes: newest.reduce((n, p) => n + p.lstAttributes.length, 0)
-        })
-      }))
+        }))
+    }
 
     it.effect("completes a load with validation failures as COMPLETED_WITH_ERRORS", () =>
       Effect.gen(function* () {
@@ -339,48 +382,52 @@ export const storeContract = (name: string, options: DatabaseOptions): void => {
         expect(yield* eventsOf(load.processCode)).toEqual([[null, "RECEIVED"], ["RECEIVED", "FAILED"]])
       }))
 
-    it.effect("a batch for an unknown load fails with StoreError and writes nothing", () =>
-      Effect.gen(function* () {
-        const { company, prefix } = fresh()
-        const repo = yield* ProductRepository
-        const error = yield* Effect.flip(repo.persistBatch(batch(crypto.randomUUID(), company, 0, products(1, { company, prefix }))))
-        expect(error._tag).toBe("StoreError")
-        expect(error.operation).toBe("persistBatch")
-        expect(yield* repo.countRows(company)).toEqual({ products: 0, barcodes: 0, hierarchies: 0, attributes: 0 })
-      }))
+    for (const format of FORMATS) {
+      const persist = persistAs(format)
 
-    it.effect("a batch failing half-way (its last statement refused) leaves nothing, and the same batch number persists later", () =>
-      Effect.gen(function* () {
-        const { company, prefix } = fresh()
-        const repo = yield* ProductRepository
-        const load = yield* (yield* LoadRepository).create(newLoad(company, { received: 3, accepted: 3 }))
-        const existing = product(0, { company, prefix })
-        yield* repo.persistBatch(batch(load.processCode, company, 0, [existing]))
-        const before = yield* repo.countRows(company)
-        const newer = product(0, { company, prefix }, { dateUpdate: "2027-01-01 00:00:00", description: "newer" })
-        const fresh2 = product(1, { company, prefix })
-        // PostgreSQL refuses U+0000 in text (validation refuses it too, hence the checks skipped): the
-        // children, written last, fail after the products were upserted and the old children deleted.
-        const poisoned = ProductBatch.make({
-          processCode: load.processCode,
-          company,
-          batchNo: 1,
-          products: [newer, { ...fresh2, lstAttributes: [{ ...fresh2.lstAttributes[0]!, attributeDescription: "bad\u0000" }] }]
-        }, { disableChecks: true })
-        const error = yield* Effect.flip(repo.persistBatch(poisoned))
-        expect(error._tag).toBe("StoreError")
-        expect(yield* repo.countRows(company)).toEqual(before)
-        expect(yield* repo.findProduct(company, existing.productCode)).toEqual(Option.some(existing))
-        expect((yield* loadOf(load.processCode)).totals.persisted).toBe(1)
+      it.effect(`[${format}] a batch for an unknown load fails with StoreError and writes nothing`, () =>
+        Effect.gen(function* () {
+          const { company, prefix } = fresh()
+          const repo = yield* ProductRepository
+          const error = yield* Effect.flip(persist(batch(crypto.randomUUID(), company, 0, products(1, { company, prefix }))))
+          expect(error._tag).toBe("StoreError")
+          expect(error.operation).toBe("persistBatch")
+          expect(yield* repo.countRows(company)).toEqual({ products: 0, barcodes: 0, hierarchies: 0, attributes: 0 })
+        }))
 
-        const retried = yield* repo.persistBatch(batch(load.processCode, company, 1, [newer, fresh2]))
-        expect(retried).toEqual({ _tag: "Persisted", written: 2, skippedAsOlder: 0 })
-        expect(yield* repo.findProduct(company, existing.productCode)).toEqual(Option.some(newer))
-        expect(yield* repo.findProduct(company, fresh2.productCode)).toEqual(Option.some(fresh2))
-        const done = yield* loadOf(load.processCode)
-        expect(done.totals.persisted).toBe(3)
-        expect(done.status).toBe("COMPLETED")
-      }))
+      it.effect(`[${format}] a batch failing half-way (its last statement refused) leaves nothing, and the same batch number persists later`, () =>
+        Effect.gen(function* () {
+          const { company, prefix } = fresh()
+          const repo = yield* ProductRepository
+          const load = yield* (yield* LoadRepository).create(newLoad(company, { received: 3, accepted: 3 }))
+          const existing = product(0, { company, prefix })
+          yield* persist(batch(load.processCode, company, 0, [existing]))
+          const before = yield* repo.countRows(company)
+          const newer = product(0, { company, prefix }, { dateUpdate: "2027-01-01 00:00:00", description: "newer" })
+          const fresh2 = product(1, { company, prefix })
+          // PostgreSQL refuses U+0000 in text (validation refuses it too, hence the checks skipped): the
+          // children, written last, fail after the products were upserted and the old children deleted.
+          const poisoned = ProductBatch.make({
+            processCode: load.processCode,
+            company,
+            batchNo: 1,
+            products: [newer, { ...fresh2, lstAttributes: [{ ...fresh2.lstAttributes[0]!, attributeDescription: "bad\u0000" }] }]
+          }, { disableChecks: true })
+          const error = yield* Effect.flip(persist(poisoned))
+          expect(error._tag).toBe("StoreError")
+          expect(yield* repo.countRows(company)).toEqual(before)
+          expect(yield* repo.findProduct(company, existing.productCode)).toEqual(Option.some(existing))
+          expect((yield* loadOf(load.processCode)).totals.persisted).toBe(1)
+
+          const retried = yield* persist(batch(load.processCode, company, 1, [newer, fresh2]))
+          expect(retried).toEqual({ _tag: "Persisted", written: 2, skippedAsOlder: 0 })
+          expect(yield* repo.findProduct(company, existing.productCode)).toEqual(Option.some(newer))
+          expect(yield* repo.findProduct(company, fresh2.productCode)).toEqual(Option.some(fresh2))
+          const done = yield* loadOf(load.processCode)
+          expect(done.totals.persisted).toBe(3)
+          expect(done.status).toBe("COMPLETED")
+        }))
+    }
 
     it.effect("dead batches are counted once as failed and dead-lettered", () =>
       Effect.gen(function* () {

@@ -6,6 +6,12 @@ import { tmpdir } from "node:os"
 /** Everything the upload service reads from the environment, in one place (documented in README.md). */
 export class UploadConfig extends Context.Service<UploadConfig, {
   readonly batchSize: number
+  /**
+   * The format of the batches /load-products publishes: "json" (ProductBatch's JSON, every release
+   * so far) or "columns" (encoded as the binary column arrays the workers bind, persist/BatchEntry.ts).
+   * Workers read both; "columns" is for once every worker runs a release that reads it.
+   */
+  readonly batchEntryFormat: "json" | "columns"
   readonly workers: number
   readonly claimIdleMs: number
   readonly maxDeliveries: number
@@ -47,6 +53,7 @@ export class UploadConfig extends Context.Service<UploadConfig, {
     Effect.gen(function*() {
       return {
         batchSize: yield* positive("PRODUCT_BATCH_SIZE", 250),
+        batchEntryFormat: yield* Config.Literals(["json", "columns"], "BATCH_ENTRY_FORMAT").pipe(Config.withDefault("json" as const)),
         workers: yield* positive("WORKERS", 2),
         claimIdleMs: yield* positive("CLAIM_IDLE_MS", 30_000),
         maxDeliveries: yield* positive("MAX_DELIVERIES", 5),
@@ -79,6 +86,7 @@ export class UploadConfig extends Context.Service<UploadConfig, {
   static readonly test = (overrides: Partial<Context.Service.Shape<typeof UploadConfig>> = {}) =>
     Layer.succeed(UploadConfig, {
       batchSize: 250,
+      batchEntryFormat: "json",
       workers: 2,
       claimIdleMs: 1_000,
       maxDeliveries: 3,

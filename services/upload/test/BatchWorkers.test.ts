@@ -1,8 +1,8 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { type Product, ProductBatch } from "@retail/domain"
 import { MemoryStreamQueue, StreamQueue } from "@retail/queue"
-import { BatchWorkers, UploadConfig } from "@retail/service-upload"
-import { Database, LoadRepository, ProductRepository, StoreError } from "@retail/store"
+import { BatchWorkers, COLUMNS_PREFIX, columnsEntry, ProductPublisher, UploadConfig } from "@retail/service-upload"
+import { Database, encodeBatch, LoadRepository, ProductRepository, StoreError } from "@retail/store"
 import { sampleProducts } from "@retail/testkit"
 import { Effect, Layer, Option, Schedule } from "effect"
 
@@ -14,7 +14,8 @@ const BrokenPersistence = Layer.effect(
   Effect.map(ProductRepository, (real) =>
     ProductRepository.of({
       ...real,
-      persistBatch: () => Effect.fail(new StoreError({ operation: "persistBatch", message: "value too long for type" }))
+      persistBatch: () => Effect.fail(new StoreError({ operation: "persistBatch", message: "value too long for type" })),
+      persistEncodedBatch: () => Effect.fail(new StoreError({ operation: "persistBatch", message: "value too long for type" }))
     }))
 ).pipe(Layer.provide(ProductRepository.layer))
 
@@ -24,34 +25,50 @@ const Store = Layer.mergeAll(LoadRepository.layer, BrokenPersistence).pipe(
 
 const Workers = BatchWorkers.pipe(Layer.provideMerge(Layer.mergeAll(Store, MemoryStreamQueue.layer, config)))
 
-const loadStatus = (processCode: string) =>
+const WorkingStore = Layer.mergeAll(LoadRepository.layer, ProductRepository.layer).pipe(
+  Layer.provideMerge(Database.layer({ url: Option.none(), dataDir: Database.IN_MEMORY, poolSize: 1 }))
+)
+const WorkingWorkers = BatchWorkers.pipe(Layer.provideMerge(Layer.mergeAll(WorkingStore, MemoryStreamQueue.layer, config)))
+const ColumnsPublisher = Layer.mergeAll(BatchWorkers, ProductPublisher.layer).pipe(
+  Layer.provideMerge(Layer.mergeAll(WorkingStore, MemoryStreamQueue.layer, UploadConfig.test({ workers: 1, batchSize: 4, batchEntryFormat: "columns" })))
+)
+
+/** A batch in each entry format: ProductBatch's JSON (every release so far) and the columns encoded at intake. */
+const entryOf = (format: "json" | "columns", batch: ProductBatch): string =>
+  format === "json"
+    ? JSON.stringify(batch)
+    : columnsEntry(encodeBatch({ processCode: batch.processCode, company: batch.company, batchNo: batch.batchNo }, batch.products))
+
+const loadStatus = (processCode: string, awaited = "COMPLETED_WITH_ERRORS") =>
   Effect.flatMap(LoadRepository, (loads) => loads.find(processCode)).pipe(
     Effect.map(Option.map((load) => load.status)),
-    Effect.filterOrFail((status) => Option.contains(status, "COMPLETED_WITH_ERRORS"), (status) => status),
+    Effect.filterOrFail((status) => Option.contains(status, awaited), (status) => status),
     Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo({ duration: "20 seconds" })))
   )
 
 describe("BatchWorkers", () => {
   layer(Workers, { timeout: 60_000, excludeTestServices: true })((it) => {
-    it.effect("dead-letters a batch that keeps failing while the database is up, and fails its products on the load", () =>
-      Effect.gen(function*() {
-        const queue = yield* StreamQueue
-        const loads = yield* LoadRepository
-        const { batchesStream } = yield* UploadConfig
-        const processCode = crypto.randomUUID()
-        const products = sampleProducts(2, { prefix: "DEAD" }) as unknown as ReadonlyArray<Product>
-        yield* loads.create({ processCode, company: "ACME", source: "LOAD_PRODUCTS", received: 2, accepted: 2, failed: 0, errors: [] })
-        yield* queue.publish(batchesStream, [JSON.stringify(ProductBatch.make({ processCode, company: "ACME", batchNo: 0, products }))])
+    for (const format of ["json", "columns"] as const) {
+      it.effect(`[${format}] dead-letters a batch that keeps failing while the database is up, and fails its products on the load`, () =>
+        Effect.gen(function*() {
+          const queue = yield* StreamQueue
+          const loads = yield* LoadRepository
+          const { batchesStream } = yield* UploadConfig
+          const processCode = crypto.randomUUID()
+          const products = sampleProducts(2, { prefix: "DEAD" }) as unknown as ReadonlyArray<Product>
+          yield* loads.create({ processCode, company: "ACME", source: "LOAD_PRODUCTS", received: 2, accepted: 2, failed: 0, errors: [] })
+          yield* queue.publish(batchesStream, [entryOf(format, ProductBatch.make({ processCode, company: "ACME", batchNo: 0, products }))])
 
-        expect(yield* loadStatus(processCode)).toEqual(Option.some("COMPLETED_WITH_ERRORS"))
-        const view = Option.getOrThrow(yield* loads.find(processCode))
-        expect(view.totals).toMatchObject({ accepted: 2, persisted: 0, failed: 2 })
-        const page = yield* loads.errors(processCode, { cursor: Option.none(), limit: 10 })
-        expect(page.errors.map((e) => e.sku)).toEqual(products.map((p) => p.skuCode))
-        expect(page.errors[0]?.error).toBe("persisting failed 2 times: value too long for type")
-        const dead = yield* queue.readDead(batchesStream, { count: 10 })
-        expect(dead.map((d) => [d.deliveries, d.reason])).toEqual([[2, "persisting failed 2 times: value too long for type"]])
-      }))
+          expect(yield* loadStatus(processCode)).toEqual(Option.some("COMPLETED_WITH_ERRORS"))
+          const view = Option.getOrThrow(yield* loads.find(processCode))
+          expect(view.totals).toMatchObject({ accepted: 2, persisted: 0, failed: 2 })
+          const page = yield* loads.errors(processCode, { cursor: Option.none(), limit: 10 })
+          expect(page.errors.map((e) => e.sku)).toEqual(products.map((p) => p.skuCode))
+          expect(page.errors[0]?.error).toBe("persisting failed 2 times: value too long for type")
+          const dead = (yield* queue.readDead(batchesStream, { count: 10 })).filter((d) => d.payload === entryOf(format, ProductBatch.make({ processCode, company: "ACME", batchNo: 0, products })))
+          expect(dead.map((d) => [d.deliveries, d.reason])).toEqual([[2, "persisting failed 2 times: value too long for type"]])
+        }))
+    }
 
     it.effect("dead-letters an entry that is not a product batch at its first delivery", () =>
       Effect.gen(function*() {
@@ -65,6 +82,79 @@ describe("BatchWorkers", () => {
         )
         expect(dead.at(-1)).toMatchObject({ deliveries: 1, payload: "{\"not\":\"a batch\"}" })
         expect(dead.at(-1)?.reason).toContain("undecodable batch")
+      }))
+
+    it.effect("dead-letters a columns entry whose bytes are not an encoded batch at its first delivery", () =>
+      Effect.gen(function*() {
+        const queue = yield* StreamQueue
+        const { batchesStream } = yield* UploadConfig
+        const before = (yield* queue.readDead(batchesStream, { count: 100 })).length
+        const truncated = columnsEntry(encodeBatch({ processCode: crypto.randomUUID(), company: "ACME", batchNo: 0 }, [])).slice(0, -8)
+        yield* queue.publish(batchesStream, [truncated])
+        const dead = yield* queue.readDead(batchesStream, { count: 100 }).pipe(
+          Effect.filterOrFail((entries) => entries.length > before, () => "not yet"),
+          Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo({ duration: "10 seconds" })))
+        )
+        expect(dead.at(-1)).toMatchObject({ deliveries: 1, payload: truncated })
+        expect(dead.at(-1)?.reason).toContain("undecodable batch")
+      }))
+  })
+
+  layer(WorkingWorkers, { timeout: 60_000, excludeTestServices: true })((it) => {
+    it.effect("persists a queue holding entries of both formats (a rolling deploy): every product, with its children", () =>
+      Effect.gen(function*() {
+        const queue = yield* StreamQueue
+        const loads = yield* LoadRepository
+        const repository = yield* ProductRepository
+        const { batchesStream } = yield* UploadConfig
+        const processCode = crypto.randomUUID()
+        const company = `MIXED-${processCode.slice(0, 8)}`
+        const products = sampleProducts(6, { prefix: "MIX", company }) as unknown as ReadonlyArray<Product>
+        yield* loads.create({ processCode, company, source: "LOAD_PRODUCTS", received: 6, accepted: 6, failed: 0, errors: [] })
+        yield* queue.publish(batchesStream, [
+          entryOf("json", ProductBatch.make({ processCode, company, batchNo: 0, products: products.slice(0, 3) })),
+          entryOf("columns", ProductBatch.make({ processCode, company, batchNo: 1, products: products.slice(3) }))
+        ])
+
+        expect(yield* loadStatus(processCode, "COMPLETED")).toEqual(Option.some("COMPLETED"))
+        expect(Option.getOrThrow(yield* loads.find(processCode)).totals).toMatchObject({ accepted: 6, persisted: 6, failed: 0 })
+        for (const product of products) expect(yield* repository.findProduct(company, product.productCode)).toEqual(Option.some(product))
+        expect(yield* queue.length(batchesStream)).toBe(0)
+      }))
+  })
+
+  layer(ColumnsPublisher, { timeout: 60_000, excludeTestServices: true })((it) => {
+    it.effect("with BATCH_ENTRY_FORMAT=columns, publishes columns entries; a batch sending one code twice keeps its latest dateUpdate", () =>
+      Effect.gen(function*() {
+        const loads = yield* LoadRepository
+        const repository = yield* ProductRepository
+        const publisher = yield* ProductPublisher
+        const processCode = crypto.randomUUID()
+        const company = `COLS-${processCode.slice(0, 8)}`
+        const [first, ...rest] = sampleProducts(7, { prefix: "COL", company }) as unknown as ReadonlyArray<Product>
+        const newer = { ...first!, dateUpdate: "2030-01-01 00:00:00", description: "newer" }
+        const products = [first!, newer, ...rest]
+        yield* loads.create({ processCode, company, source: "LOAD_PRODUCTS", received: 8, accepted: 8, failed: 0, errors: [] })
+        expect(yield* publisher.publish({ processCode, company }, products)).toBe(2)
+
+        expect(yield* loadStatus(processCode, "COMPLETED")).toEqual(Option.some("COMPLETED"))
+        expect(Option.getOrThrow(yield* loads.find(processCode)).totals).toMatchObject({ accepted: 8, persisted: 8 })
+        expect(yield* repository.findProduct(company, first!.productCode)).toEqual(Option.some(newer))
+        for (const product of rest) expect(yield* repository.findProduct(company, product.productCode)).toEqual(Option.some(product))
+        expect(yield* repository.countRows(company)).toMatchObject({ products: 7 })
+      }))
+  })
+
+  layer(ProductPublisher.layer.pipe(Layer.provideMerge(Layer.mergeAll(MemoryStreamQueue.layer, UploadConfig.test({ batchSize: 4, batchEntryFormat: "columns" })))))((it) => {
+    it.effect("with BATCH_ENTRY_FORMAT=columns, every entry published is a columns entry", () =>
+      Effect.gen(function*() {
+        const queue = yield* StreamQueue
+        const publisher = yield* ProductPublisher
+        const { batchesStream } = yield* UploadConfig
+        const products = sampleProducts(6, { prefix: "P" }) as unknown as ReadonlyArray<Product>
+        expect(yield* publisher.publish({ processCode: crypto.randomUUID(), company: "ACME" }, products)).toBe(2)
+        const entries = yield* queue.readAfter(batchesStream, "0", { count: 10, blockMs: 0 })
+        expect(entries.map((e) => e.payload.startsWith(COLUMNS_PREFIX))).toEqual([true, true])
       }))
   })
 })

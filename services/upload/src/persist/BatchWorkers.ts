@@ -1,8 +1,8 @@
-import { decodeProductBatch, type ProductBatch } from "@retail/domain"
 import { type Delivery, QueueTracing, StreamQueue } from "@retail/queue"
-import { Database, LoadRepository, ProductRepository, StoreError } from "@retail/store"
+import { Database, LoadRepository, ProductRepository, sentSkus, StoreError } from "@retail/store"
 import { Cause, Effect, Fiber, Layer, Result, Schedule } from "effect"
 import { trackBatches } from "../publish/LoadTracking.ts"
+import { type BatchEntry, decodeBatchEntry, headerOf } from "./BatchEntry.ts"
 import { UploadConfig } from "../UploadConfig.ts"
 
 const restartAfterFailure = <A, E, R>(name: string, loop: Effect.Effect<A, E, R>) =>
@@ -19,17 +19,21 @@ const restartAfterFailure = <A, E, R>(name: string, loop: Effect.Effect<A, E, R>
  */
 const untraced = Effect.withTracerEnabled(false)
 
-const persistSpan = (batch: ProductBatch) =>
-  Effect.withSpan("batch.persist", {
-    attributes: { processCode: batch.processCode, company: batch.company, batchNo: batch.batchNo, products: batch.products.length }
-  })
+const persistSpan = (entry: BatchEntry) => {
+  const { processCode, company, batchNo, products } = headerOf(entry)
+  return Effect.withSpan("batch.persist", { attributes: { processCode, company, batchNo, products, format: entry._tag } })
+}
+
+/** The SKU of every product of the batch, for the load's error list. */
+const skusOf = (entry: BatchEntry): ReadonlyArray<{ readonly sku: string }> =>
+  (entry._tag === "Json" ? entry.batch.products.map((p) => p.skuCode) : sentSkus(entry.batch)).map((sku) => ({ sku }))
 
 /**
  * A persisted (or dead-lettered) batch leaves the stream, and its load's tracking set, in one step:
  * Redis holds the backlog, not every batch ever loaded.
  */
-const workDone = (stream: string, batch: ProductBatch | null) =>
-  batch === null ? { deleteEntries: true } : { deleteEntries: true, untrack: trackBatches(stream, batch.processCode, [batch.batchNo]) }
+const workDone = (stream: string, entry: BatchEntry | null) =>
+  entry === null ? { deleteEntries: true } : { deleteEntries: true, untrack: trackBatches(stream, headerOf(entry).processCode, [headerOf(entry).batchNo]) }
 
 /**
  * Consumers of the product batches stream: persist a batch in one transaction, then ack.
@@ -55,10 +59,11 @@ export const BatchWorkers = Layer.effectDiscard(
       Effect.interruptible
     )
 
-    const deadLetter = (delivery: Delivery, batch: ProductBatch | null, reason: string) =>
+    const deadLetter = (delivery: Delivery, batch: BatchEntry | null, reason: string) =>
       Effect.gen(function*() {
         if (batch !== null) {
-          yield* loads.recordDeadBatch(batch.processCode, batch.batchNo, batch.products.map((p) => ({ sku: p.skuCode })), reason)
+          const { processCode, batchNo } = headerOf(batch)
+          yield* loads.recordDeadBatch(processCode, batchNo, skusOf(batch), reason)
         }
         yield* queue.deadLetter(stream, group, delivery, reason, workDone(stream, batch))
         yield* Effect.logWarning(`batch ${delivery.id} dead-lettered after ${delivery.deliveries} deliveries: ${reason}`)
@@ -69,12 +74,17 @@ export const BatchWorkers = Layer.effectDiscard(
      * interrupting it: an answer that comes late only finishes a transaction nobody waits for (the batch,
      * not acked, is delivered again), while interrupting it could wait on the hung connection itself.
      */
-    const persisting = (batch: ProductBatch) =>
-      Effect.flatMap(Effect.forkDetach(Effect.uninterruptible(products.persistBatch(batch).pipe(persistSpan(batch)))), Fiber.join)
+    const persisting = (entry: BatchEntry) =>
+      Effect.flatMap(
+        Effect.forkDetach(Effect.uninterruptible(
+          (entry._tag === "Json" ? products.persistBatch(entry.batch) : products.persistEncodedBatch(entry.batch)).pipe(persistSpan(entry))
+        )),
+        Fiber.join
+      )
 
     const handle = (consumer: string) => (delivery: Delivery) =>
-      Result.match(decodeProductBatch(delivery.payload), {
-        onFailure: (error) => deadLetter(delivery, null, `undecodable batch: ${error.message}`),
+      Result.match(decodeBatchEntry(delivery.payload), {
+        onFailure: (message) => deadLetter(delivery, null, `undecodable batch: ${message}`),
         onSuccess: (batch) =>
           persisting(batch).pipe(
             // Handling is uninterruptible so that shutdown lets a batch finish; a hung database must not hold it forever.
