@@ -38,14 +38,17 @@ const SLOT = PER_CHUNK - 1
 /** A chunk starts with PER_CHUNK + 1 offsets: slot s's rows are [chunk[s], chunk[s + 1]). */
 const HEADER = PER_CHUNK + 1
 const EMPTY_CHUNK: Uint32Array = new Uint32Array(HEADER).fill(HEADER)
+/** Offsets a chunk can have (a Uint32Array's length): chunk index times this plus an offset names one place. */
+const POSITIONS = 2 ** 32
 
 /**
  * Every stock row of a replica, compactly: node codes and SKUs interned to ids, and the rows of 16
  * SKUs (by id) in one Uint32Array chunk, each SKU's rows as `[node ids ascending (n) | units (n) |
- * revisions (n)]`: 12 bytes a row, no object per row, one array per 16 SKUs. A chunk is never
- * edited: a change builds the chunk's next array and puts it in place of the last (as an actor
- * replaces a usage cell), so a reader that took one never sees it change, and a change rebuilds
- * only the chunks it touches. Evaluation is synchronous: one request sees one state.
+ * revisions (n)]`: 12 bytes a row, no object per row, one array per 16 SKUs. A change of a row
+ * the board holds writes its units and revision in place (no allocation: a feed of random rows
+ * copied a whole chunk per row before, which was most of a replica's CPU); a row added builds
+ * its chunk's next array, so a chunk's nodes never change and its holder lists are cached per
+ * array. Evaluation is synchronous and reads the board afresh each time: one request sees one state.
  */
 export class StockBoard implements StockView {
   private readonly nodeIds = new Map<string, number>()
@@ -124,8 +127,10 @@ export class StockBoard implements StockView {
   /**
    * Applies absolute values by revision: a row is taken when the board has none for its node and
    * SKU, or holds an older revision; the same change twice, or an older one after a newer, changes
-   * nothing. Of two changes of one row here, the higher revision stands (the later on a tie). Only
-   * the chunks with a row taken get a new array. Answers how many rows were taken.
+   * nothing. Of two changes of one row here, the higher revision stands (the later on a tie).
+   * A row the board holds is set in place (a feed's batch mostly changes rows that exist: no
+   * array is built for them); only the chunks that gain a row get a new array. Answers how many
+   * rows were taken.
    */
   apply(columns: StockColumns): number {
     const count = columns.skus.length
@@ -133,25 +138,47 @@ export class StockBoard implements StockView {
     const skuOf = new Int32Array(count)
     const nodeOf = new Int32Array(count)
     const rowsByChunk = new Map<number, Array<number>>()
+    // Where this apply set a row in place (chunk and offset): a later change of it at the same revision stands.
+    const setHere = new Set<number>()
     let lastChunk = -1
     let lastRows: Array<number> = []
+    let taken = 0
     for (let row = 0; row < count; row++) {
       const sku = this.skuIdOf(columns.skus[row]!)
+      const node = this.nodeIdOf(columns.nodes[row]!)
+      const chunkIndex = sku >>> SHIFT
+      const chunk = this.chunks[chunkIndex]!
+      const slot = sku & SLOT
+      const base = chunk[slot]!
+      const held = (chunk[slot + 1]! - base) / 3
+      const at = indexOfNode(chunk, base, held, node)
+      if (at >= 0) {
+        const revisionAt = base + 2 * held + at
+        const revision = columns.revisions[row]!
+        const key = chunkIndex * POSITIONS + revisionAt
+        if (revision > chunk[revisionAt]! || (revision === chunk[revisionAt] && setHere.has(key))) {
+          chunk[base + held + at] = columns.units[row]!
+          chunk[revisionAt] = revision
+          if (!setHere.has(key)) {
+            setHere.add(key)
+            taken++
+          }
+        }
+        continue
+      }
       skuOf[row] = sku
-      nodeOf[row] = this.nodeIdOf(columns.nodes[row]!)
-      const chunk = sku >>> SHIFT
-      if (chunk !== lastChunk) {
-        let rows = rowsByChunk.get(chunk)
+      nodeOf[row] = node
+      if (chunkIndex !== lastChunk) {
+        let rows = rowsByChunk.get(chunkIndex)
         if (rows === undefined) {
           rows = []
-          rowsByChunk.set(chunk, rows)
+          rowsByChunk.set(chunkIndex, rows)
         }
-        lastChunk = chunk
+        lastChunk = chunkIndex
         lastRows = rows
       }
       lastRows.push(row)
     }
-    let taken = 0
     for (const [chunk, rows] of rowsByChunk) taken += this.applyChunk(chunk, rows, skuOf, nodeOf, columns)
     return taken
   }
