@@ -45,10 +45,12 @@ const POSITIONS = 2 ** 32
  * Every stock row of a replica, compactly: node codes and SKUs interned to ids, and the rows of 16
  * SKUs (by id) in one Uint32Array chunk, each SKU's rows as `[node ids ascending (n) | units (n) |
  * revisions (n)]`: 12 bytes a row, no object per row, one array per 16 SKUs. A change of a row
- * the board holds writes its units and revision in place (no allocation: a feed of random rows
- * copied a whole chunk per row before, which was most of a replica's CPU); a row added builds
- * its chunk's next array, so a chunk's nodes never change and its holder lists are cached per
- * array. Evaluation is synchronous and reads the board afresh each time: one request sees one state.
+ * the board holds writes its units and revision in place; a row added rebuilds its chunk aside
+ * and copies it back when the chunk has room (a chunk that grows gets an eighth more room), so a
+ * feed of random rows allocates nothing for most of them (copying a chunk per row was most of a
+ * replica's CPU, most of it GC). Holder lists are cached per chunk and slot, and dropped when
+ * their SKU gains a node. Evaluation is synchronous and reads the board afresh each time: one
+ * request sees one state.
  */
 export class StockBoard implements StockView {
   private readonly nodeIds = new Map<string, number>()
@@ -57,6 +59,8 @@ export class StockBoard implements StockView {
   private readonly skuCodes: Array<string> = []
   private readonly chunks: Array<Uint32Array> = []
   private readonly holderLists = new WeakMap<Uint32Array, Array<ReadonlyArray<string> | undefined>>()
+  /** Where a chunk that gains rows is rebuilt before it is copied back. */
+  private scratch = new Uint32Array(1024)
   private rowCount = 0
 
   /** Rows held (a row per node and SKU). */
@@ -128,9 +132,8 @@ export class StockBoard implements StockView {
    * Applies absolute values by revision: a row is taken when the board has none for its node and
    * SKU, or holds an older revision; the same change twice, or an older one after a newer, changes
    * nothing. Of two changes of one row here, the higher revision stands (the later on a tie).
-   * A row the board holds is set in place (a feed's batch mostly changes rows that exist: no
-   * array is built for them); only the chunks that gain a row get a new array. Answers how many
-   * rows were taken.
+   * A row the board holds is set in place; the rows it does not hold are added chunk by chunk
+   * (one rebuild of each chunk that gains rows). Answers how many rows were taken.
    */
   apply(columns: StockColumns): number {
     const count = columns.skus.length
@@ -256,7 +259,9 @@ export class StockBoard implements StockView {
 
     let total = HEADER
     for (let slot = 0; slot < PER_CHUNK; slot++) total += 3 * sizes[slot]!
-    const next = new Uint32Array(total)
+    // Built aside, then copied into the chunk when it has room (no allocation), else into a new array with room to grow.
+    if (this.scratch.length < total) this.scratch = new Uint32Array(total * 2)
+    const next = this.scratch
     let offset = HEADER
     for (let slot = 0; slot < PER_CHUNK; slot++) {
       next[slot] = offset
@@ -291,7 +296,18 @@ export class StockBoard implements StockView {
       offset += 3 * size
     }
     next[PER_CHUNK] = offset
-    this.chunks[chunkIndex] = next
+    if (current !== EMPTY_CHUNK && current.length >= total) {
+      current.set(next.subarray(0, total))
+      // The slots that gained a row list other holders now; the others keep their lists.
+      const lists = this.holderLists.get(current)
+      if (lists !== undefined) for (let slot = 0; slot < PER_CHUNK; slot++) if (firstChange[slot] !== firstChange[slot + 1]) lists[slot] = undefined
+    } else {
+      // A chunk filled for the first time (a replica's load) is sized to fit; one that grows gets an eighth more room.
+      const room = current === EMPTY_CHUNK ? 0 : Math.max(3 * PER_CHUNK, total >>> 3)
+      const grown = new Uint32Array(total + room)
+      grown.set(next.subarray(0, total))
+      this.chunks[chunkIndex] = grown
+    }
     this.rowCount += added
     return taken
   }

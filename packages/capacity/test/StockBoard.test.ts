@@ -68,6 +68,14 @@ describe("StockBoard", () => {
     expect(board.holders("A")).toEqual(["CD1", "TD1"])
     expect(board.holders("B")).toBe(holdersOfB)
     expect(board.rows).toBe(19)
+    // A chunk grown once has room: the next row added to it is copied in place, and only its SKU's list changes.
+    const holdersOfF0 = board.holders("F0")
+    const holdersOfA2 = board.holders("A")
+    expect(board.apply(columns([{ node: "CD1", sku: "F0", units: 8, revision: 1 }]))).toBe(1)
+    expect(board.holders("F0")).toEqual(["CD1", "TD1"])
+    expect(board.holders("A")).toBe(holdersOfA2)
+    expect(board.holders("F0")).not.toBe(holdersOfF0)
+    expect(board.holdingsOf("A")).toEqual([{ node: "CD1", units: 6, revision: 5 }, { node: "TD1", units: 2, revision: 1 }])
   })
 
   it("of two changes of a held row in one apply, the higher revision stands, the later one on a tie; each row counts once", () => {
@@ -117,6 +125,11 @@ describe("StockBoard", () => {
         for (const [key, row] of winners) {
           const held = model.get(key)
           if (held === undefined || row.revision > held.revision) model.set(key, row)
+        }
+        // Holder lists are cached: after every apply they list the nodes holding each SKU now.
+        for (let i = 0; i < 40; i++) {
+          const nodes = [...model.values()].filter((row) => row.sku === `S${i}`).map((row) => row.node)
+          expect([...board.holders(`S${i}`)].sort()).toEqual(nodes.sort())
         }
       }
       for (const [key, row] of model) {
