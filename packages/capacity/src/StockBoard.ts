@@ -61,6 +61,9 @@ export class StockBoard implements StockView {
   private readonly holderLists = new WeakMap<Uint32Array, Array<ReadonlyArray<string> | undefined>>()
   /** Where a chunk that gains rows is rebuilt before it is copied back. */
   private scratch = new Uint32Array(1024)
+  /** Per slot of the chunk being rebuilt: its rows after, and where its changes start. */
+  private readonly sizes = new Int32Array(PER_CHUNK)
+  private readonly firstChange = new Int32Array(PER_CHUNK + 1)
   private rowCount = 0
 
   /** Rows held (a row per node and SKU). */
@@ -229,8 +232,8 @@ export class StockBoard implements StockView {
     }
 
     const current = this.chunks[chunkIndex]!
-    const sizes = new Int32Array(PER_CHUNK)
-    const firstChange = new Int32Array(PER_CHUNK + 1)
+    const sizes = this.sizes
+    const firstChange = this.firstChange
     let added = 0
     let taken = 0
     let p = 0
