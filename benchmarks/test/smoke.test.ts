@@ -142,8 +142,13 @@ describe("stock-deltas, smoke size", () => {
       shared
         ? "rows/s applied end to end (PostgreSQL and 2 replica(s)), batches of 500, 2 senders"
         : "rows/s applied end to end (PostgreSQL and 1 replica(s)), batches of 500, 2 senders",
+      "CPU per row applied end to end: the server fed (all threads)",
       ...(shared
-        ? ["delay until a delta is answered by the other replica, p99 (1,000 rows/s arriving)"]
+        ? [
+          "delay until a delta is answered by the other replica, p99 (1,000 rows/s arriving)",
+          "CPU per row applied end to end: the other server (all threads)",
+          "CPU per row applied end to end: PostgreSQL (the backends of DATABASE_URL's database)"
+        ]
         : [])
     ])
     // Bytes per row are reported at full size only (a few thousand rows are within the heap's noise).

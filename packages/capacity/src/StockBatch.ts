@@ -111,7 +111,8 @@ export const decodeStockBatch = (
     problem("sequence", `expected an integer between 0 and ${Number.MAX_SAFE_INTEGER}, got ${show(sequence)}`)
   }
   const changes = body.changes
-  const byKey = new Map<string, number>()
+  // Per node, then SKU (a batch's nodes are few): no key string built per change.
+  const byNode = new Map<string, Map<string, number>>()
   const nodes: Array<string> = []
   const skus: Array<string> = []
   const units: Array<number> = []
@@ -150,11 +151,15 @@ export const decodeStockBatch = (
         valid = false
       }
       if (!valid || issues.length > 0) continue
-      const key = `${node as string}\u0000${sku as string}`
-      const at = byKey.get(key)
+      let ofNode = byNode.get(node as string)
+      if (ofNode === undefined) {
+        ofNode = new Map()
+        byNode.set(node as string, ofNode)
+      }
+      const at = ofNode.get(sku as string)
       if (at !== undefined) units[at] = unitsOf as number
       else {
-        byKey.set(key, nodes.length)
+        ofNode.set(sku as string, nodes.length)
         nodes.push(node as string)
         skus.push(sku as string)
         units.push(unitsOf as number)

@@ -38,14 +38,19 @@ const SLOT = PER_CHUNK - 1
 /** A chunk starts with PER_CHUNK + 1 offsets: slot s's rows are [chunk[s], chunk[s + 1]). */
 const HEADER = PER_CHUNK + 1
 const EMPTY_CHUNK: Uint32Array = new Uint32Array(HEADER).fill(HEADER)
+/** Offsets a chunk can have (a Uint32Array's length): chunk index times this plus an offset names one place. */
+const POSITIONS = 2 ** 32
 
 /**
  * Every stock row of a replica, compactly: node codes and SKUs interned to ids, and the rows of 16
  * SKUs (by id) in one Uint32Array chunk, each SKU's rows as `[node ids ascending (n) | units (n) |
- * revisions (n)]`: 12 bytes a row, no object per row, one array per 16 SKUs. A chunk is never
- * edited: a change builds the chunk's next array and puts it in place of the last (as an actor
- * replaces a usage cell), so a reader that took one never sees it change, and a change rebuilds
- * only the chunks it touches. Evaluation is synchronous: one request sees one state.
+ * revisions (n)]`: 12 bytes a row, no object per row, one array per 16 SKUs. A change of a row
+ * the board holds writes its units and revision in place; a row added rebuilds its chunk aside
+ * and copies it back when the chunk has room (a chunk that grows gets an eighth more room), so a
+ * feed of random rows allocates nothing for most of them (copying a chunk per row was most of a
+ * replica's CPU, most of it GC). Holder lists are cached per chunk and slot, and dropped when
+ * their SKU gains a node. Evaluation is synchronous and reads the board afresh each time: one
+ * request sees one state.
  */
 export class StockBoard implements StockView {
   private readonly nodeIds = new Map<string, number>()
@@ -54,6 +59,11 @@ export class StockBoard implements StockView {
   private readonly skuCodes: Array<string> = []
   private readonly chunks: Array<Uint32Array> = []
   private readonly holderLists = new WeakMap<Uint32Array, Array<ReadonlyArray<string> | undefined>>()
+  /** Where a chunk that gains rows is rebuilt before it is copied back. */
+  private scratch = new Uint32Array(1024)
+  /** Per slot of the chunk being rebuilt: its rows after, and where its changes start. */
+  private readonly sizes = new Int32Array(PER_CHUNK)
+  private readonly firstChange = new Int32Array(PER_CHUNK + 1)
   private rowCount = 0
 
   /** Rows held (a row per node and SKU). */
@@ -124,8 +134,9 @@ export class StockBoard implements StockView {
   /**
    * Applies absolute values by revision: a row is taken when the board has none for its node and
    * SKU, or holds an older revision; the same change twice, or an older one after a newer, changes
-   * nothing. Of two changes of one row here, the higher revision stands (the later on a tie). Only
-   * the chunks with a row taken get a new array. Answers how many rows were taken.
+   * nothing. Of two changes of one row here, the higher revision stands (the later on a tie).
+   * A row the board holds is set in place; the rows it does not hold are added chunk by chunk
+   * (one rebuild of each chunk that gains rows). Answers how many rows were taken.
    */
   apply(columns: StockColumns): number {
     const count = columns.skus.length
@@ -133,25 +144,47 @@ export class StockBoard implements StockView {
     const skuOf = new Int32Array(count)
     const nodeOf = new Int32Array(count)
     const rowsByChunk = new Map<number, Array<number>>()
+    // Where this apply set a row in place (chunk and offset): a later change of it at the same revision stands.
+    const setHere = new Set<number>()
     let lastChunk = -1
     let lastRows: Array<number> = []
+    let taken = 0
     for (let row = 0; row < count; row++) {
       const sku = this.skuIdOf(columns.skus[row]!)
+      const node = this.nodeIdOf(columns.nodes[row]!)
+      const chunkIndex = sku >>> SHIFT
+      const chunk = this.chunks[chunkIndex]!
+      const slot = sku & SLOT
+      const base = chunk[slot]!
+      const held = (chunk[slot + 1]! - base) / 3
+      const at = indexOfNode(chunk, base, held, node)
+      if (at >= 0) {
+        const revisionAt = base + 2 * held + at
+        const revision = columns.revisions[row]!
+        const key = chunkIndex * POSITIONS + revisionAt
+        if (revision > chunk[revisionAt]! || (revision === chunk[revisionAt] && setHere.has(key))) {
+          chunk[base + held + at] = columns.units[row]!
+          chunk[revisionAt] = revision
+          if (!setHere.has(key)) {
+            setHere.add(key)
+            taken++
+          }
+        }
+        continue
+      }
       skuOf[row] = sku
-      nodeOf[row] = this.nodeIdOf(columns.nodes[row]!)
-      const chunk = sku >>> SHIFT
-      if (chunk !== lastChunk) {
-        let rows = rowsByChunk.get(chunk)
+      nodeOf[row] = node
+      if (chunkIndex !== lastChunk) {
+        let rows = rowsByChunk.get(chunkIndex)
         if (rows === undefined) {
           rows = []
-          rowsByChunk.set(chunk, rows)
+          rowsByChunk.set(chunkIndex, rows)
         }
-        lastChunk = chunk
+        lastChunk = chunkIndex
         lastRows = rows
       }
       lastRows.push(row)
     }
-    let taken = 0
     for (const [chunk, rows] of rowsByChunk) taken += this.applyChunk(chunk, rows, skuOf, nodeOf, columns)
     return taken
   }
@@ -199,8 +232,8 @@ export class StockBoard implements StockView {
     }
 
     const current = this.chunks[chunkIndex]!
-    const sizes = new Int32Array(PER_CHUNK)
-    const firstChange = new Int32Array(PER_CHUNK + 1)
+    const sizes = this.sizes
+    const firstChange = this.firstChange
     let added = 0
     let taken = 0
     let p = 0
@@ -229,7 +262,9 @@ export class StockBoard implements StockView {
 
     let total = HEADER
     for (let slot = 0; slot < PER_CHUNK; slot++) total += 3 * sizes[slot]!
-    const next = new Uint32Array(total)
+    // Built aside, then copied into the chunk when it has room (no allocation), else into a new array with room to grow.
+    if (this.scratch.length < total) this.scratch = new Uint32Array(total * 2)
+    const next = this.scratch
     let offset = HEADER
     for (let slot = 0; slot < PER_CHUNK; slot++) {
       next[slot] = offset
@@ -264,7 +299,18 @@ export class StockBoard implements StockView {
       offset += 3 * size
     }
     next[PER_CHUNK] = offset
-    this.chunks[chunkIndex] = next
+    if (current !== EMPTY_CHUNK && current.length >= total) {
+      current.set(next.subarray(0, total))
+      // The slots that gained a row list other holders now; the others keep their lists.
+      const lists = this.holderLists.get(current)
+      if (lists !== undefined) for (let slot = 0; slot < PER_CHUNK; slot++) if (firstChange[slot] !== firstChange[slot + 1]) lists[slot] = undefined
+    } else {
+      // A chunk filled for the first time (a replica's load) is sized to fit; one that grows gets an eighth more room.
+      const room = current === EMPTY_CHUNK ? 0 : Math.max(3 * PER_CHUNK, total >>> 3)
+      const grown = new Uint32Array(total + room)
+      grown.set(next.subarray(0, total))
+      this.chunks[chunkIndex] = grown
+    }
     this.rowCount += added
     return taken
   }

@@ -48,7 +48,7 @@ describe("StockBoard", () => {
     expect(board.skus).toBe(2)
   })
 
-  it("takes a row only with a newer revision: a replay or an older change leaves it, and only the chunks changed get a new array", () => {
+  it("takes a row only with a newer revision: a replay or an older change leaves it; units change in place, a new row builds its chunk anew", () => {
     const board = new StockBoard()
     // 16 SKUs a chunk, by first appearance: A is in the first, B (the 18th SKU) in the second.
     const fillers = Array.from({ length: 16 }, (_, i) => ({ node: "TD1", sku: `F${i}`, units: i, revision: 1 }))
@@ -58,12 +58,37 @@ describe("StockBoard", () => {
     expect(board.apply(columns([{ node: "CD1", sku: "A", units: 9, revision: 3 }]))).toBe(0)
     expect(board.apply(columns([{ node: "CD1", sku: "A", units: 9, revision: 2 }]))).toBe(0)
     expect(board.unitsOf("CD1", "A")).toBe(5)
-    // Nothing taken: A's array is the same one (its holder list, cached per array, too).
-    expect(board.holders("A")).toBe(holdersOfA)
     expect(board.apply(columns([{ node: "CD1", sku: "A", units: 4, revision: 4 }]))).toBe(1)
     expect(board.unitsOf("CD1", "A")).toBe(4)
+    // Units changed, not the nodes holding A: its holder list (cached per chunk array) is the same one.
+    expect(board.holders("A")).toBe(holdersOfA)
+    expect(board.apply(columns([{ node: "TD1", sku: "A", units: 2, revision: 1 }, { node: "CD1", sku: "A", units: 6, revision: 5 }]))).toBe(2)
+    expect(board.holdingsOf("A")).toEqual([{ node: "CD1", units: 6, revision: 5 }, { node: "TD1", units: 2, revision: 1 }])
     expect(board.holders("A")).not.toBe(holdersOfA)
+    expect(board.holders("A")).toEqual(["CD1", "TD1"])
     expect(board.holders("B")).toBe(holdersOfB)
+    expect(board.rows).toBe(19)
+    // A chunk grown once has room: the next row added to it is copied in place, and only its SKU's list changes.
+    const holdersOfF0 = board.holders("F0")
+    const holdersOfA2 = board.holders("A")
+    expect(board.apply(columns([{ node: "CD1", sku: "F0", units: 8, revision: 1 }]))).toBe(1)
+    expect(board.holders("F0")).toEqual(["CD1", "TD1"])
+    expect(board.holders("A")).toBe(holdersOfA2)
+    expect(board.holders("F0")).not.toBe(holdersOfF0)
+    expect(board.holdingsOf("A")).toEqual([{ node: "CD1", units: 6, revision: 5 }, { node: "TD1", units: 2, revision: 1 }])
+  })
+
+  it("of two changes of a held row in one apply, the higher revision stands, the later one on a tie; each row counts once", () => {
+    const board = new StockBoard()
+    board.apply(columns([{ node: "CD1", sku: "A", units: 1, revision: 1 }, { node: "TD1", sku: "A", units: 1, revision: 1 }]))
+    expect(board.apply(columns([
+      { node: "CD1", sku: "A", units: 2, revision: 3 },
+      { node: "CD1", sku: "A", units: 3, revision: 2 },
+      { node: "TD1", sku: "A", units: 4, revision: 2 },
+      { node: "TD1", sku: "A", units: 5, revision: 2 },
+      { node: "TD1", sku: "A", units: 6, revision: 1 }
+    ]))).toBe(2)
+    expect(board.holdingsOf("A")).toEqual([{ node: "CD1", units: 2, revision: 3 }, { node: "TD1", units: 5, revision: 2 }])
   })
 
   it("of two changes of one row in one apply, the higher revision stands, the later one on a tie", () => {
@@ -100,6 +125,11 @@ describe("StockBoard", () => {
         for (const [key, row] of winners) {
           const held = model.get(key)
           if (held === undefined || row.revision > held.revision) model.set(key, row)
+        }
+        // Holder lists are cached: after every apply they list the nodes holding each SKU now.
+        for (let i = 0; i < 40; i++) {
+          const nodes = [...model.values()].filter((row) => row.sku === `S${i}`).map((row) => row.node)
+          expect([...board.holders(`S${i}`)].sort()).toEqual(nodes.sort())
         }
       }
       for (const [key, row] of model) {
