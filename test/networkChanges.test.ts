@@ -109,6 +109,9 @@ describe("network changes fed as batches", () => {
         const negative = yield* post(base, [{ kind: "ROUTE_CAPACITY", route: "R-LURIN-SUR-N", date, units: -1 }])
         expect(negative.status).toBe(400)
         expect(negative.text).toContain("changes[0].units")
+        // Past a PostgreSQL integer (the table's value, the usage an order is checked against): a 400, not a 500.
+        const huge = yield* post(base, [{ kind: "ZONE_WINDOW_CAPACITY", zone: "LIMA-MODERNA", window: "09:00-13:00", date, units: 2_147_483_648 }])
+        expect([huge.status, huge.text]).toEqual([400, expect.stringContaining("changes[0].units: expected at most 2147483647 (a PostgreSQL integer), got 2147483648")])
         const noSequence = yield* postJson("/v1/network/changes", { changes: [{ kind: "HOLIDAY", node: "CD-LURIN", date, holiday: true }] }, KEY)
         expect(noSequence.status).toBe(400)
         expect(noSequence.text).toContain("sequence")

@@ -3,6 +3,7 @@ import { between, Int, minItems } from "./Checks.ts"
 import { type FieldIssue, formatIssues } from "./DecodeError.ts"
 import type { CapacityPool } from "./Ledger.ts"
 import { type CapacityByDispatchType, Code, DispatchType, LocalDate, type NetworkDocument, Units } from "./Network.ts"
+import { MAX_UNITS } from "./UnitBounds.ts"
 
 /** Most changes in one batch: a feed sends more as several batches. */
 export const MAX_NETWORK_CHANGES = 10_000
@@ -124,6 +125,10 @@ export const rowsOfBatch = (batch: NetworkChangeBatch, network: NetworkDocument)
   const byKey = new Map<string, ChangeRow>()
   batch.changes.forEach((change, index) => {
     const at = `changes[${index}]`
+    if ("units" in change && change.units !== null && change.units > MAX_UNITS) {
+      problem(`${at}.units`, `expected at most ${MAX_UNITS} (a PostgreSQL integer), got ${change.units}`)
+      return
+    }
     const row = (target: string, part: string, value: number | null) => {
       const key = `${change.kind}\u0000${target}\u0000${part}\u0000${change.date}`
       byKey.delete(key)

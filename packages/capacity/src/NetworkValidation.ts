@@ -3,6 +3,7 @@ import { parseClock } from "./Calendar.ts"
 import { MAX_CODE_LENGTH } from "./Checks.ts"
 import { type FieldIssue, formatIssues, issuesOfRejected } from "./DecodeError.ts"
 import { NetworkDocument } from "./Network.ts"
+import { unitsPastIntegerIssues } from "./UnitBounds.ts"
 import { unstorableIn } from "./UnstorableText.ts"
 
 export class NetworkInvalid extends Data.TaggedError("NetworkInvalid")<{ readonly issues: ReadonlyArray<FieldIssue> }> {
@@ -84,5 +85,6 @@ export const crossReferenceIssues = (document: NetworkDocument): ReadonlyArray<F
       issues.push({ path: `stock[${i}].sku`, message: `expected a code of at most ${MAX_CODE_LENGTH} characters, got ${entry.sku.length}` })
     }
   })
+  issues.push(...unitsPastIntegerIssues(document))
   return issues
 }

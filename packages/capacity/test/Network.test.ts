@@ -40,6 +40,19 @@ describe("network document", () => {
     expect(issues[0]?.message).toContain("\"MONDAY\"")
   })
 
+  it("names the path of a capacity beyond PostgreSQL's integer, which an order could not be checked against", () => {
+    const broken = {
+      ...smallNetwork,
+      nodes: smallNetwork.nodes.map((node, i) => (i === 0 ? { ...node, dispatchCapacity: 2_147_483_648 } : node)),
+      routes: smallNetwork.routes.map((route, i) => (i === 0 ? { ...route, capacityPerDeparture: 2_147_483_647 } : route))
+    }
+    expect(issuesOf(broken)).toEqual([
+      { path: "nodes[0].dispatchCapacity", message: "expected at most 2147483647 (a PostgreSQL integer), got 2147483648" }
+    ])
+    const pools = { ...smallNetwork, nodes: smallNetwork.nodes.map((node, i) => (i === 1 ? { ...node, pickingCapacity: { NORMAL: 1, EXPRESS: 1e12 } } : node)) }
+    expect(issuesOf(pools).map((issue) => issue.path)).toEqual(["nodes[1].pickingCapacity.EXPRESS"])
+  })
+
   it("rejects duplicate codes, overlapping zones and windows that end before they start", () => {
     const broken = {
       ...smallNetwork,
