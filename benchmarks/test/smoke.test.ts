@@ -158,7 +158,7 @@ describe("stock-deltas, smoke size", () => {
 })
 
 describe("capacity-national, smoke size", () => {
-  it("the national network beside the demo network: engine time per request, bytes per stock row, both servers under load, RSS", async () => {
+  it("the national network beside the demo network: engine time per request, bytes per stock row, both servers under load, RSS, the national one again while stock deltas arrive", async () => {
     // The national network and its stock go into a database of its own (dropped after): test files sharing
     // DATABASE_URL run meanwhile, and their servers would load (and reconcile) both.
     const figures = expectWellFormed(await withOwnDatabase("capacity_national", () => smoke([byName("capacity-national")])), [
@@ -171,12 +171,22 @@ describe("capacity-national, smoke size", () => {
       "national network, variant B all modes, origins searched, 5 items: p99 latency",
       "national network: server RSS after the loads",
       "national network, variant B all modes, origins searched, 5 items: server CPU per request (all threads, /proc)",
+      // Issue 25's HTTP goals while stock deltas arrive at 1,000 rows/s.
+      "national network, variant A, 5 items, stock deltas arriving: requests/s",
+      "national network, variant B all modes, origins searched, 5 items, stock deltas arriving: p99 latency",
+      "national network, variant B all modes, origins searched, 5 items, stock deltas arriving: max latency",
+      "national network, variant B all modes, origins searched, 5 items, stock deltas arriving: server CPU per request (all threads, /proc)",
       // A server restarted on the database that holds the national network: only with one.
       ...(process.env["DATABASE_URL"] ? ["server start-up on the national network: spawn to its first answer"] : [])
     ])
     expect(figures.some((f) => f.name.startsWith("national network loaded: "))).toBe(true)
     expect(figures.find((f) => f.name.startsWith("variant A, 5 items: engine"))?.limit?.name).toContain("demo network")
     expect(figures.find((f) => f.name === "national network: stock rows")?.median).toBeGreaterThan(5_000)
+    // The feed ran beside each case with deltas and its rows were applied (sequences above the stock's); the plan cache was read from /metrics.
+    const withDeltas = (what: string) => figures.filter((f) => f.name.includes(", stock deltas arriving: ") && f.name.includes(what))
+    expect(withDeltas("stock rows/s applied meanwhile")).toHaveLength(2)
+    for (const f of withDeltas("stock rows/s applied meanwhile")) expect(f.median, f.name).toBeGreaterThan(0)
+    expect(withDeltas("plans reused").map((f) => f.limit?.name)).toEqual(["the same case without deltas, same run", "the same case without deltas, same run"])
   }, SMOKE_TIMEOUT)
 })
 

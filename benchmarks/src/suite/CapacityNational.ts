@@ -15,7 +15,8 @@ import {
   evaluateVariantA,
   evaluateVariantB
 } from "@retail/capacity-wire"
-import { Result } from "effect"
+import type { Scrape } from "@retail/testkit"
+import { Result, Schema } from "effect"
 import { writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -30,14 +31,21 @@ import { type BareServer, startBareServer } from "../support/BareServer.ts"
 import { post } from "../support/Http.ts"
 import { cpuOfDuring } from "../support/ProcessCpu.ts"
 import { type ServerHandle, startServer, withServerLog } from "../support/ServerProcess.ts"
+import { type StockChange, startStockFeeder } from "../support/StockFeeder.ts"
 import { BENCH_CAPACITY_KEY } from "../support/Tokens.ts"
 import { loadFigures, variantA, variantBAllModesSearch } from "./Capacity.ts"
+import { METRICS_ON_PUBLIC_PORT, scrapeServer } from "./MetricsCheck.ts"
 
 const CONNECTIONS = 64
 const ITEMS = 5
 const GOAL = "issue 25"
 /** Rows per POST /v1/stock/changes (its largest batch). */
 const STOCK_BATCH = 50_000
+/** Stock deltas arriving while the national server is measured with them: 1,000 rows/s, as issue 25's goal. */
+const DELTA_BATCH_ROWS = 100
+const DELTA_EVERY_MS = 100
+/** Of each delta batch, rows the measured requests read (their SKUs at the nodes holding them); the rest anywhere in the catalogue. */
+const DELTA_READ_ROWS = 20
 
 /** A collection now, so heap figures count what is live (flag set at run time: `npm run bench` is not started with --expose-gc). */
 const collectGarbage: () => void = (() => {
@@ -109,6 +117,21 @@ interface Networks {
 }
 
 const seconds = (since: number) => (performance.now() - since) / 1000
+
+/** What runs beside a server's load: started just before it, stopped just after, with the figures it adds. */
+interface Alongside {
+  readonly start: () => { readonly stop: (label: string) => Promise<ReadonlyArray<Figure>> }
+}
+
+const RequestSkus = Schema.Struct({ items: Schema.Array(Schema.Struct({ skuCode: Schema.String })) })
+const skusOf = (body: string): ReadonlyArray<string> => Schema.decodeUnknownSync(Schema.fromJsonString(RequestSkus))(body).items.map((item) => item.skuCode)
+
+/** Plans the server's cache answered over a load, % of those asked of it (capacity_plan_cache_total, scraped before and after). */
+const planReusePercent = (before: Scrape, after: Scrape): number => {
+  const hits = after.value("capacity_plan_cache_total", { result: "hit" }) - before.value("capacity_plan_cache_total", { result: "hit" })
+  const misses = after.value("capacity_plan_cache_total", { result: "miss" }) - before.value("capacity_plan_cache_total", { result: "miss" })
+  return hits + misses === 0 ? 0 : (100 * hits) / (hits + misses)
+}
 
 /**
  * Issue 25: the national network (benchmarks/src/national/) beside the demo network in the same
@@ -183,6 +206,8 @@ export const capacityNational: Benchmark = {
       RUN_WORKERS: "false",
       REQUEST_MAX_BYTES: String(2 ** 30),
       REQUEST_MAX_VALUES: String(100_000_000),
+      // The plan cache's counts are read from /metrics (capacity_plan_cache_total).
+      ...METRICS_ON_PUBLIC_PORT,
       // Today's stock structures need more than npm start's 512 MB heap at national size (the figures say how much).
       NODE_OPTIONS: process.env["BENCH_NATIONAL_NODE_OPTIONS"] ?? "--max-old-space-size=4096"
     }
@@ -224,7 +249,47 @@ export const capacityNational: Benchmark = {
       ]
     }
 
-    const loadOn = async (server: ServerHandle, bare: BareServer, label: string, i: number): Promise<ReadonlyArray<Figure>> => {
+    // Stock deltas at 1,000 rows/s into the national server while it is measured with them: rows the
+    // requests read (their SKUs at the nodes holding them, units kept at or above the document's so
+    // every item stays routed) and rows anywhere in the catalogue, as a feed would send them.
+    const skusRead = new Set(serverCases.flatMap((c) => skusOf(c.body)))
+    const readRows = rows.filter((row) => skusRead.has(row.sku) && row.units > 0)
+    const deltaBatch = (b: number): ReadonlyArray<StockChange> => {
+      const changes: Array<StockChange> = []
+      for (let i = 0; i < Math.min(DELTA_READ_ROWS, readRows.length); i++) {
+        const row = readRows[(b * DELTA_READ_ROWS + i) % readRows.length]!
+        changes.push({ node: row.node, sku: row.sku, units: row.units + ((b + i) % 10) })
+      }
+      for (let i = 0; changes.length < DELTA_BATCH_ROWS; i++) {
+        const row = rows[((b * DELTA_BATCH_ROWS + i) * 7919) % rows.length]!
+        if (!skusRead.has(row.sku)) changes.push({ node: row.node, sku: row.sku, units: 1 + ((b * 31 + i * 17) % 400) })
+      }
+      return changes
+    }
+    let deltaBatches = 0
+    let deltaSequence = 0
+    const deltasInto = (server: ServerHandle): Alongside => ({
+      start: () => {
+        // Above the national load's sequences and any earlier run's on the same database (a row at a newer one is left alone).
+        deltaSequence = Math.max(deltaSequence, Date.now() * 1000)
+        const feeder = startStockFeeder({ baseUrl: server.url, everyMs: DELTA_EVERY_MS, batchOf: () => deltaBatch(deltaBatches++), nextSequence: () => ++deltaSequence })
+        return {
+          stop: async (label) => {
+            const fed = await feeder.stop()
+            return [figure(`${label}: stock rows/s applied meanwhile (POST /v1/stock/changes, ${DELTA_BATCH_ROWS} rows every ${DELTA_EVERY_MS} ms)`, "rows/s", fed.rowsApplied / fed.seconds)]
+          }
+        }
+      }
+    })
+    setup.note(`The national server is measured again with stock deltas arriving ("stock deltas arriving" cases, after its RSS is taken): POST /v1/stock/changes, ${DELTA_BATCH_ROWS} rows every ${DELTA_EVERY_MS} ms from just before the load to its end, one batch at a time (${DELTA_READ_ROWS} rows of each on the SKUs the requests read, ${readRows.length} rows in turn; the rest across the catalogue); its server CPU per request includes the feed's work. Plans reused: capacity_plan_cache_total over each load (METRICS_PUBLIC=true), beside the same case without deltas.`)
+
+    const loadOn = async (
+      server: ServerHandle,
+      bare: BareServer,
+      label: string,
+      i: number,
+      beside?: { readonly alongside: Alongside; readonly planReuseWithout: number }
+    ): Promise<{ readonly figures: ReadonlyArray<Figure>; readonly planReuse: number }> => {
       const load = {
         connections: CONNECTIONS,
         seconds: setup.size >= 1000 ? 2 : 1,
@@ -233,20 +298,36 @@ export const capacityNational: Benchmark = {
         bodyFile: bodyFiles[i] ?? "",
         ...(smoke ? { amount: CONNECTIONS * 4 } : {})
       }
+      const before = await scrapeServer(server)
+      const running = beside?.alongside.start()
       const served = await cpuOfDuring(server.pid, () => withServerLog(server, () => autocannon({ ...load, url: `${server.url}/v1/delivery/capacity` })))
+        .catch(async (error: unknown) => {
+          await running?.stop(label).catch(() => undefined)
+          throw error
+        })
+      const besideFigures = (await running?.stop(label)) ?? []
+      const planReuse = planReusePercent(before, await scrapeServer(server))
       const bareServed = await cpuOfDuring(bare.pid, () => autocannon({ ...load, url: `${bare.url}/case-${i}` }))
       const measured = served.result
+      const bareName = "bare node:http, same answer, same run"
       const cpu = served.cpuSeconds === undefined || bareServed.cpuSeconds === undefined || measured.requests === 0
         ? []
         : [figure(`${label}: server CPU per request (all threads, /proc)`, "µs", (served.cpuSeconds * 1e6) / measured.requests, {
           better: "lower",
           limit: { name: "bare node:http, same answer, same run", sample: (bareServed.cpuSeconds * 1e6) / Math.max(1, bareServed.result.requests) }
         })]
-      return [
-        ...loadFigures(label, measured, bareServed.result, "bare node:http, same answer, same run")
-          .map((f) => (f.goal === undefined ? f : { ...f, goal: { ...f.goal, ...(f.goal.on === "ratio" ? { atLeast: 0.5 } : {}), source: GOAL } })),
-        ...cpu
-      ]
+      return {
+        planReuse,
+        figures: [
+          ...loadFigures(label, measured, bareServed.result, bareName)
+            .map((f) => (f.goal === undefined ? f : { ...f, goal: { ...f.goal, ...(f.goal.on === "ratio" ? { atLeast: 0.5 } : {}), source: GOAL } })),
+          figure(`${label}: max latency`, "ms", measured.max, { better: "lower", limit: { name: bareName, sample: bareServed.result.max } }),
+          ...cpu,
+          figure(`${label}: plans reused (capacity_plan_cache_total hits over plans asked during the load, /metrics)`, "%", planReuse,
+            beside === undefined ? {} : { limit: { name: "the same case without deltas, same run", sample: beside.planReuseWithout } }),
+          ...besideFigures
+        ]
+      }
     }
 
     const serveAndMeasure = async (which: "demo" | "national"): Promise<ReadonlyArray<Figure>> => {
@@ -267,11 +348,27 @@ export const capacityNational: Benchmark = {
         }
         if (which === "national") setup.progress(`national server answering ${seconds(started).toFixed(1)} s after its start`)
         bare = await startBareServer(answers)
-        for (const [i, c] of serverCases.entries()) figures.push(...await loadOn(server, bare, `${which} network, ${c.label}`, i))
+        const planReuse: Array<number> = []
+        for (const [i, c] of serverCases.entries()) {
+          const measured = await loadOn(server, bare, `${which} network, ${c.label}`, i)
+          figures.push(...measured.figures)
+          planReuse.push(measured.planReuse)
+        }
         figures.push(figure(`${which} network: server RSS after the loads`, "MiB", server.rss.currentMiB(), {
           better: "lower",
           ...(which === "national" ? { goal: { on: "median" as const, atMost: 600, source: GOAL } } : {})
         }))
+        if (which === "national") {
+          // After the RSS figure, so that one stays comparable with earlier runs.
+          const deltasStarted = performance.now()
+          for (const [i, c] of serverCases.entries()) {
+            const beside = { alongside: deltasInto(server), planReuseWithout: planReuse[i] ?? 0 }
+            const measured = await loadOn(server, bare, `national network, ${c.label}, stock deltas arriving`, i, beside)
+            figures.push(...measured.figures)
+            setup.progress(`national, ${c.label}, deltas arriving: plans reused ${measured.planReuse.toFixed(1)}% (${(planReuse[i] ?? 0).toFixed(1)}% without)`)
+          }
+          setup.progress(`the cases with deltas arriving took ${seconds(deltasStarted).toFixed(1)} s`)
+        }
         if (which === "national" && databaseUrl() !== undefined) {
           // A replica starting on a database that holds the national network: spawn to its first answer.
           const restart = performance.now()

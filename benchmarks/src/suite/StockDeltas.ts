@@ -4,10 +4,11 @@ import v8 from "node:v8"
 import vm from "node:vm"
 import pg from "pg"
 import { type Benchmark, BenchmarkFailure, figure, type Figure } from "../Benchmark.ts"
-import { get, post } from "../support/Http.ts"
+import { get } from "../support/Http.ts"
 import { commandCpuSeconds, databaseBackendsCpuSeconds, processCpuSeconds } from "../support/ProcessCpu.ts"
 import { deleteKeys } from "../support/Redis.ts"
 import { type ServerHandle, startServer, withServerLog } from "../support/ServerProcess.ts"
+import { postStockChanges, type StockChange, startStockFeeder } from "../support/StockFeeder.ts"
 import { BENCH_CAPACITY_KEY, runTag } from "../support/Tokens.ts"
 import { databaseUrl, redisUrl } from "../StoreUrls.ts"
 
@@ -17,7 +18,6 @@ const HOLDERS: ReadonlyArray<string> = demoNetwork.nodes.filter((node) => node.t
 const ROWS_PER_SKU = 2 + (HOLDERS.length - 2) / 2
 const BATCH_ROWS = 5_000
 const SENDERS = 2
-const headers = { authorization: `Bearer ${BENCH_CAPACITY_KEY}` }
 
 /**
  * The seeded stock: SKU s (1..skus) is held by node k (1-based in HOLDERS) when k <= 2 or
@@ -84,9 +84,8 @@ const residentMiB = (pid: number): number => {
   return Number(match?.[1] ?? 0) / 1024
 }
 
-const feedBatch = async (server: ServerHandle, sequence: number, changes: ReadonlyArray<{ node: string; sku: string; units: number }>) => {
-  const answer = await post(`${server.url}/v1/stock/changes`, JSON.stringify({ sequence, changes }), headers)
-  if (answer.status !== 200) throw new BenchmarkFailure(`POST /v1/stock/changes answered ${answer.status}: ${answer.text.slice(0, 300)}`)
+const feedBatch = async (server: ServerHandle, sequence: number, changes: ReadonlyArray<StockChange>) => {
+  await postStockChanges(server.url, sequence, changes)
 }
 
 const unitsOn = async (server: ServerHandle, sku: string, node: string): Promise<number | undefined> => {
@@ -271,15 +270,12 @@ export const stockDeltas: Benchmark = {
 
       if (follower !== writer) {
         // Visibility: single-row probes through the first server while 1,000 rows/s arrive, polled on the second.
-        let background = true
-        const backgroundFeed = (async () => {
-          let b = 0
-          while (background) {
-            const tick = performance.now()
-            await feedBatch(writer, ++sequence, batchOf(b++ % batches).slice(0, 100))
-            await new Promise((resolve) => setTimeout(resolve, Math.max(0, 100 - (performance.now() - tick))))
-          }
-        })()
+        const backgroundFeed = startStockFeeder({
+          baseUrl: writer.url,
+          everyMs: 100,
+          batchOf: (b) => batchOf(b % batches).slice(0, 100),
+          nextSequence: () => ++sequence
+        })
         const probes = setup.scale === "smoke" ? 10 : 200
         const delays: Array<number> = []
         const probeSku = `BENCH-${tag}-PROBE`
@@ -292,8 +288,7 @@ export const stockDeltas: Benchmark = {
             await new Promise((resolve) => setTimeout(resolve, 20))
           }
         } finally {
-          background = false
-          await backgroundFeed
+          await backgroundFeed.stop()
         }
         setup.progress(`visibility on the other replica: p50 ${percentile(delays, 50).toFixed(1)} ms, p99 ${percentile(delays, 99).toFixed(1)} ms`)
         figures.push(
