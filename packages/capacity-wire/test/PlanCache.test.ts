@@ -13,9 +13,11 @@ import {
   NetworkChangeBoard,
   formatDay,
   parseDay,
+  planCacheCounts,
   PLANS_PER_PATH,
   resourceKey,
   type Snapshot,
+  stockBoardOf,
   UsageBoard,
   usesOfDispatch
 } from "@retail/capacity"
@@ -324,6 +326,81 @@ describe("plans reused across requests", () => {
     apply(board, fill, -1)
     expect(dispatchOf(snapshot, body, now, undefined)?.pickingDate).toBe(pickingDay)
     expect(answerA(snapshot, body, now)).toBe(before)
+  })
+})
+
+describe("stock deltas", () => {
+  /** Rows the demo network holds (their units change) and rows it does not (a node starts carrying the SKU). */
+  const ROWS = [
+    ["CD-LURIN", "SKU-TV-55-4K"], ["CD-CALLAO", "SKU-TV-55-4K"], ["CD-LURIN", "SKU-CELULAR-A54"], ["CD-CALLAO", "SKU-CELULAR-A54"],
+    ["TD-MIRAFLORES", "SKU-CELULAR-A54"], ["TD-MIRAFLORES", "SKU-AUDIFONOS-BT"], ["TD-MIRAFLORES", "SKU-SMARTWATCH-GT"],
+    ["TD-SURCO", "SKU-SMARTWATCH-GT"], ["CD-LURIN", "SKU-SMARTWATCH-GT"], ["PRV-GLORIA", "SKU-LECHE-GLORIA-6PK"],
+    ["CD-CALLAO", "SKU-SMARTWATCH-GT"], ["TD-SAN-ISIDRO", "SKU-SMARTWATCH-GT"], ["TD-SURCO", "SKU-TV-55-4K"]
+  ] as const
+  type StockStep =
+    | { readonly _tag: "AskA" | "AskB"; readonly body: unknown; readonly at: number }
+    | { readonly _tag: "Stock"; readonly rows: ReadonlyArray<{ readonly row: (typeof ROWS)[number]; readonly units: number }> }
+  const stockStep: fc.Arbitrary<StockStep> = fc.oneof(
+    { weight: 2, arbitrary: fc.record({ _tag: fc.constant("AskA" as const), body: requestA, at }) },
+    { weight: 2, arbitrary: fc.record({ _tag: fc.constant("AskB" as const), body: requestB, at }) },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        _tag: fc.constant("Stock" as const),
+        rows: fc.array(fc.record({ row: fc.constantFrom(...ROWS), units: fc.constantFrom(0, 1, 2, 3, 40) }), { minLength: 1, maxLength: 4 })
+      })
+    }
+  )
+
+  // Issue 25: stock is read when a request is evaluated, not planned with (origin search and the
+  // stock check come before planning), so a feed of deltas leaves the plans in use, and answers
+  // still follow the stock: the snapshot reads the service's board, which the feed changes in place.
+  it("leave the plans reused, and answers are what a fresh evaluation over the same stock gives", () => {
+    let compared = 0
+    let changedByStock = 0
+    let hitsAfterStock = 0
+    fc.assert(
+      fc.property(fc.array(stockStep, { minLength: 2, maxLength: 12 }), (steps) => {
+        const usage = new UsageBoard()
+        const stock = stockBoardOf(demo.stock)
+        const build = () => buildSnapshotOn(demo, usage.cellOf, defaultSnapshotOptions, stock)
+        const snapshot = build()
+        let revision = 1
+        const asked: Array<{ readonly answer: typeof answerA; readonly body: unknown; readonly at: number }> = []
+        for (const s of steps) {
+          if (s._tag === "Stock") {
+            const before = asked.map((q) => q.answer(snapshot, q.body, q.at))
+            revision++
+            stock.apply({
+              nodes: s.rows.map((change) => change.row[0]),
+              skus: s.rows.map((change) => change.row[1]),
+              units: s.rows.map((change) => change.units),
+              revisions: s.rows.map(() => revision)
+            })
+            asked.forEach((q, i) => {
+              const hits = planCacheCounts.hits
+              const after = q.answer(snapshot, q.body, q.at)
+              hitsAfterStock += planCacheCounts.hits - hits
+              expect(after).toBe(q.answer(build(), q.body, q.at))
+              compared++
+              if (after !== before[i]) changedByStock++
+            })
+          } else {
+            const answer = s._tag === "AskA" ? answerA : answerB
+            // Twice: a plan is kept from the second time its dispatch is asked.
+            answer(snapshot, s.body, s.at)
+            expect(answer(snapshot, s.body, s.at)).toBe(answer(build(), s.body, s.at))
+            compared++
+            asked.push({ answer, body: s.body, at: s.at })
+          }
+        }
+      }),
+      { numRuns: 60, seed: 20261126 }
+    )
+    expect(compared).toBeGreaterThan(200)
+    // The deltas changed answers (stock errors, other origins, other pickup stores), and plans were reused across them.
+    expect(changedByStock).toBeGreaterThan(10)
+    expect(hitsAfterStock).toBeGreaterThan(100)
   })
 })
 
