@@ -186,7 +186,9 @@ describe("capacity-national, smoke size", () => {
     const withDeltas = (what: string) => figures.filter((f) => f.name.includes(", stock deltas arriving: ") && f.name.includes(what))
     expect(withDeltas("stock rows/s applied meanwhile")).toHaveLength(2)
     for (const f of withDeltas("stock rows/s applied meanwhile")) expect(f.median, f.name).toBeGreaterThan(0)
-    expect(withDeltas("plans reused").map((f) => f.limit?.name)).toEqual(["the same case without deltas, same run", "the same case without deltas, same run"])
+    const beside = "the same load without deltas just before, same server"
+    expect(withDeltas("plans reused").map((f) => f.limit?.name)).toEqual([beside, beside])
+    expect(withDeltas("server CPU per request (all threads, /proc), beside no deltas").map((f) => f.limit?.name)).toEqual([beside, beside])
   }, SMOKE_TIMEOUT)
 })
 

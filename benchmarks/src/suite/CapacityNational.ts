@@ -26,7 +26,7 @@ import { type Benchmark, BenchmarkFailure, figure, type Figure } from "../Benchm
 import { nationalNetwork, type StockRow, withStock } from "../national/NationalNetwork.ts"
 import { nationalSkuRequestB } from "../national/NationalRequests.ts"
 import { databaseUrl } from "../StoreUrls.ts"
-import { autocannon } from "../support/Autocannon.ts"
+import { autocannon, type LoadResult } from "../support/Autocannon.ts"
 import { type BareServer, startBareServer } from "../support/BareServer.ts"
 import { post } from "../support/Http.ts"
 import { cpuOfDuring } from "../support/ProcessCpu.ts"
@@ -44,6 +44,8 @@ const STOCK_BATCH = 50_000
 /** Stock deltas arriving while the national server is measured with them: 1,000 rows/s, as issue 25's goal. */
 const DELTA_BATCH_ROWS = 100
 const DELTA_EVERY_MS = 100
+/** Batches unanswered at once, at most: a batch waits its turn behind 64 connections' requests, and the feed does not wait for it. */
+const DELTA_IN_FLIGHT = 4
 /** Of each delta batch, rows the measured requests read (their SKUs at the nodes holding them); the rest anywhere in the catalogue. */
 const DELTA_READ_ROWS = 20
 
@@ -117,6 +119,22 @@ interface Networks {
 }
 
 const seconds = (since: number) => (performance.now() - since) / 1000
+
+/** One load on a server: autocannon's figures, the server's CPU per request (undefined without /proc), its plans reused (%), and the figures of what ran beside it. */
+interface Served {
+  readonly result: LoadResult
+  readonly cpuMicros: number | undefined
+  readonly planReuse: number
+  readonly beside: ReadonlyArray<Figure>
+  /** Garbage collection over the load, ms by kind (nodejs_gc_duration_seconds_total: only with METRICS_GC=true, else 0). */
+  readonly gcMs: { readonly major: number; readonly minor: number }
+}
+
+const gcMsOver = (before: Scrape, after: Scrape, kind: string): number =>
+  1000 * (after.value("nodejs_gc_duration_seconds_total", { kind }) - before.value("nodejs_gc_duration_seconds_total", { kind }))
+
+const cpuMicrosPerRequest = (cpuSeconds: number | undefined, requests: number): number | undefined =>
+  cpuSeconds === undefined || requests === 0 ? undefined : (cpuSeconds * 1e6) / requests
 
 /** What runs beside a server's load: started just before it, stopped just after, with the figures it adds. */
 interface Alongside {
@@ -272,7 +290,7 @@ export const capacityNational: Benchmark = {
       start: () => {
         // Above the national load's sequences and any earlier run's on the same database (a row at a newer one is left alone).
         deltaSequence = Math.max(deltaSequence, Date.now() * 1000)
-        const feeder = startStockFeeder({ baseUrl: server.url, everyMs: DELTA_EVERY_MS, batchOf: () => deltaBatch(deltaBatches++), nextSequence: () => ++deltaSequence })
+        const feeder = startStockFeeder({ baseUrl: server.url, everyMs: DELTA_EVERY_MS, batchOf: () => deltaBatch(deltaBatches++), nextSequence: () => ++deltaSequence, inFlight: DELTA_IN_FLIGHT })
         return {
           stop: async (label) => {
             const fed = await feeder.stop()
@@ -281,53 +299,86 @@ export const capacityNational: Benchmark = {
         }
       }
     })
-    setup.note(`The national server is measured again with stock deltas arriving ("stock deltas arriving" cases, after its RSS is taken): POST /v1/stock/changes, ${DELTA_BATCH_ROWS} rows every ${DELTA_EVERY_MS} ms from just before the load to its end, one batch at a time (${DELTA_READ_ROWS} rows of each on the SKUs the requests read, ${readRows.length} rows in turn; the rest across the catalogue); its server CPU per request includes the feed's work. Plans reused: capacity_plan_cache_total over each load (METRICS_PUBLIC=true), beside the same case without deltas.`)
+    setup.note(`The national server is measured again with stock deltas arriving ("stock deltas arriving" cases, after its RSS is taken): POST /v1/stock/changes, ${DELTA_BATCH_ROWS} rows every ${DELTA_EVERY_MS} ms from just before the load to its end, each sent when due unless ${DELTA_IN_FLIGHT} are unanswered (${DELTA_READ_ROWS} rows of each on the SKUs the requests read, ${readRows.length} rows in turn; the rest across the catalogue); its server CPU per request includes the feed's work. Each follows the same load without deltas on the same server, and its requests/s, p99, CPU per request and plans reused are also given beside that load's (the first national cases are not the baseline: they come right after the server took its stock). Plans reused: capacity_plan_cache_total over each load (METRICS_PUBLIC=true).`)
 
-    const loadOn = async (
-      server: ServerHandle,
-      bare: BareServer,
-      label: string,
-      i: number,
-      beside?: { readonly alongside: Alongside; readonly planReuseWithout: number }
-    ): Promise<{ readonly figures: ReadonlyArray<Figure>; readonly planReuse: number }> => {
-      const load = {
-        connections: CONNECTIONS,
-        seconds: setup.size >= 1000 ? 2 : 1,
-        method: "POST" as const,
-        headers,
-        bodyFile: bodyFiles[i] ?? "",
-        ...(smoke ? { amount: CONNECTIONS * 4 } : {})
-      }
+    const loadOf = (i: number) => ({
+      connections: CONNECTIONS,
+      seconds: setup.size >= 1000 ? 2 : 1,
+      method: "POST" as const,
+      headers,
+      bodyFile: bodyFiles[i] ?? "",
+      ...(smoke ? { amount: CONNECTIONS * 4 } : {})
+    })
+
+    /** One load of case i on the server (with what runs beside it): autocannon's figures, the server's CPU per request and its plans reused. */
+    const serve = async (server: ServerHandle, label: string, i: number, alongside?: Alongside): Promise<Served> => {
       const before = await scrapeServer(server)
-      const running = beside?.alongside.start()
-      const served = await cpuOfDuring(server.pid, () => withServerLog(server, () => autocannon({ ...load, url: `${server.url}/v1/delivery/capacity` })))
+      const running = alongside?.start()
+      const served = await cpuOfDuring(server.pid, () => withServerLog(server, () => autocannon({ ...loadOf(i), url: `${server.url}/v1/delivery/capacity` })))
         .catch(async (error: unknown) => {
           await running?.stop(label).catch(() => undefined)
           throw error
         })
-      const besideFigures = (await running?.stop(label)) ?? []
-      const planReuse = planReusePercent(before, await scrapeServer(server))
-      const bareServed = await cpuOfDuring(bare.pid, () => autocannon({ ...load, url: `${bare.url}/case-${i}` }))
-      const measured = served.result
-      const bareName = "bare node:http, same answer, same run"
-      const cpu = served.cpuSeconds === undefined || bareServed.cpuSeconds === undefined || measured.requests === 0
-        ? []
-        : [figure(`${label}: server CPU per request (all threads, /proc)`, "µs", (served.cpuSeconds * 1e6) / measured.requests, {
-          better: "lower",
-          limit: { name: "bare node:http, same answer, same run", sample: (bareServed.cpuSeconds * 1e6) / Math.max(1, bareServed.result.requests) }
-        })]
+      const beside = (await running?.stop(label)) ?? []
+      const after = await scrapeServer(server)
       return {
-        planReuse,
+        result: served.result,
+        cpuMicros: cpuMicrosPerRequest(served.cpuSeconds, served.result.requests),
+        planReuse: planReusePercent(before, after),
+        beside,
+        gcMs: { major: gcMsOver(before, after, "major"), minor: gcMsOver(before, after, "minor") }
+      }
+    }
+
+    /** Case i on the server, then on the bare server: the figures of every server case. */
+    const loadOn = async (server: ServerHandle, bare: BareServer, label: string, i: number, alongside?: Alongside): Promise<{ readonly figures: Array<Figure>; readonly served: Served }> => {
+      const served = await serve(server, label, i, alongside)
+      const bareServed = await cpuOfDuring(bare.pid, () => autocannon({ ...loadOf(i), url: `${bare.url}/case-${i}` }))
+      const bareCpu = cpuMicrosPerRequest(bareServed.cpuSeconds, bareServed.result.requests)
+      const bareName = "bare node:http, same answer, same run"
+      const cpu = served.cpuMicros === undefined || bareCpu === undefined
+        ? []
+        : [figure(`${label}: server CPU per request (all threads, /proc)`, "µs", served.cpuMicros, { better: "lower", limit: { name: bareName, sample: bareCpu } })]
+      return {
+        served,
         figures: [
-          ...loadFigures(label, measured, bareServed.result, bareName)
+          ...loadFigures(label, served.result, bareServed.result, bareName)
             .map((f) => (f.goal === undefined ? f : { ...f, goal: { ...f.goal, ...(f.goal.on === "ratio" ? { atLeast: 0.5 } : {}), source: GOAL } })),
-          figure(`${label}: max latency`, "ms", measured.max, { better: "lower", limit: { name: bareName, sample: bareServed.result.max } }),
+          figure(`${label}: max latency`, "ms", served.result.max, { better: "lower", limit: { name: bareName, sample: bareServed.result.max } }),
           ...cpu,
-          figure(`${label}: plans reused (capacity_plan_cache_total hits over plans asked during the load, /metrics)`, "%", planReuse,
-            beside === undefined ? {} : { limit: { name: "the same case without deltas, same run", sample: beside.planReuseWithout } }),
-          ...besideFigures
+          ...served.beside
         ]
       }
+    }
+
+    /** The plans reused over a load, beside those of another load of the same case (or alone). */
+    const planReuseFigure = (label: string, served: Served, other?: { readonly name: string; readonly served: Served }): Figure =>
+      figure(`${label}: plans reused (capacity_plan_cache_total hits over plans asked during the load, /metrics)`, "%", served.planReuse,
+        other === undefined ? {} : { limit: { name: other.name, sample: other.served.planReuse } })
+
+    /**
+     * Case i with deltas arriving, beside the same case without them just before on the same server
+     * (warm, as the deltas case is: the first national loads come right after its stock was loaded).
+     */
+    const withDeltasOn = async (server: ServerHandle, bare: BareServer, label: string, i: number): Promise<ReadonlyArray<Figure>> => {
+      const without = await serve(server, `${label}, without deltas`, i)
+      const { figures, served } = await loadOn(server, bare, `${label}, stock deltas arriving`, i, deltasInto(server))
+      const name = "the same load without deltas just before, same server"
+      const against = (what: string, unit: string, value: (s: Served) => number | undefined, better: "higher" | "lower"): ReadonlyArray<Figure> => {
+        const withValue = value(served)
+        const withoutValue = value(without)
+        return withValue === undefined || withoutValue === undefined
+          ? []
+          : [figure(`${label}, stock deltas arriving: ${what}, beside no deltas`, unit, withValue, { better, limit: { name, sample: withoutValue } })]
+      }
+      setup.progress(`${label}: with deltas ${served.result.requestsPerSecond.toFixed(0)} req/s, p99 ${served.result.p99} ms, CPU ${served.cpuMicros?.toFixed(0)} µs/request, plans reused ${served.planReuse.toFixed(1)}%, GC ${served.gcMs.major.toFixed(0)} ms major ${served.gcMs.minor.toFixed(0)} ms minor; without ${without.result.requestsPerSecond.toFixed(0)} req/s, p99 ${without.result.p99} ms, CPU ${without.cpuMicros?.toFixed(0)} µs, ${without.planReuse.toFixed(1)}%, GC ${without.gcMs.major.toFixed(0)} ms major ${without.gcMs.minor.toFixed(0)} ms minor (METRICS_GC=true counts it)`)
+      return [
+        ...figures,
+        ...against("requests/s", "req/s", (s) => s.result.requestsPerSecond, "higher"),
+        ...against("p99 latency", "ms", (s) => s.result.p99, "lower"),
+        ...against("server CPU per request (all threads, /proc)", "µs", (s) => s.cpuMicros, "lower"),
+        planReuseFigure(`${label}, stock deltas arriving`, served, { name, served: without })
+      ]
     }
 
     const serveAndMeasure = async (which: "demo" | "national"): Promise<ReadonlyArray<Figure>> => {
@@ -348,11 +399,10 @@ export const capacityNational: Benchmark = {
         }
         if (which === "national") setup.progress(`national server answering ${seconds(started).toFixed(1)} s after its start`)
         bare = await startBareServer(answers)
-        const planReuse: Array<number> = []
         for (const [i, c] of serverCases.entries()) {
-          const measured = await loadOn(server, bare, `${which} network, ${c.label}`, i)
-          figures.push(...measured.figures)
-          planReuse.push(measured.planReuse)
+          const label = `${which} network, ${c.label}`
+          const measured = await loadOn(server, bare, label, i)
+          figures.push(...measured.figures, planReuseFigure(label, measured.served))
         }
         figures.push(figure(`${which} network: server RSS after the loads`, "MiB", server.rss.currentMiB(), {
           better: "lower",
@@ -361,12 +411,7 @@ export const capacityNational: Benchmark = {
         if (which === "national") {
           // After the RSS figure, so that one stays comparable with earlier runs.
           const deltasStarted = performance.now()
-          for (const [i, c] of serverCases.entries()) {
-            const beside = { alongside: deltasInto(server), planReuseWithout: planReuse[i] ?? 0 }
-            const measured = await loadOn(server, bare, `national network, ${c.label}, stock deltas arriving`, i, beside)
-            figures.push(...measured.figures)
-            setup.progress(`national, ${c.label}, deltas arriving: plans reused ${measured.planReuse.toFixed(1)}% (${(planReuse[i] ?? 0).toFixed(1)}% without)`)
-          }
+          for (const [i, c] of serverCases.entries()) figures.push(...await withDeltasOn(server, bare, `national network, ${c.label}`, i))
           setup.progress(`the cases with deltas arriving took ${seconds(deltasStarted).toFixed(1)} s`)
         }
         if (which === "national" && databaseUrl() !== undefined) {

@@ -49,43 +49,65 @@ export interface FeedOptions {
   readonly batchOf: (b: number) => ReadonlyArray<StockChange>
   /** Each batch's sequence: above every earlier batch's on the same rows, or the server leaves them alone. */
   readonly nextSequence: () => number
+  /** Batches sent and not answered yet, at most (default 1: each waits for the one before). */
+  readonly inFlight?: number
 }
 
 /**
- * Stock deltas arriving in the background, as a feed would send them: one batch at a time, each
- * due at a fixed time from the start (a batch answered late is followed at once, so the rate holds
- * while the server can keep up), until stopped.
+ * Stock deltas arriving in the background, as a feed would send them: each batch due at a fixed
+ * time from the start and sent then, unless `inFlight` batches are still unanswered (then as soon
+ * as one is), so the rate holds while the server keeps up; until stopped.
  */
 export const startStockFeeder = (options: FeedOptions): StockFeeder => {
+  const inFlight = Math.max(1, options.inFlight ?? 1)
   let running = true
   let wake: (() => void) | undefined
+  let sent = 0
   let batches = 0
   let rowsSent = 0
   let rowsApplied = 0
+  let failure: unknown
+  const pending = new Set<Promise<void>>()
   const started = performance.now()
+  const send = (b: number) => {
+    const changes = options.batchOf(b)
+    const answered = postStockChanges(options.baseUrl, options.nextSequence(), changes).then(
+      (fed) => {
+        batches++
+        rowsSent += changes.length
+        rowsApplied += fed.applied
+      },
+      (error: unknown) => {
+        failure ??= error
+        running = false
+      }
+    ).finally(() => {
+      pending.delete(answered)
+      wake?.()
+    })
+    pending.add(answered)
+  }
   const loop = (async () => {
     while (running) {
-      const changes = options.batchOf(batches)
-      const fed = await postStockChanges(options.baseUrl, options.nextSequence(), changes)
-      batches++
-      rowsSent += changes.length
-      rowsApplied += fed.applied
-      const wait = started + batches * options.everyMs - performance.now()
-      if (running && wait > 0) {
-        await new Promise<void>((resolve) => {
-          wake = resolve
-          setTimeout(resolve, wait)
-        })
+      if (pending.size >= inFlight) await Promise.race(pending)
+      else {
+        const wait = started + sent * options.everyMs - performance.now()
+        if (wait > 0) {
+          await new Promise<void>((resolve) => {
+            wake = resolve
+            setTimeout(resolve, wait)
+          })
+        } else send(sent++)
       }
     }
+    await Promise.all(pending)
   })()
-  // A failure surfaces at stop; meanwhile it must not be an unhandled rejection.
-  loop.catch(() => undefined)
   return {
     stop: async () => {
       running = false
       wake?.()
       await loop
+      if (failure !== undefined) throw failure
       return { batches, rowsSent, rowsApplied, seconds: (performance.now() - started) / 1000 }
     }
   }
