@@ -2,6 +2,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { SqlClient } from "effect/sql"
 import { orderOf, variantAItem } from "./support/CapacityBodies.ts"
+import { sequencedFeed } from "./support/Feeds.ts"
 import { postJson, request } from "./support/Http.ts"
 import { TestServer } from "./support/TestServer.ts"
 
@@ -27,12 +28,7 @@ interface Fed {
   readonly stale: number
 }
 
-const feed = (sequence: number, changes: ReadonlyArray<Change>) => postJson("/v1/stock/changes", { sequence, changes }, KEY)
-const fed = (sequence: number, changes: ReadonlyArray<Change>) =>
-  Effect.map(feed(sequence, changes), (response) => {
-    expect(response.status, response.text).toBe(200)
-    return response.json() as Fed
-  })
+const { post: feed, applied: fed } = sequencedFeed<Fed>("/v1/stock/changes", KEY)
 
 /** The SKU's stock as this server answers with it, by node. */
 const held = (sku: string) =>
