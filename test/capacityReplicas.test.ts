@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Exit, Fiber, Layer, Scope } from "effect"
-import type { HttpServer } from "effect/http"
+import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
+import { on, restartedMidFeed, sequencedFeed } from "./support/Feeds.ts"
 import { eventually, postJson, request } from "./support/Http.ts"
 import { TestServer } from "./support/TestServer.ts"
 
@@ -32,9 +32,6 @@ const pickupOn = (purchaseDate: string) => ({
     deliveryMode: "STORE_WITHDRAWAL"
   }]
 })
-
-const on = (context: Context.Context<HttpServer.HttpServer>) => <A, E>(effect: Effect.Effect<A, E, HttpServer.HttpServer>) =>
-  Effect.provide(effect, context)
 
 /** Two servers, each with its own network state and actors, over one Postgres and one Redis stream. */
 const pair = Effect.gen(function*() {
@@ -82,11 +79,7 @@ interface Change {
   readonly units: number
 }
 
-const feed = (sequence: number, changes: ReadonlyArray<Change>) =>
-  Effect.map(postJson("/v1/stock/changes", { sequence, changes }, KEY), (response) => {
-    expect(response.status, response.text).toBe(200)
-    return response.json() as { readonly applied: number }
-  })
+const { applied: feed } = sequencedFeed<{ readonly applied: number }>("/v1/stock/changes", KEY)
 
 /** A SKU's stock as one server answers with it, by node (in code order). */
 const held = (sku: string) =>
@@ -218,39 +211,14 @@ describe("capacity shared across server processes", () => {
   it.live.skipIf(!shared)("a replica stopped and another started mid-feed converge to the stock the database holds", () =>
     Effect.scoped(Effect.gen(function*() {
       const settings = { CAPACITY_API_KEYS: KEY, CAPACITY_EVENTS_STREAM: `test:${run}:capacity:events:restart`, RUN_WORKERS: "false" }
-      const writerStack = yield* Layer.build(TestServer(settings))
-      const writer = on(writerStack)
       const skus = Array.from({ length: 40 }, (_, i) => `SKU-${run}-FEED-${i}`)
-      let sent = 0
-      let stop = Number.POSITIVE_INFINITY
-      // Batches of 200 changes over 240 rows, each row set again and again with other units, until
-      // five batches after the restarted replica is up (however long servers take to start here).
-      const feeding = writer(Effect.gen(function*() {
-        for (let sequence = 1; sequence <= stop; sequence++) {
-          const changes = Array.from({ length: 200 }, (_, i) => {
-            const row = (sequence * 37 + i * 11) % (skus.length * FEED_NODES.length)
-            return { node: FEED_NODES[row % FEED_NODES.length]!, sku: skus[Math.floor(row / FEED_NODES.length)]!, units: (sequence * 13 + i) % 50 }
-          })
-          yield* feed(sequence, changes)
-          sent = sequence
-          yield* Effect.sleep("20 millis")
-        }
-      }))
-      const feeder = yield* Effect.forkChild(feeding)
-
-      const stopped = yield* Scope.make()
-      const early = on(yield* Layer.build(TestServer(settings)).pipe(Scope.provide(stopped)))
-      yield* Effect.sleep("100 millis")
-      yield* early(held(skus[0]!))
-      yield* Scope.close(stopped, Exit.void)
-      const sentAtStop = sent
-      // Started while the feed goes on: it loads from Postgres, then follows the stream from before its load.
-      const restarted = on(yield* Layer.build(TestServer(settings)))
-      const sentAtRestart = sent
-      stop = sent + 5
-      yield* Fiber.join(feeder)
-      expect(sentAtStop).toBeGreaterThan(0)
-      expect(sent).toBeGreaterThan(sentAtRestart)
+      // Batches of 200 changes over 240 rows, each row set again and again with other units.
+      const changesOf = (sequence: number): ReadonlyArray<Change> =>
+        Array.from({ length: 200 }, (_, i) => {
+          const row = (sequence * 37 + i * 11) % (skus.length * FEED_NODES.length)
+          return { node: FEED_NODES[row % FEED_NODES.length]!, sku: skus[Math.floor(row / FEED_NODES.length)]!, units: (sequence * 13 + i) % 50 }
+        })
+      const { restarted, writer, writerStack } = yield* restartedMidFeed(settings, (sequence) => feed(sequence, changesOf(sequence)), held(skus[0]!))
 
       const truth = yield* Effect.provide(storedStock(skus), writerStack)
       expect(Object.keys(truth)).toHaveLength(skus.length)

@@ -1,8 +1,8 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Context, Effect, Exit, Fiber, Layer, Scope } from "effect"
-import type { HttpServer } from "effect/http"
+import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { variantAItem } from "./support/CapacityBodies.ts"
+import { on, restartedMidFeed, sequencedFeed } from "./support/Feeds.ts"
 import { eventually, postJson, request } from "./support/Http.ts"
 import { TestServer } from "./support/TestServer.ts"
 
@@ -27,12 +27,7 @@ interface Applied {
   readonly stale: number
 }
 
-const post = (sequence: number, changes: ReadonlyArray<unknown>) => postJson("/v1/network/changes", { sequence, changes }, KEY)
-const changed = (sequence: number, changes: ReadonlyArray<unknown>) =>
-  Effect.map(post(sequence, changes), (response) => {
-    expect(response.status, response.text).toBe(200)
-    return response.json() as Applied
-  })
+const { post, applied: changed } = sequencedFeed<Applied>("/v1/network/changes", KEY)
 
 interface Quoted {
   readonly pickingDate: string | null
@@ -76,9 +71,6 @@ const storedOn = (dates: ReadonlyArray<string>) =>
         )
       )
     )
-
-const on = (context: Context.Context<HttpServer.HttpServer>) => <A, E>(effect: Effect.Effect<A, E, HttpServer.HttpServer>) =>
-  Effect.provide(effect, context)
 
 describe("network changes fed as batches", () => {
   layer(TestServer({ CAPACITY_API_KEYS: KEY }), { timeout: 120_000, excludeTestServices: true })((it) => {
@@ -214,8 +206,6 @@ describe("network changes fed as batches", () => {
   it.live.skipIf(!shared)("a server restarted mid-feed converges to the database", () =>
     Effect.scoped(Effect.gen(function*() {
       const settings = { CAPACITY_API_KEYS: KEY, CAPACITY_EVENTS_STREAM: `test:${run}:capacity:events:restart`, RUN_WORKERS: "false" }
-      const writerStack = yield* Layer.build(TestServer(settings))
-      const writer = on(writerStack)
       const dates = Array.from({ length: 6 }, (_, i) => plusDays(runMonday, 28 + i))
       const batch = (i: number) => [
         { kind: "HOLIDAY", node: "TD-SURCO", date: dates[i % dates.length]!, holiday: i % 2 === 0 },
@@ -223,33 +213,13 @@ describe("network changes fed as batches", () => {
         { kind: "BLOCKED", zone: "LIMA-SUR", window: "14:00-18:00", date: dates[(i + 2) % dates.length]!, blocked: i % 3 === 0 },
         { kind: "PICKING_CAPACITY", node: "CD-CALLAO", dispatchType: "EXPRESS", date: dates[(i + 3) % dates.length]!, units: i % 4 === 0 ? null : i }
       ]
-      let sent = 0
-      let stop = Number.POSITIVE_INFINITY
-      // Batch after batch, each target and date set again and again, until five after the restarted server is up.
-      const feeding = writer(Effect.gen(function*() {
-        for (let i = 1; i <= stop; i++) {
-          yield* changed(base + 40 + i, batch(i))
-          // Now and then a late batch, older than the rows it names: it must change nothing.
-          if (i % 5 === 0) yield* changed(base + 40, batch(i + 1))
-          sent = i
-          yield* Effect.sleep("20 millis")
-        }
-      }))
-      const feeder = yield* Effect.forkChild(feeding)
-
-      const stopped = yield* Scope.make()
-      const early = on(yield* Layer.build(TestServer(settings)).pipe(Scope.provide(stopped)))
-      yield* Effect.sleep("100 millis")
-      yield* early(heldOn(dates))
-      yield* Scope.close(stopped, Exit.void)
-      const sentAtStop = sent
-      // Started while the feed goes on: it loads from Postgres, then follows the stream from before its load.
-      const restarted = on(yield* Layer.build(TestServer(settings)))
-      const sentAtRestart = sent
-      stop = sent + 5
-      yield* Fiber.join(feeder)
-      expect(sentAtStop).toBeGreaterThan(0)
-      expect(sent).toBeGreaterThan(sentAtRestart)
+      // Batch after batch, each target and date set again and again; now and then a late batch, older
+      // than the rows it names, which must change nothing.
+      const { restarted, writer, writerStack } = yield* restartedMidFeed(
+        settings,
+        (i) => Effect.andThen(changed(base + 40 + i, batch(i)), i % 5 === 0 ? changed(base + 40, batch(i + 1)) : Effect.void),
+        heldOn(dates)
+      )
 
       const truth = yield* Effect.provide(storedOn(dates), writerStack)
       expect(truth.length).toBeGreaterThan(0)

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it, layer } from "@effect/vitest"
 import { sampleProducts } from "@retail/testkit"
 import { Context, Effect, Layer } from "effect"
 import type { HttpServer } from "effect/http"
@@ -6,8 +6,9 @@ import { SqlClient } from "effect/sql"
 import { chmodSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import type { Worker } from "node:worker_threads"
 import { eventually, postJson } from "./support/Http.ts"
-import { loadView } from "./support/Loads.ts"
+import { loadView, productCounts } from "./support/Loads.ts"
 import { scrape } from "./support/Prometheus.ts"
 import { mintToken, TestServer } from "./support/TestServer.ts"
 
@@ -52,22 +53,71 @@ const batchesPersistedWhileBlocked = (server: Context.Context<HttpServer.HttpSer
     return Number(row?.batches ?? "0")
   }).pipe(Effect.provide(server))
 
+/** The batch workers' threads this process started, in order: each Worker that said Ready (PersistThread.ts), and when. */
+const persistThreads: Array<{ readonly worker: Worker; readonly readyAt: number }> = []
+const watchWorker = (worker: Worker) =>
+  worker.on("message", (message: unknown) => {
+    if (typeof message === "object" && message !== null && "_tag" in message && message._tag === "Ready") persistThreads.push({ worker, readyAt: Date.now() })
+  })
+process.on("worker", watchWorker)
+afterAll(() => process.off("worker", watchWorker))
+
+/** Ends the newest batch workers' thread where it stands, as a crash would (its batch in flight is not acked); when. */
+const killPersistThread = Effect.promise(async () => {
+  const newest = persistThreads.at(-1)
+  if (newest === undefined) throw new Error("no batch workers' thread has started")
+  const at = Date.now()
+  await newest.worker.terminate()
+  return at
+})
+
+/** The next thread after the `count` started so far, once it said Ready. */
+const nextThreadReady = (count: number) =>
+  Effect.map(eventually(Effect.sync(() => persistThreads.length), (started) => started > count, 30_000), () => persistThreads[count]!)
+
+const loadOf = (products: number, token: string) =>
+  Effect.gen(function*() {
+    const prefix = `PT-${crypto.randomUUID().slice(0, 8)}-`
+    const response = yield* postJson("/v1/load-products", { products: sampleProducts(products, { prefix }) }, token)
+    expect(response.status, response.text).toBe(200)
+    return { prefix, processCode: (response.json() as { processCode: string }).processCode }
+  })
+
 describe("the batch workers' thread (PERSIST_THREAD)", () => {
-  it.live("by default the workers persist on a thread of their own: batches are persisted while the event loop is held, and their metrics reach /metrics", () =>
-    Effect.gen(function*() {
-      const server = yield* Layer.build(TestServer({ ...database, PRODUCT_BATCH_SIZE: "5" }))
-      const before = yield* Effect.provide(scrape, server)
-      const persisted = yield* batchesPersistedWhileBlocked(server)
-      expect(persisted).toBeGreaterThan(0)
-      // Counted by the thread, served by the event loop's /metrics.
-      const after = yield* Effect.provide(
-        eventually(scrape, (now) => now.value("upload_products_persisted_total", { source: "LOAD_PRODUCTS" }) - before.value("upload_products_persisted_total", { source: "LOAD_PRODUCTS" }) >= PRODUCTS),
-        server
-      )
-      const delta = (name: string, labels: Readonly<Record<string, string>>) => after.value(name, labels) - before.value(name, labels)
-      expect(delta("upload_products_persisted_total", { source: "LOAD_PRODUCTS" })).toBe(PRODUCTS)
-      expect(delta("store_batch_persist_duration_seconds", { outcome: "persisted" })).toBe(PRODUCTS / 5)
-    }), 120_000)
+  layer(TestServer({ ...database, PRODUCT_BATCH_SIZE: "5" }), { timeout: 120_000, excludeTestServices: true })((it) => {
+    it.effect("by default the workers persist on a thread of their own: batches are persisted while the event loop is held, and their metrics reach /metrics", () =>
+      Effect.gen(function*() {
+        const server = yield* Effect.context<HttpServer.HttpServer | SqlClient.SqlClient>()
+        const before = yield* scrape
+        const persisted = yield* batchesPersistedWhileBlocked(server)
+        expect(persisted).toBeGreaterThan(0)
+        // Counted by the thread, served by the event loop's /metrics.
+        const after = yield* eventually(scrape, (now) => now.value("upload_products_persisted_total", { source: "LOAD_PRODUCTS" }) - before.value("upload_products_persisted_total", { source: "LOAD_PRODUCTS" }) >= PRODUCTS)
+        const delta = (name: string, labels: Readonly<Record<string, string>>) => after.value(name, labels) - before.value(name, labels)
+        expect(delta("upload_products_persisted_total", { source: "LOAD_PRODUCTS" })).toBe(PRODUCTS)
+        expect(delta("store_batch_persist_duration_seconds", { outcome: "persisted" })).toBe(PRODUCTS / 5)
+      }))
+
+    it.effect("a thread that dies is started again a second later and persists every load: the one it was persisting and one accepted while none ran, each product once", () =>
+      Effect.gen(function*() {
+        const token = yield* mintToken()
+        const first = yield* nextThreadReady(0)
+        // Killed while it persists a load of 200 batches; a load is accepted while no thread runs.
+        const during = yield* loadOf(1000, token)
+        yield* eventually(Effect.map(productCounts(during.prefix), (counts) => Number(counts?.products)), (stored) => stored > 0, 30_000)
+        const killed = yield* killPersistThread
+        const after = yield* loadOf(200, token)
+        const second = yield* nextThreadReady(1)
+        expect(second.worker).not.toBe(first.worker)
+        // FIRST_RESTART (the waits after that: ThreadRestarts.test.ts, on a TestClock).
+        expect(second.readyAt - killed).toBeGreaterThanOrEqual(1000)
+        for (const [load, products] of [[during, 1000], [after, 200]] as const) {
+          const view = yield* eventually(loadView(load.processCode, token), (v) => v.status === "COMPLETED", 60_000)
+          expect(view.totals).toMatchObject({ accepted: products, persisted: products, failed: 0 })
+          expect(yield* productCounts(load.prefix)).toMatchObject({ products: String(products) })
+        }
+      }))
+  })
 
   it.live("PERSIST_THREAD=false: the workers share the event loop, and nothing is persisted while it is held", () =>
     Effect.gen(function*() {

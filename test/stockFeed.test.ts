@@ -2,6 +2,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { SqlClient } from "effect/sql"
 import { orderOf, variantAItem } from "./support/CapacityBodies.ts"
+import { sequencedFeed } from "./support/Feeds.ts"
 import { postJson, request } from "./support/Http.ts"
 import { TestServer } from "./support/TestServer.ts"
 
@@ -27,12 +28,7 @@ interface Fed {
   readonly stale: number
 }
 
-const feed = (sequence: number, changes: ReadonlyArray<Change>) => postJson("/v1/stock/changes", { sequence, changes }, KEY)
-const fed = (sequence: number, changes: ReadonlyArray<Change>) =>
-  Effect.map(feed(sequence, changes), (response) => {
-    expect(response.status, response.text).toBe(200)
-    return response.json() as Fed
-  })
+const { post: feed, applied: fed } = sequencedFeed<Fed>("/v1/stock/changes", KEY)
 
 /** The SKU's stock as this server answers with it, by node. */
 const held = (sku: string) =>
@@ -88,6 +84,45 @@ describe("stock fed as batches of changes", () => {
         expect((yield* request("/v1/stock/changes", { token: KEY, body: "{}", headers: { "content-type": "text/plain" } })).status).toBe(415)
         // Nothing of a refused batch is stored.
         expect(yield* stored(sku)).toEqual([])
+      }))
+
+    it.effect("hostile path parameters (too long, blank, U+0000, a control character, bad percent-encoding) are a 400 naming the parameter, never a 5xx or an empty 404", () =>
+      Effect.gen(function*() {
+        const answer = (method: string, path: string) =>
+          Effect.map(request(path, { token: KEY, method }), (response) => ({ status: response.status, text: response.text }))
+        const refused = (parameter: string, reason: string) => ({ status: 400, text: JSON.stringify({ message: `Invalid request: path parameter ${parameter}: ${reason}` }) })
+        const long = "x".repeat(101)
+        const unstorable = "must not contain U+0000 or an unpaired surrogate"
+        const malformed = { status: 400, text: JSON.stringify({ message: "Invalid request: the path is not valid percent-encoded UTF-8" }) }
+        const ledger = "?from=2028-01-03&to=2028-01-04"
+
+        expect(yield* answer("GET", `/v1/stock/${long}`)).toEqual(refused("sku", "expected a code of at most 100 characters"))
+        expect(yield* answer("GET", `/v1/stock/${"x".repeat(5000)}`)).toEqual(refused("sku", "expected a code of at most 100 characters"))
+        expect(yield* answer("GET", `/v1/stock/a%00b`)).toEqual(refused("sku", unstorable))
+        expect(yield* answer("GET", `/v1/stock/%0A`)).toEqual(refused("sku", "expected a non-empty code"))
+        expect(yield* answer("GET", `/v1/stock/%20${skuOf("padded")}`)).toEqual(refused("sku", "expected a non-empty code"))
+        expect(yield* answer("GET", `/v1/stock/%D8%00`)).toEqual(malformed)
+        // The longest SKU a batch takes, and a control character it takes, are SKUs here too.
+        const longest = `${skuOf("long")}-`.padEnd(100, "y")
+        yield* fed(1, [{ node: "CD-LURIN", sku: longest, units: 3 }, { node: "CD-LURIN", sku: skuOf("a\u0001b"), units: 4 }])
+        expect(yield* held(longest)).toEqual({ "CD-LURIN": 3 })
+        expect(yield* held(skuOf("a\u0001b"))).toEqual({ "CD-LURIN": 4 })
+        // The unauthenticated are refused before their parameter is read.
+        expect((yield* request(`/v1/stock/${long}`, { token: "wrong" })).status).toBe(401)
+
+        const consumption = "/v1/delivery/capacity/consumptions/"
+        expect(yield* answer("DELETE", `${consumption}${long}`)).toEqual(refused("orderId", "must be at most 100 characters"))
+        // Was a 500: PostgreSQL refuses U+0000 in a query parameter.
+        expect(yield* answer("DELETE", `${consumption}a%00b`)).toEqual(refused("orderId", unstorable))
+        expect(yield* answer("DELETE", `${consumption}%ZZ`)).toEqual(malformed)
+        expect((yield* answer("DELETE", `${consumption}${"x".repeat(100)}`)).status).toBe(404)
+
+        const nodes = "/v1/delivery/capacity/nodes/"
+        expect(yield* answer("GET", `${nodes}%00${ledger}`)).toEqual(refused("code", unstorable))
+        expect(yield* answer("GET", `${nodes}%20${ledger}`)).toEqual(refused("code", "expected a non-empty code"))
+        // A node's code has no length limit in a network: a long one is an unknown node, not a refused path.
+        expect(yield* answer("GET", `${nodes}${long}${ledger}`)).toMatchObject({ status: 404, text: expect.stringContaining("in the current network") })
+        expect((yield* answer("GET", `${nodes}CD-LURIN${ledger}`)).status).toBe(200)
       }))
 
     it.effect("idempotent per sequence number: a replay changes nothing, and an older batch never wins over a newer one", () =>

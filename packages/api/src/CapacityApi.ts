@@ -1,4 +1,4 @@
-import { DispatchOrder, LocalDate, NetworkChangeBatch, NetworkDocument } from "@retail/capacity"
+import { Code, DispatchOrder, LocalDate, NetworkChangeBatch, NetworkDocument, OrderId, SchemaChecks } from "@retail/capacity"
 import { DeliveryRequestA, DeliveryRequestB, DeliveryResponseA, DeliveryResponseB, ErrorBodyB } from "@retail/capacity-wire"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
@@ -164,17 +164,19 @@ export class CapacityAdminApi extends HttpApiGroup.make("capacityAdmin")
   )
   .add(
     HttpApiEndpoint.delete("release", "/delivery/capacity/consumptions/:orderId", {
-      params: { orderId: Schema.String },
+      // What an order takes as its id: anything else is a 400 naming the parameter (a U+0000 would fail the query).
+      params: { orderId: OrderId },
       success: ConsumptionResult,
-      error: [OrderNotFound, StorageFailed]
+      error: [InvalidRequest, OrderNotFound, StorageFailed]
     }).annotate(OpenApi.Summary, "Give back an order's capacity")
   )
   .add(
     HttpApiEndpoint.get("nodeLedger", "/delivery/capacity/nodes/:code", {
-      params: { code: Schema.String },
+      // What a network takes as a node's code (no length limit there).
+      params: { code: Code.check(SchemaChecks.storable) },
       query: { from: LocalDate, to: LocalDate },
       success: NodeLedgerView,
-      // 400: a from or to that is not a YYYY-MM-DD date (the contract's decoding answers it).
+      // 400: a code no node can have, or a from or to that is not a YYYY-MM-DD date (the contract's decoding answers it).
       error: [InvalidRequest, NodeNotFound, StorageFailed]
     }).annotate(OpenApi.Summary, "A node's picking and dispatch usage and the orders behind it")
   )

@@ -1,4 +1,4 @@
-import { StockBatch } from "@retail/capacity"
+import { StockBatch, StockSku } from "@retail/capacity"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { InvalidRequest, PayloadTooLarge, RequestTimeout, StorageFailed } from "./Errors.ts"
@@ -40,8 +40,10 @@ export class CapacityStockApi extends HttpApiGroup.make("capacityStock")
   )
   .add(
     HttpApiEndpoint.get("skuStock", "/stock/:sku", {
-      params: { sku: Schema.String },
-      success: SkuStock
+      // What a batch takes as a SKU: anything else is a 400 naming the parameter, not a SKU without stock.
+      params: { sku: StockSku },
+      success: SkuStock,
+      error: InvalidRequest
     }).annotate(OpenApi.Summary, "A SKU's stock per node, as this process answers with it")
   )
   .middleware(CapacityApiKey)

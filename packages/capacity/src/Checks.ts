@@ -56,9 +56,9 @@ export const maxLength = (length: number, message?: Message) =>
   Schema.isMaxLength(length, annotations(`maxLength(${length})`, `a string at most ${length} character(s) long`, message))
 
 /**
- * Most characters of a code or an id: it is part of a PostgreSQL key (an index row holds at most
- * 2,704 bytes) and of a URL path (GET /v1/stock/{sku}, DELETE .../{orderId}), whose router finds
- * no route for a parameter longer than this (Effect's FindMyWay, maxParamLength).
+ * Most characters of a SKU or an order id: it is part of a PostgreSQL key (an index row holds at
+ * most 2,704 bytes). In a URL path (GET /v1/stock/{sku}, DELETE .../{orderId}) a longer one is a
+ * 400 naming the parameter (the public router's own limit is lifted: services/server, Server.ts).
  */
 export const MAX_CODE_LENGTH = 100
 

@@ -9,7 +9,7 @@ import type { NodeModel, RouteModel, Snapshot } from "./SnapshotModel.ts"
 const Text = Schema.String.check(storable)
 const NonEmpty = Schema.String.check(minLength(1, "must not be empty"), storable)
 /** The order's key in PostgreSQL and in DELETE /v1/delivery/capacity/consumptions/{orderId}. */
-const OrderId = NonEmpty.check(maxLength(MAX_CODE_LENGTH, `must be at most ${MAX_CODE_LENGTH} characters`))
+export const OrderId = NonEmpty.check(maxLength(MAX_CODE_LENGTH, `must be at most ${MAX_CODE_LENGTH} characters`))
 
 /** One leg as the trace returned it (`deliveryTrace[].details[]`); other fields of the detail are ignored. */
 export const OrderLeg = Schema.Struct({ route: NonEmpty, departureDate: LocalDate })

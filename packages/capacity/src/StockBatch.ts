@@ -1,5 +1,5 @@
 import { Data, Result, Schema } from "effect"
-import { between, Int, isStorableText, MAX_CODE_LENGTH, minItems, UNSTORABLE_TEXT } from "./Checks.ts"
+import { between, Int, isStorableText, MAX_CODE_LENGTH, maxLength, minItems, storable, UNSTORABLE_TEXT } from "./Checks.ts"
 import { type FieldIssue, formatIssues } from "./DecodeError.ts"
 import { Code } from "./Network.ts"
 import { MAX_STOCK_UNITS } from "./StockBoard.ts"
@@ -10,7 +10,10 @@ export const MAX_STOCK_BATCH_ROWS = 50_000
 export const StockSequence = Int.check(between(0, Number.MAX_SAFE_INTEGER))
 export const StockUnits = Int.check(between(0, MAX_STOCK_UNITS))
 
-export const StockChange = Schema.Struct({ node: Code, sku: Code, units: StockUnits })
+/** A SKU as a batch's change and GET /v1/stock/{sku} take it: what `decodeStockBatch` checks, documented. */
+export const StockSku = Code.check(maxLength(MAX_CODE_LENGTH, `expected a code of at most ${MAX_CODE_LENGTH} characters`), storable)
+
+export const StockChange = Schema.Struct({ node: Code, sku: StockSku, units: StockUnits })
 
 /**
  * A batch of stock changes: absolute units per node and SKU, under one sequence number

@@ -56,9 +56,16 @@ export const migration0003 = Effect.flatMap(SqlClient.SqlClient, (sql) =>
 /*
  * The steps both versions of capacity_consume take alike, shared so that they cannot drift apart:
  * create the usage rows the order needs, lock them in one fixed order and find the first one short
- * of room (`short`); then add every use and record it in the ledger (`taken`).
+ * of room (`short`, `used + amount` past the total, added up as `sum` says); then add every use and
+ * record it in the ledger (`taken`).
  */
-const lockUsageFindShortest = `     INSERT INTO capacity_usage AS u (kind, code, slot, day, used)
+
+/** The room check of migrations 0004 and 0005: in integer, so a sum past 2,147,483,647 failed the statement. */
+const INTEGER_SUM = "u.used + w.amount"
+/** Migration 0012's: two integers added in bigint always fit, and the sum compares with the total as it is. */
+const BIGINT_SUM = "u.used::bigint + w.amount"
+
+const lockUsageFindShortest = (sum: string) => `     INSERT INTO capacity_usage AS u (kind, code, slot, day, used)
        SELECT w.kind, w.code, w.slot, w.day, 0 FROM jsonb_to_recordset(p_wanted) AS w(kind text, code text, slot text, day date)
        ORDER BY 1, 2, 3, 4
        ON CONFLICT DO NOTHING;
@@ -70,7 +77,7 @@ const lockUsageFindShortest = `     INSERT INTO capacity_usage AS u (kind, code,
      SELECT w.kind, w.code, w.slot, w.day, w.amount, w.total INTO short
        FROM jsonb_to_recordset(p_wanted) AS w(kind text, code text, slot text, day date, amount integer, total integer)
        JOIN capacity_usage u ON u.kind = w.kind AND u.code = w.code AND u.slot = w.slot AND u.day = w.day
-       WHERE u.used + w.amount > w.total
+       WHERE ${sum} > w.total
        ORDER BY w.kind, w.code, w.slot, w.day
        LIMIT 1;`
 
@@ -102,7 +109,7 @@ const takeAndRecord = `     RETURN QUERY
  * (its ledger rows with it), the rows it held are locked in the same order and lowered, and come
  * back as RELEASED rows.
  */
-export const capacityFunctions: ReadonlyArray<string> = [
+const consumeFunction = (sum: string) =>
   `CREATE FUNCTION capacity_consume(p_order_id text, p_wanted jsonb)
    RETURNS TABLE (outcome text, kind text, code text, slot text, day text, used integer, revision integer, amount integer, total integer)
    LANGUAGE plpgsql AS $fn$
@@ -115,7 +122,7 @@ export const capacityFunctions: ReadonlyArray<string> = [
        RETURN QUERY SELECT 'ALREADY_APPLIED'::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::integer, NULL::integer, NULL::integer;
        RETURN;
      END IF;
-${lockUsageFindShortest}
+${lockUsageFindShortest(sum)}
      IF FOUND THEN
        DELETE FROM capacity_orders o WHERE o.order_id = p_order_id;
        RETURN QUERY SELECT 'EXHAUSTED'::text, short.kind, short.code, short.slot, to_char(short.day, 'YYYY-MM-DD'), NULL::integer, NULL::integer, short.amount, short.total;
@@ -124,7 +131,10 @@ ${lockUsageFindShortest}
 ${takeAndRecord}
        SELECT 'APPLIED'::text, t.kind, t.code, t.slot, to_char(t.day, 'YYYY-MM-DD'), t.used, t.revision, t.amount, t.total FROM taken t;
    END
-   $fn$`,
+   $fn$`
+
+export const capacityFunctions: ReadonlyArray<string> = [
+  consumeFunction(INTEGER_SUM),
   `CREATE FUNCTION capacity_release(p_order_id text)
    RETURNS TABLE (outcome text, kind text, code text, slot text, day text, used integer, revision integer)
    LANGUAGE plpgsql AS $fn$
@@ -174,8 +184,7 @@ export const migration0004 = Effect.flatMap(SqlClient.SqlClient, (sql) =>
  * request. The stored row is read under FOR SHARE; if a release removed it since the insert, the
  * insert is tried again. The two-argument function stays for processes of the earlier version.
  */
-export const orderRequestStatements: ReadonlyArray<string> = [
-  `ALTER TABLE capacity_orders ADD COLUMN request jsonb`,
+const consumeWithRequestFunction = (sum: string) =>
   `CREATE FUNCTION capacity_consume(p_order_id text, p_wanted jsonb, p_request jsonb)
    RETURNS TABLE (outcome text, kind text, code text, slot text, day text, used integer, revision integer, amount integer, total integer, stored jsonb)
    LANGUAGE plpgsql AS $fn$
@@ -197,7 +206,7 @@ export const orderRequestStatements: ReadonlyArray<string> = [
          RETURN;
        END IF;
      END LOOP;
-${lockUsageFindShortest}
+${lockUsageFindShortest(sum)}
      IF FOUND THEN
        DELETE FROM capacity_orders o WHERE o.order_id = p_order_id;
        RETURN QUERY SELECT 'EXHAUSTED'::text, short.kind, short.code, short.slot, to_char(short.day, 'YYYY-MM-DD'), NULL::integer, NULL::integer, short.amount, short.total, NULL::jsonb;
@@ -207,6 +216,10 @@ ${takeAndRecord}
        SELECT 'APPLIED'::text, t.kind, t.code, t.slot, to_char(t.day, 'YYYY-MM-DD'), t.used, t.revision, t.amount, t.total, NULL::jsonb FROM taken t;
    END
    $fn$`
+
+export const orderRequestStatements: ReadonlyArray<string> = [
+  `ALTER TABLE capacity_orders ADD COLUMN request jsonb`,
+  consumeWithRequestFunction(INTEGER_SUM)
 ]
 
 export const migration0005 = Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -230,4 +243,23 @@ export const capacityKeyLookups: ReadonlyArray<string> = [
 
 export const migration0010 = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   Effect.forEach(capacityKeyLookups, (statement) => sql.unsafe(statement), { discard: true })
+)
+
+/**
+ * Both capacity_consume functions compared `used + amount` with the total in integer: with a total
+ * near 2,147,483,647 (UnitBounds.ts lets one be that large) and usage near it, an order within the
+ * total overflowed the sum and failed with "integer out of range" (a 500) instead of EXHAUSTED (a
+ * 409). The sum is now taken in bigint. The columns stay integer: a total is at most
+ * 2,147,483,647 and an order is added only when the sum is within it, so `used` never passes it
+ * (docs/capacity.md, "Integers in PostgreSQL"). Replacing a function drops its settings: the key
+ * lookups of 0010 are set again.
+ */
+export const bigintRoomCheck: ReadonlyArray<string> = [
+  consumeFunction(BIGINT_SUM).replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION"),
+  consumeWithRequestFunction(BIGINT_SUM).replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION"),
+  ...capacityKeyLookups.filter((statement) => statement.includes("capacity_consume"))
+]
+
+export const migration0012 = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.forEach(bigintRoomCheck, (statement) => sql.unsafe(statement), { discard: true })
 )

@@ -9,6 +9,7 @@ import { sampleProduct, type SampleProductOptions } from "@retail/testkit"
 import { Effect, Layer, Option, Result, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import {
+  CapacityRepository,
   Database,
   type DatabaseOptions,
   decodeEncodedBatch,
@@ -84,7 +85,7 @@ const statusOf = (processCode: string): Effect.Effect<LoadStatus, unknown, LoadR
   Effect.map(loadOf(processCode), (load) => load.status)
 
 export const storeContract = (name: string, options: DatabaseOptions): void => {
-  const TestLayer = Layer.mergeAll(ProductRepository.layer, LoadRepository.layer, Outbox.layer, LoadOwnership.layer).pipe(
+  const TestLayer = Layer.mergeAll(ProductRepository.layer, LoadRepository.layer, Outbox.layer, LoadOwnership.layer, CapacityRepository.layer).pipe(
     Layer.provideMerge(Database.layer(options))
   )
 
@@ -98,7 +99,7 @@ export const storeContract = (name: string, options: DatabaseOptions): void => {
         expect(yield* migrate).toEqual([])
         const sql = yield* SqlClient.SqlClient
         const rows = yield* sql`SELECT migration_id FROM ${sql(MIGRATIONS_TABLE)} ORDER BY migration_id`
-        expect(rows.map((row) => row["migration_id"])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
+        expect(rows.map((row) => row["migration_id"])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
       }))
 
     for (const format of FORMATS) {
@@ -535,6 +536,28 @@ export const storeContract = (name: string, options: DatabaseOptions): void => {
         yield* loads.markFailed(file.processCode, "owner gone")
         expect(yield* loads.finishReceiving(file.processCode, 3)).toBe("FAILED")
         expect(mine(yield* ownership.unfinished(60_000, queue)).has(file.processCode)).toBe(false)
+      }))
+
+    it.effect("an order whose units and the units used add up past 2,147,483,647 is EXHAUSTED, not an integer overflow (both capacity_consume functions)", () =>
+      Effect.gen(function* () {
+        const capacity = yield* CapacityRepository
+        const sql = yield* SqlClient.SqlClient
+        const MAX = 2_147_483_647
+        const node = `OVERFLOW-${crypto.randomUUID().slice(0, 8)}`
+        const limited = (amount: number) => ({ use: { resource: { _tag: "Picking" as const, node, pool: "ALL" as const }, date: "2031-01-06", amount }, total: MAX })
+        expect(yield* capacity.consume(`${node}-big`, [limited(MAX - 10)])).toMatchObject({ _tag: "Applied", usage: [{ used: MAX - 10 }] })
+        // Within the total, so the repository sends it; used + amount is past the integer maximum.
+        expect(yield* Effect.flip(capacity.consume(`${node}-more`, [limited(1000)])))
+          .toMatchObject({ _tag: "CapacityExhausted", requested: 1000, total: MAX })
+        const wanted = JSON.stringify([{ kind: "PICKING", code: node, slot: "ALL", day: "2031-01-06", amount: 1000, total: MAX }])
+        // The two-argument function, kept for processes of an earlier release.
+        expect(yield* sql`SELECT outcome, amount, total FROM capacity_consume(${`${node}-old`}, ${wanted}::jsonb)`)
+          .toEqual([{ outcome: "EXHAUSTED", amount: 1000, total: MAX }])
+        // Up to the maximum exactly still fits.
+        expect(yield* capacity.consume(`${node}-fits`, [limited(10)])).toMatchObject({ _tag: "Applied", usage: [{ used: MAX }] })
+        // Replaced, both functions still look each usage row up by its key (migration 0010's setting).
+        expect(yield* sql`SELECT array_to_string(proconfig, ',') AS settings FROM pg_proc WHERE proname = 'capacity_consume'`)
+          .toEqual([{ settings: "enable_seqscan=off" }, { settings: "enable_seqscan=off" }])
       }))
 
     it.effect("the outbox publishes in id order and marks rows only after the callback succeeded", () =>

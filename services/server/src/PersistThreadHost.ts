@@ -1,14 +1,14 @@
 import { applyMetricUpdate } from "@retail/metrics"
 import { StreamQueue } from "@retail/queue"
 import { UploadConfig } from "@retail/service-upload"
-import { Clock, Config, Duration, Effect, Exit, Layer, Option, Schema } from "effect"
+import { Config, Duration, Effect, Exit, Layer, Option, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { Worker } from "node:worker_threads"
 import { type PersistThreadSettings, THREAD_SETTINGS, type ToPersistThread } from "./PersistThreadSettings.ts"
-import { nextRestartDelay } from "./ThreadRestarts.ts"
+import { restartForever } from "./ThreadRestarts.ts"
 
 const TsxManifest = Schema.Struct({
   exports: Schema.Struct({ "./esm/api": Schema.Struct({ import: Schema.Struct({ default: Schema.String }) }) })
@@ -121,20 +121,7 @@ export const persistThread = (placed: Omit<PersistThreadSettings, "settings">) =
         (thread) => Effect.map(thread.exited, (code) => ({ code, error: thread.error() })),
         (thread, exit) => (Exit.isFailure(exit) ? thread.stop(stopWithin) : Effect.void)
       )
-      const supervise = (waited: Duration.Duration): Effect.Effect<never> =>
-        Effect.gen(function*() {
-          const started = yield* Clock.currentTimeMillis
-          const { code, error } = yield* runOnce
-          const ran = Duration.millis((yield* Clock.currentTimeMillis) - started)
-          const wait = nextRestartDelay(waited, ran)
-          yield* Effect.logError(
-            `the batch workers' thread exited (code ${code}) after ${Duration.format(ran)}; starting it again in ${Duration.format(wait)}`,
-            ...(error === undefined ? [] : [error])
-          )
-          yield* Effect.sleep(wait)
-          return yield* supervise(wait)
-        })
-      yield* Effect.forkScoped(supervise(Duration.zero))
+      yield* Effect.forkScoped(restartForever("the batch workers' thread", runOnce))
       yield* Effect.logInfo(`batch workers: ${config.workers} on a thread of their own (PERSIST_THREAD=true)`)
     })
   ).pipe(Layer.provide(UploadConfig.layer))

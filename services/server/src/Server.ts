@@ -18,6 +18,7 @@ import { internalServer } from "./InternalServer.ts"
 import { ProcessMetrics, PublicMetricsRoute, RequestMetrics } from "./Metrics.ts"
 import { persistThread } from "./PersistThreadHost.ts"
 import { NoRequestSpans } from "./NoRequestSpans.ts"
+import { MalformedPathAnswer } from "./MalformedPath.ts"
 import { logRequestErrors } from "./RequestLog.ts"
 import { ServerConfig } from "./ServerConfig.ts"
 import { logDrain } from "./ShutdownLog.ts"
@@ -100,10 +101,18 @@ const PublicAppLive = HttpRouter.serve(
     PublicApiDocs,
     RequestGuards,
     DecodeErrorBodies,
+    MalformedPathAnswer,
     RequestMetrics,
     PublicMetricsRoute
   ),
-  { disableLogger: true, disableListenLog: true, middleware: (app) => trackInFlight(logRequestErrors(app)) }
+  {
+    // The contract bounds each path parameter itself (a 400 naming it); the router's own bound (100
+    // characters) would answer an empty 404 instead. node's header size bounds the path anyway.
+    routerConfig: { maxParamLength: Number.POSITIVE_INFINITY },
+    disableLogger: true,
+    disableListenLog: true,
+    middleware: (app) => trackInFlight(logRequestErrors(app))
+  }
 ).pipe(Layer.provide(NoRequestSpans))
 
 /** The public API on the HttpServer it is given, the internal API on its own listener, and the process metrics. */

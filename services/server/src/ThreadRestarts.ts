@@ -1,4 +1,4 @@
-import { Duration } from "effect"
+import { Clock, Duration, Effect } from "effect"
 
 /** The first wait before a thread that died is started again, and the wait after one that had run steadily. */
 export const FIRST_RESTART = Duration.seconds(1)
@@ -17,3 +17,30 @@ export const nextRestartDelay = (previous: Duration.Duration, ran: Duration.Dura
   Duration.isGreaterThanOrEqualTo(ran, STEADY_RUN)
     ? FIRST_RESTART
     : Duration.max(FIRST_RESTART, Duration.min(Duration.times(previous, 2), LONGEST_RESTART))
+
+/** How one run of a supervised thread ended: its exit code, and the uncaught error it died of, if any. */
+export interface ThreadExit {
+  readonly code: number
+  readonly error: unknown
+}
+
+/**
+ * Runs `runOnce` (a thread, until it exits) again and again, forever: each exit is logged with how
+ * long `what` ran, and the next start waits `nextRestartDelay`.
+ */
+export const restartForever = (what: string, runOnce: Effect.Effect<ThreadExit>): Effect.Effect<never> => {
+  const supervise = (waited: Duration.Duration): Effect.Effect<never> =>
+    Effect.gen(function*() {
+      const started = yield* Clock.currentTimeMillis
+      const { code, error } = yield* runOnce
+      const ran = Duration.millis((yield* Clock.currentTimeMillis) - started)
+      const wait = nextRestartDelay(waited, ran)
+      yield* Effect.logError(
+        `${what} exited (code ${code}) after ${Duration.format(ran)}; starting it again in ${Duration.format(wait)}`,
+        ...(error === undefined ? [] : [error])
+      )
+      yield* Effect.sleep(wait)
+      return yield* supervise(wait)
+    })
+  return supervise(Duration.zero)
+}
