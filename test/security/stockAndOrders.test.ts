@@ -112,7 +112,9 @@ describe("hostile bodies on POST /v1/stock/changes and GET /v1/stock/{sku}", () 
         // The highest sequence again changes nothing.
         expect(JSON.parse((yield* feed(batch([row({ sku: codes[0], units: 99 })], MAX_SEQUENCE))).body)).toMatchObject({ applied: 0, stale: 1 })
         expect(yield* held(codes[0]!)).toEqual({ "CD-LURIN": 0 })
-        expect(yield* held("\u0000")).toEqual({})
+        // A SKU no batch can hold is a 400 naming the parameter, not a SKU without stock.
+        const unstorable = yield* request(`/v1/stock/${encodeURIComponent("\u0000")}`, { token: KEY })
+        expect([unstorable.status, messageOf(unstorable.text)]).toEqual([400, `Invalid request: path parameter sku: ${UNSTORABLE}`])
       }), { timeout: 120_000 })
 
     it.effect("PUT /v1/network: a body nested 100,000 deep, or a code PostgreSQL cannot store, is a 400 naming it", () =>
