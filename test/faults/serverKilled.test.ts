@@ -5,7 +5,7 @@ import { startApp, token } from "./support/App.ts"
 import { lab } from "./support/Lab.ts"
 import { acceptedFileLoad, acceptedLoad, expectPersistedOnce, type SentLoad } from "./support/Loads.ts"
 import { waitUntil } from "./support/Processes.ts"
-import { pendingEntries, streamPayloads } from "./support/Redis.ts"
+import { batchOfPayload, pendingEntries, streamPayloads } from "./support/Redis.ts"
 import { loadTotals, recordedBatches } from "./support/Store.ts"
 
 const BATCH_SIZE = 50
@@ -56,10 +56,7 @@ describe("two servers on one PostgreSQL and one Redis, one SIGKILLed while the w
       expect(atKill.accepted).toBe(total)
       expect(atKill.persisted, "killed mid-way").toBeLessThan(total * 0.9)
       const payloads = new Map((yield* streamPayloads(redis.url, names.PRODUCT_BATCHES_STREAM)).map((e) => [e.id, e.payload]))
-      const orphanBatches = orphans.map((entry) => {
-        const batch = JSON.parse(payloads.get(entry.id) ?? "{}") as { processCode: string; batchNo: number }
-        return `${batch.processCode}/${batch.batchNo}`
-      })
+      const orphanBatches = orphans.map((entry) => batchOfPayload(payloads.get(entry.id)))
 
       yield* expectPersistedOnce({
         base: receiver.base,

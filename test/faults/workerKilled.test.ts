@@ -5,7 +5,7 @@ import { startApp, token } from "./support/App.ts"
 import { lab } from "./support/Lab.ts"
 import { acceptedLoad, expectStoredExactly, finalViews } from "./support/Loads.ts"
 import { waitUntil } from "./support/Processes.ts"
-import { pendingEntries, redisCommand, streamLength, streamPayloads } from "./support/Redis.ts"
+import { batchOfPayload, pendingEntries, redisCommand, streamLength, streamPayloads } from "./support/Redis.ts"
 import { holdLoadLocks, loadTotals, recordedBatches } from "./support/Store.ts"
 
 const LOADS = 3
@@ -52,10 +52,7 @@ describe("a worker process killed with SIGKILL in the middle of batches", () => 
       expect(atKill.accepted).toBe(LOADS * PER_LOAD)
       expect(atKill.persisted).toBeLessThan(LOADS * PER_LOAD)
       const payloads = new Map((yield* streamPayloads(redis.url, names.PRODUCT_BATCHES_STREAM)).map((e) => [e.id, e.payload]))
-      const batchOf = (id: string) => {
-        const batch = JSON.parse(payloads.get(id) ?? "{}") as { processCode: string; batchNo: number }
-        return `${batch.processCode}/${batch.batchNo}`
-      }
+      const batchOf = (id: string) => batchOfPayload(payloads.get(id))
       const recordedAtKill = new Set((yield* recordedBatches(postgres.url)).map((b) => `${b.process_code}/${b.batch_no}`))
       for (const entry of inFlight) expect(recordedAtKill.has(batchOf(entry.id)), "the killed worker's transaction was rolled back").toBe(false)
 

@@ -1,7 +1,7 @@
-import { PgTypes } from "@effect/sql-pg"
+import { OID } from "@effect/sql-pg/PgTypes"
 import type { Attribute, Barcode, Hierarchy, Product } from "@retail/domain"
 
-const { int4: INT4, text: TEXT } = PgTypes.OID
+const { int4: INT4, text: TEXT } = OID
 
 /**
  * One column of a child table, as the write statements bind it: an array with one element per

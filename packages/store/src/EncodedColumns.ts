@@ -1,10 +1,10 @@
-import { PgTypes } from "@effect/sql-pg"
+import { OID } from "@effect/sql-pg/PgTypes"
 import type { Product } from "@retail/domain"
 import type { BinaryArrayWriter } from "./BinaryArrayWriter.ts"
 import { CHILD_COLUMNS } from "./ChildColumns.ts"
-import { PRODUCT_COLUMNS } from "./ProductUpsert.ts"
+import { PRODUCT_COLUMNS } from "./ProductColumns.ts"
 
-const { float8: FLOAT8, int4: INT4, text: TEXT } = PgTypes.OID
+const { float8: FLOAT8, int4: INT4, text: TEXT } = OID
 
 /** A column of an encoded batch: its element type, and the elements a product gives it (one for a product column, one per child row for a child column). */
 export interface EncodedColumn {

@@ -107,3 +107,11 @@ export const layoutRows = (runs: ReadonlyArray<RowRun>, allocate: (length: numbe
   }
   return body
 }
+
+/** The productCode of a row: its element of the first column (product_code, never NULL). */
+export const rowCode = (rows: EncodedRows, row: number): string => {
+  const at = rows.starts[row]!
+  const b = rows.bytes
+  const length = ((b[at]! << 24) | (b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!)
+  return Buffer.from(b.buffer, b.byteOffset + at + 4, length).toString("utf8")
+}

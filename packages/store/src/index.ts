@@ -9,7 +9,7 @@ export type { ProductChildren, RowCounts } from "./ProductChildren.ts"
 export { type PersistOutcome, ProductRepository } from "./ProductRepository.ts"
 export { latestPerCode, upsertProducts } from "./ProductUpsert.ts"
 export { type BatchHeader, columnValues, type DecodedBatch, decodeEncodedBatch, encodeBatch, entryOfColumns, isEncodedBatch, sentSkus } from "./EncodedBatch.ts"
-export { type EncodedRows, encodeRows, layoutRows, rowsTransfers, type RowRun } from "./EncodedRows.ts"
+export { type EncodedRows, encodeRows, layoutRows, rowCode, rowsTransfers, type RowRun } from "./EncodedRows.ts"
 export { BinaryArrayWriter } from "./BinaryArrayWriter.ts"
 export { InvalidCursor, StoreError } from "./StoreError.ts"
 export {

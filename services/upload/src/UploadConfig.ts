@@ -7,9 +7,9 @@ import { tmpdir } from "node:os"
 export class UploadConfig extends Context.Service<UploadConfig, {
   readonly batchSize: number
   /**
-   * The format of the batches /load-products publishes: "json" (ProductBatch's JSON, every release
-   * so far) or "columns" (encoded as the binary column arrays the workers bind, persist/BatchEntry.ts).
-   * Workers read both; "columns" is for once every worker runs a release that reads it.
+   * The format of the product batches loads publish: "columns" (encoded at intake as the binary
+   * column arrays the workers bind, persist/BatchEntry.ts) or "json" (ProductBatch's JSON, every
+   * release before). Workers read both; "json" is for a rolling deploy from a release that reads only JSON.
    */
   readonly batchEntryFormat: "json" | "columns"
   readonly workers: number

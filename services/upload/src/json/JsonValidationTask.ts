@@ -1,6 +1,6 @@
 import type { Product } from "@retail/domain"
 import { blockTransfers, type JsonBlock, type JsonBlockResult, validateJsonBlock } from "@retail/ingest"
-import { BinaryArrayWriter, type EncodedRows, encodeRows, rowsTransfers } from "@retail/store"
+import { BinaryArrayWriter, type EncodedRows, encodeRows, rowsTransfers } from "@retail/store/rows"
 
 /** One block to validate; with `encodeRows`, its accepted products are also encoded as columns (BATCH_ENTRY_FORMAT=columns). */
 export interface JsonValidationTask {
