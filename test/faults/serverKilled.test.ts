@@ -2,11 +2,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { sampleProducts } from "@retail/testkit"
 import { Effect } from "effect"
 import { startApp, token } from "./support/App.ts"
-import { batchKeyOf } from "./support/Entries.ts"
 import { lab } from "./support/Lab.ts"
 import { acceptedFileLoad, acceptedLoad, expectPersistedOnce, type SentLoad } from "./support/Loads.ts"
 import { waitUntil } from "./support/Processes.ts"
-import { pendingEntries, streamPayloads } from "./support/Redis.ts"
+import { batchOfPayload, pendingEntries, streamPayloads } from "./support/Redis.ts"
 import { loadTotals, recordedBatches } from "./support/Store.ts"
 
 const BATCH_SIZE = 50
@@ -57,8 +56,7 @@ describe("two servers on one PostgreSQL and one Redis, one SIGKILLed while the w
       expect(atKill.accepted).toBe(total)
       expect(atKill.persisted, "killed mid-way").toBeLessThan(total * 0.9)
       const payloads = new Map((yield* streamPayloads(redis.url, names.PRODUCT_BATCHES_STREAM)).map((e) => [e.id, e.payload]))
-      // Either format: file loads may publish binary columns.
-      const orphanBatches = orphans.map((entry) => batchKeyOf(payloads.get(entry.id) ?? ""))
+      const orphanBatches = orphans.map((entry) => batchOfPayload(payloads.get(entry.id)))
 
       yield* expectPersistedOnce({
         base: receiver.base,

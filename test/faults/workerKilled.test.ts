@@ -2,11 +2,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { sampleProducts } from "@retail/testkit"
 import { Effect } from "effect"
 import { startApp, token } from "./support/App.ts"
-import { batchKeyOf, isColumnsEntry } from "./support/Entries.ts"
 import { lab } from "./support/Lab.ts"
 import { acceptedLoad, expectStoredExactly, finalViews } from "./support/Loads.ts"
 import { waitUntil } from "./support/Processes.ts"
-import { pendingEntries, redisCommand, streamLength, streamPayloads } from "./support/Redis.ts"
+import { batchOfPayload, isColumnsEntry, pendingEntries, redisCommand, streamLength, streamPayloads } from "./support/Redis.ts"
 import { holdLoadLocks, loadTotals, recordedBatches } from "./support/Store.ts"
 
 const LOADS = 3
@@ -23,20 +22,18 @@ describe("a worker process killed with SIGKILL in the middle of batches", () => 
         MAX_DELIVERIES: "5",
         WORKERS: "2"
       }
-      // The loads in flight at the kill are published as binary columns, the one accepted while no worker
-      // runs as JSON: the new worker reads both. BATCH_ENTRY_FORMAT applies where a body is parsed whole and
-      // validated on the event loop: a body with another key than `products` (one of the usual shape is
-      // split into blocks and published as the JSON bytes it came in, threads or not).
-      const [api, apiColumns, worker] = yield* Effect.all([
+      // The loads in flight at the kill are published as binary columns (the default), the one accepted while
+      // no worker runs as JSON (BATCH_ENTRY_FORMAT=json, as a release before columns publishes): the new worker reads both.
+      const [api, apiJson, worker] = yield* Effect.all([
         startApp("api", dir, { ...settings, RUN_WORKERS: "false" }),
-        startApp("api-columns", dir, { ...settings, RUN_WORKERS: "false", BATCH_ENTRY_FORMAT: "columns", JSON_VALIDATION_THREADS: "0" }),
+        startApp("api-json", dir, { ...settings, RUN_WORKERS: "false", BATCH_ENTRY_FORMAT: "json" }),
         startApp("worker-1", dir, { ...settings, RUN_WORKERS: "true" })
       ], { concurrency: 3 })
       const bearer = yield* token("ACME")
 
       const sent = Array.from({ length: LOADS }, (_, i) => sampleProducts(PER_LOAD, { prefix: `WK${i}-` }))
       const codes: Array<string> = []
-      for (const products of sent) codes.push(yield* acceptedLoad(apiColumns.base, products, bearer, { drill: "columns" }))
+      for (const products of sent) codes.push(yield* acceptedLoad(api.base, products, bearer))
 
       // Let the worker persist some batches, then make it wait inside its transactions with entries pending.
       yield* waitUntil("first batches persisted", Effect.flatMap(loadTotals(postgres.url, codes), (t) =>
@@ -61,15 +58,15 @@ describe("a worker process killed with SIGKILL in the middle of batches", () => 
       expect(atKill.persisted).toBeLessThan(LOADS * PER_LOAD)
       const payloads = new Map((yield* streamPayloads(redis.url, names.PRODUCT_BATCHES_STREAM)).map((e) => [e.id, e.payload]))
       expect(inFlight.every((entry) => isColumnsEntry(payloads.get(entry.id) ?? "")), "the worker was killed persisting columns entries").toBe(true)
-      const batchOf = (id: string) => batchKeyOf(payloads.get(id) ?? "")
+      const batchOf = (id: string) => batchOfPayload(payloads.get(id))
       const recordedAtKill = new Set((yield* recordedBatches(postgres.url)).map((b) => `${b.process_code}/${b.batch_no}`))
       for (const entry of inFlight) expect(recordedAtKill.has(batchOf(entry.id)), "the killed worker's transaction was rolled back").toBe(false)
 
       // A load accepted while no worker runs waits in the stream.
       const late = sampleProducts(200, { prefix: "WK-LATE-" })
-      const lateCode = yield* acceptedLoad(api.base, late, bearer)
+      const lateCode = yield* acceptedLoad(apiJson.base, late, bearer)
       codes.push(lateCode)
-      const lateEntries = (yield* streamPayloads(redis.url, names.PRODUCT_BATCHES_STREAM)).filter((entry) => batchKeyOf(entry.payload).startsWith(`${lateCode}/`))
+      const lateEntries = (yield* streamPayloads(redis.url, names.PRODUCT_BATCHES_STREAM)).filter((entry) => batchOfPayload(entry.payload).startsWith(`${lateCode}/`))
       expect(lateEntries.length).toBe(20)
       expect(lateEntries.some((entry) => isColumnsEntry(entry.payload))).toBe(false)
 

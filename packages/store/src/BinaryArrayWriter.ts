@@ -56,19 +56,29 @@ export class BinaryArrayWriter {
     this.at += bytes.length
   }
 
-  /** Writes one array whose `count` elements `element` gives, each written by `write`. */
-  array<A>(elementOid: number, count: number, element: (i: number) => A | null | undefined, write: (value: A) => void): void {
+  /**
+   * Starts an array of `count` elements, which the caller writes next; returns where its has-null
+   * flag is (to `fill` with 1 when an element was NULL), or -1 for an empty array (no elements follow).
+   */
+  arrayHeader(elementOid: number, count: number): number {
     if (count === 0) {
       this.int32(0)
       this.int32(0)
       this.int32(elementOid)
-      return
+      return -1
     }
     this.int32(1)
     const hasNull = this.reserve()
     this.int32(elementOid)
     this.int32(count)
     this.int32(1)
+    return hasNull
+  }
+
+  /** Writes one array whose `count` elements `element` gives, each written by `write`. */
+  array<A>(elementOid: number, count: number, element: (i: number) => A | null | undefined, write: (value: A) => void): void {
+    const hasNull = this.arrayHeader(elementOid, count)
+    if (hasNull === -1) return
     let nulls = 0
     for (let i = 0; i < count; i++) {
       const value = element(i)

@@ -2,9 +2,10 @@ import { PgTypes } from "@effect/sql-pg"
 import type { Product } from "@retail/domain"
 import { Result } from "effect"
 import { BinaryArrayWriter } from "./BinaryArrayWriter.ts"
-import { PRODUCT_COLUMNS, latestPerCode } from "./ProductUpsert.ts"
+import { COLUMN_TYPES, ENCODED_COLUMNS, type EncodedColumn, SKU_COLUMN_INDEX, writeElements } from "./EncodedColumns.ts"
+import { latestPerCode } from "./ProductUpsert.ts"
 
-const { float8: FLOAT8, int4: INT4, text: TEXT } = PgTypes.OID
+export { COLUMN_TYPES } from "./EncodedColumns.ts"
 
 /**
  * A batch of products as the binary column arrays the write statements bind (docs/performance.md,
@@ -14,7 +15,7 @@ const { float8: FLOAT8, int4: INT4, text: TEXT } = PgTypes.OID
  * Layout: the 4 bytes MAGIC, an int32 length and the header's JSON, an int32 column count, then
  * each column as an int32 length and a PostgreSQL binary array: the products' columns in
  * PRODUCT_COLUMNS' order (one product per code, the latest dateUpdate kept, sorted by code), the
- * 19 child columns of INSERT_CHILDREN, and last the SKU of every product sent (for the load's
+ * child columns of CHILD_COLUMNS, and last the SKU of every product sent (for the load's
  * error list when the batch is dead-lettered).
  */
 export const MAGIC = Uint8Array.of(0x00, 0x50, 0x43, 0x31) // "\0PC1": never the first byte of a JSON entry
@@ -27,69 +28,26 @@ export interface BatchHeader {
   readonly products: number
 }
 
-export const CHILD_COLUMN_TYPES: ReadonlyArray<number> = [
-  TEXT, INT4, TEXT, TEXT,
-  TEXT, INT4, TEXT, INT4, TEXT, TEXT, TEXT, TEXT,
-  TEXT, INT4, TEXT, TEXT, TEXT, TEXT, TEXT
-]
-export const COLUMN_TYPES: ReadonlyArray<number> = [...PRODUCT_COLUMNS.map((c) => c.oid), ...CHILD_COLUMN_TYPES, TEXT]
-
-/** One column of a child table: its value for each child row of each product, in product then position order. */
-const childColumn = <C, V>(
-  out: BinaryArrayWriter,
-  products: ReadonlyArray<Product>,
-  children: (product: Product) => ReadonlyArray<C>,
-  count: number,
-  oid: number,
-  value: (child: C, product: Product, position: number) => V | null | undefined,
-  write: (v: V) => void
-) => {
+/** One column of `products`, as an int32 length and a binary array. */
+const writeColumn = (out: BinaryArrayWriter, column: EncodedColumn, products: ReadonlyArray<Product>): void => {
   const lengthAt = out.reserve()
-  let p = 0
-  let position = 0
-  let list = products.length === 0 ? [] : children(products[0]!)
-  out.array(oid, count, () => {
-    while (position >= list.length) {
-      p++
-      position = 0
-      list = children(products[p]!)
-    }
-    return value(list[position]!, products[p]!, position++)
-  }, write)
+  let count = 0
+  for (const product of products) count += column.rows(product)
+  const hasNull = out.arrayHeader(column.oid, count)
+  let nulls = false
+  if (hasNull !== -1) {
+    for (const product of products) nulls = writeElements(out, column, product) || nulls
+    out.fill(hasNull, nulls ? 1 : 0)
+  }
   out.fill(lengthAt, out.offset - lengthAt - 4)
 }
 
-const writeChildren = (out: BinaryArrayWriter, products: ReadonlyArray<Product>): void => {
-  let barcodes = 0
-  let hierarchies = 0
-  let attributes = 0
-  for (const product of products) {
-    barcodes += product.barcodes.length
-    hierarchies += product.hierarchies.length
-    attributes += product.lstAttributes.length
-  }
-  const b = (p: Product) => p.barcodes
-  const h = (p: Product) => p.hierarchies
-  const a = (p: Product) => p.lstAttributes
-  childColumn(out, products, b, barcodes, TEXT, (_, p) => p.productCode, out.text)
-  childColumn(out, products, b, barcodes, INT4, (_, __, i) => i, out.int4)
-  childColumn(out, products, b, barcodes, TEXT, (c) => c.eanCode, out.text)
-  childColumn(out, products, b, barcodes, TEXT, (c) => c.indicator, out.text)
-  childColumn(out, products, h, hierarchies, TEXT, (_, p) => p.productCode, out.text)
-  childColumn(out, products, h, hierarchies, INT4, (_, __, i) => i, out.int4)
-  childColumn(out, products, h, hierarchies, TEXT, (c) => c.hierarchyCode, out.text)
-  childColumn(out, products, h, hierarchies, INT4, (c) => c.hierarchyLevel, out.int4)
-  childColumn(out, products, h, hierarchies, TEXT, (c) => c.hierarchyParent, out.text)
-  childColumn(out, products, h, hierarchies, TEXT, (c) => c.hierarchyName, out.text)
-  childColumn(out, products, h, hierarchies, TEXT, (c) => c.hierarchyDescription, out.text)
-  childColumn(out, products, h, hierarchies, TEXT, (c) => c.hierarchyBreadcrumb, out.text)
-  childColumn(out, products, a, attributes, TEXT, (_, p) => p.productCode, out.text)
-  childColumn(out, products, a, attributes, INT4, (_, __, i) => i, out.int4)
-  childColumn(out, products, a, attributes, TEXT, (c) => c.attributeType, out.text)
-  childColumn(out, products, a, attributes, TEXT, (c) => c.parentAttributeCode, out.text)
-  childColumn(out, products, a, attributes, TEXT, (c) => c.attributeCode, out.text)
-  childColumn(out, products, a, attributes, TEXT, (c) => c.attributeDescription, out.text)
-  childColumn(out, products, a, attributes, TEXT, (c) => c.attributeDescriptionDetail, out.text)
+/** The start of an entry: MAGIC and the header, the products sent counted in it. */
+const writeHeader = (out: BinaryArrayWriter, header: BatchHeader): void => {
+  out.raw(MAGIC)
+  const headerJson = Buffer.from(JSON.stringify(header), "utf8")
+  out.int32(headerJson.length)
+  out.raw(headerJson)
 }
 
 /** Encodes a batch (products validated) into `allocate`d memory. */
@@ -100,22 +58,25 @@ export const encodeBatch = (
   allocate?: (length: number) => Uint8Array
 ): Uint8Array => {
   const products = latestPerCode(sent)
-  out.raw(MAGIC)
-  const headerJson = Buffer.from(JSON.stringify({ ...header, products: sent.length }), "utf8")
-  out.int32(headerJson.length)
-  out.raw(headerJson)
+  writeHeader(out, { ...header, products: sent.length })
   out.int32(COLUMN_TYPES.length)
-  for (const column of PRODUCT_COLUMNS) {
-    const lengthAt = out.reserve()
-    if (column.oid === FLOAT8) out.array(FLOAT8, products.length, (i) => column.value(products[i]!) as number | null, out.float8)
-    else out.array(TEXT, products.length, (i) => column.value(products[i]!) as string | null, out.text)
-    out.fill(lengthAt, out.offset - lengthAt - 4)
-  }
-  writeChildren(out, products)
-  const lengthAt = out.reserve()
-  out.array(TEXT, sent.length, (i) => sent[i]!.skuCode, out.text)
-  out.fill(lengthAt, out.offset - lengthAt - 4)
+  for (let c = 0; c < SKU_COLUMN_INDEX; c++) writeColumn(out, ENCODED_COLUMNS[c]!, products)
+  writeColumn(out, ENCODED_COLUMNS[SKU_COLUMN_INDEX]!, sent)
   return out.take(allocate)
+}
+
+/**
+ * An entry of `body` (the column count and the columns, as `layoutRows` writes them) under `header`,
+ * in `allocate`d memory: the bytes `encodeBatch` would give for the same products.
+ */
+export const entryOfColumns = (header: BatchHeader, body: Uint8Array, allocate?: (length: number) => Uint8Array): Uint8Array => {
+  const out = new BinaryArrayWriter(256)
+  writeHeader(out, header)
+  const head = out.take()
+  const entry = allocate === undefined ? new Uint8Array(head.length + body.length) : allocate(head.length + body.length)
+  entry.set(head, 0)
+  entry.set(body, head.length)
+  return entry
 }
 
 export const isEncodedBatch = (entry: Uint8Array): boolean =>
@@ -196,3 +157,20 @@ export const sentSkus = (batch: DecodedBatch): ReadonlyArray<string> => {
 }
 
 export const UNREADABLE_SKU = "(unreadable)"
+
+const ARRAY_OIDS: Readonly<Record<number, number>> = {
+  [PgTypes.OID.text]: PgTypes.OID.textArray,
+  [PgTypes.OID.int4]: PgTypes.OID.int4Array,
+  [PgTypes.OID.float8]: PgTypes.OID.float8Array
+}
+
+/** Every column's elements as PostgreSQL reads them (what a batch holds, whatever its bytes' has-null flags): for checks and diagnostics. */
+export const columnValues = (batch: DecodedBatch): Result.Result<ReadonlyArray<unknown>, string> => {
+  const values: Array<unknown> = []
+  for (let c = 0; c < batch.columns.length; c++) {
+    const decoded = PgTypes.decode(batch.columns[c]!, ARRAY_OIDS[COLUMN_TYPES[c]!]!, 1)
+    if (Result.isFailure(decoded)) return Result.fail(`column ${c}: ${String(decoded.failure)}`)
+    values.push(decoded.success)
+  }
+  return Result.succeed(values)
+}

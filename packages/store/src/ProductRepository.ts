@@ -6,7 +6,8 @@ import { adjustCounts, recordChange } from "./LoadAccounting.ts"
 import { countProducts } from "./LoadMetrics.ts"
 import { countRows, findChildren, type ProductChildren, type RowCounts } from "./ProductChildren.ts"
 import { latestPerCode, PRODUCT_COLUMNS, upsertEncoded, upsertProducts } from "./ProductUpsert.ts"
-import { CHILD_COLUMN_TYPES, columnLength, type DecodedBatch } from "./EncodedBatch.ts"
+import { CHILD_COLUMNS } from "./ChildColumns.ts"
+import { columnLength, type DecodedBatch } from "./EncodedBatch.ts"
 import { findStoredProduct } from "./StoredProduct.ts"
 import { storeOperation, StoreError } from "./StoreError.ts"
 
@@ -79,7 +80,7 @@ export class ProductRepository extends Context.Service<ProductRepository>()("@re
         const { header, columns } = batch
         const kept = columnLength(columns[0]!)
         const products = columns.slice(0, PRODUCT_COLUMNS.length)
-        const children = CHILD_COLUMN_TYPES.map((oid, i) => ({ oid, bytes: columns[PRODUCT_COLUMNS.length + i]! }))
+        const children = CHILD_COLUMNS.map(({ oid }, i) => ({ oid, bytes: columns[PRODUCT_COLUMNS.length + i]! }))
         return persist(
           header,
           kept === 0

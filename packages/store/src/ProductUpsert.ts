@@ -2,7 +2,11 @@ import { PgTypes } from "@effect/sql-pg"
 import { compareDateTimeText, type Product } from "@retail/domain"
 import { Effect, Result, Schema } from "effect"
 import type { SqlClient } from "effect/sql"
+import { CHILD_COLUMNS, CHILD_TABLES } from "./ChildColumns.ts"
+import { PRODUCT_COLUMNS } from "./ProductColumns.ts"
 import { preEncodedParameter } from "./PreEncodedArrays.ts"
+
+export { PRODUCT_COLUMNS } from "./ProductColumns.ts"
 
 /** One product per code, the latest dateUpdate winning (the later one on a tie), sorted by code so concurrent batches lock rows in the same order. */
 export const latestPerCode = (products: ReadonlyArray<Product>): ReadonlyArray<Product> => {
@@ -22,48 +26,6 @@ const { float8: FLOAT8, float8Array: FLOAT8_ARRAY, int4: INT4, int4Array: INT4_A
  */
 const column = (values: ReadonlyArray<string | number | null>, oid: number): PgTypes.Parameter =>
   Result.getOrThrow(PgTypes.array(values, oid))
-
-interface Column {
-  readonly name: string
-  readonly oid: number
-  /** The SQL type the array element is read as (the column's own when it differs from the array's). */
-  readonly cast?: string
-  readonly value: (product: Product) => string | number | null
-}
-
-const text = (name: string, value: (product: Product) => string | null | undefined): Column => ({ name, oid: TEXT, value: (p) => value(p) ?? null })
-const float = (name: string, value: (product: Product) => number | null | undefined): Column => ({ name, oid: FLOAT8, value: (p) => value(p) ?? null })
-
-/**
- * The products table's columns in order. conversionFactor goes as float8 (exact for every safe
- * integer) and becomes bigint; dateUpdate goes as its `YYYY-MM-DD HH:mm:ss` text.
- */
-export const PRODUCT_COLUMNS: ReadonlyArray<Column> = [
-  text("product_code", (p) => p.productCode),
-  text("sku_code", (p) => p.skuCode),
-  text("ean_code", (p) => p.eanCode),
-  text("description", (p) => p.description),
-  float("price", (p) => p.price),
-  float("length", (p) => p.length),
-  float("width", (p) => p.width),
-  float("height", (p) => p.height),
-  float("weight", (p) => p.weight),
-  text("product_type", (p) => p.productType),
-  text("dispatch_type", (p) => p.dispatchType),
-  text("unit_measurement", (p) => p.unitMeasurement),
-  text("united_nations_code", (p) => p.unitedNationsCode),
-  text("hierarchy_code", (p) => p.hierarchyCode),
-  text("company_code", (p) => p.companyCode),
-  text("tax_sale", (p) => p.taxSale),
-  float("tax_selective", (p) => p.taxSelective),
-  float("sales_tax", (p) => p.salesTax),
-  text("product_pmm_status", (p) => p.productPmmStatus),
-  { ...text("date_update", (p) => p.dateUpdate), cast: "timestamp" },
-  text("is_ecommerce", (p) => p.isEcommerce),
-  text("measurable", (p) => p.measurable),
-  text("sku_code_platform", (p) => p.skuCodePlatform),
-  { ...float("conversion_factor", (p) => p.conversionFactor), cast: "bigint" }
-]
 
 const names = PRODUCT_COLUMNS.map((c) => c.name)
 const selected = PRODUCT_COLUMNS.map((c) => (c.cast === undefined ? c.name : `${c.name}::${c.cast}`))
@@ -95,98 +57,35 @@ const DELETE_CHILDREN = `
   )
   DELETE FROM product_attributes WHERE company = $1 AND product_code = ANY($2::text[])`
 
-const BARCODE_COLUMNS = "code, position, ean_code, indicator"
-const HIERARCHY_COLUMNS =
-  "code, position, hierarchy_code, hierarchy_level, hierarchy_parent, hierarchy_name, hierarchy_description, hierarchy_breadcrumb"
-const ATTRIBUTE_COLUMNS =
-  "code, position, attribute_type, parent_attribute_code, attribute_code, attribute_description, attribute_description_detail"
-
 /**
- * $1 company, then the arrays of the three child tables (product_code and position first in each);
- * with `onlyWritten`, $21 the codes of the products written: the children of the others are left out.
+ * $1 company, then the arrays of CHILD_TABLES' columns (product_code and position first in each);
+ * with `onlyWritten`, the codes of the products written after them: the children of the others are left out.
  */
 const insertChildren = (onlyWritten: boolean) => {
-  const where = onlyWritten ? "WHERE c.code IN (SELECT unnest($21::text[]))" : ""
-  return `
-  WITH barcodes AS (
-    INSERT INTO product_barcodes (company, product_code, position, ean_code, indicator)
-    SELECT $1, c.* FROM unnest($2, $3, $4, $5) AS c(${BARCODE_COLUMNS}) ${where}
-  ), hierarchies AS (
-    INSERT INTO product_hierarchies (
-      company, product_code, position, hierarchy_code, hierarchy_level, hierarchy_parent, hierarchy_name,
-      hierarchy_description, hierarchy_breadcrumb
-    )
-    SELECT $1, c.* FROM unnest($6, $7, $8, $9, $10, $11, $12, $13) AS c(${HIERARCHY_COLUMNS}) ${where}
-  )
-  INSERT INTO product_attributes (
-    company, product_code, position, attribute_type, parent_attribute_code, attribute_code, attribute_description,
-    attribute_description_detail
-  )
-  SELECT $1, c.* FROM unnest($14, $15, $16, $17, $18, $19, $20) AS c(${ATTRIBUTE_COLUMNS}) ${where}`
+  const writtenCodes = `$${2 + CHILD_COLUMNS.length}::text[]`
+  let next = 2
+  const inserts = CHILD_TABLES.map(({ table, columns }) => {
+    const names = columns.map((c) => c.name).join(", ")
+    const arrays = columns.map(() => `$${next++}`).join(", ")
+    const where = onlyWritten ? `WHERE c.product_code IN (SELECT unnest(${writtenCodes}))` : ""
+    return `INSERT INTO ${table} (company, ${names}) SELECT $1, c.* FROM unnest(${arrays}) AS c(${names}) ${where}`
+  })
+  const last = inserts.pop()!
+  return `WITH ${inserts.map((insert, i) => `children${i} AS (${insert})`).join(", ")} ${last}`
 }
 const INSERT_CHILDREN = insertChildren(false)
 const INSERT_WRITTEN_CHILDREN = insertChildren(true)
 
-/** The child rows of some products, column by column. */
-const childColumns = (products: ReadonlyArray<Product>): ReadonlyArray<PgTypes.Parameter> => {
-  const barcodes = { code: [] as Array<string>, position: [] as Array<number>, ean: [] as Array<string>, indicator: [] as Array<string> }
-  const hierarchies = {
-    code: [] as Array<string>,
-    position: [] as Array<number>,
-    hierarchyCode: [] as Array<string>,
-    level: [] as Array<number>,
-    parent: [] as Array<string | null>,
-    name: [] as Array<string | null>,
-    description: [] as Array<string | null>,
-    breadcrumb: [] as Array<string | null>
-  }
-  const attributes = {
-    code: [] as Array<string>,
-    position: [] as Array<number>,
-    type: [] as Array<string>,
-    parentCode: [] as Array<string>,
-    attributeCode: [] as Array<string>,
-    description: [] as Array<string>,
-    detail: [] as Array<string | null>
-  }
-  for (const product of products) {
-    const code = product.productCode
-    product.barcodes.forEach((barcode, position) => {
-      barcodes.code.push(code)
-      barcodes.position.push(position)
-      barcodes.ean.push(barcode.eanCode)
-      barcodes.indicator.push(barcode.indicator)
-    })
-    product.hierarchies.forEach((hierarchy, position) => {
-      hierarchies.code.push(code)
-      hierarchies.position.push(position)
-      hierarchies.hierarchyCode.push(hierarchy.hierarchyCode)
-      hierarchies.level.push(hierarchy.hierarchyLevel)
-      hierarchies.parent.push(hierarchy.hierarchyParent ?? null)
-      hierarchies.name.push(hierarchy.hierarchyName ?? null)
-      hierarchies.description.push(hierarchy.hierarchyDescription ?? null)
-      hierarchies.breadcrumb.push(hierarchy.hierarchyBreadcrumb ?? null)
-    })
-    product.lstAttributes.forEach((attribute, position) => {
-      attributes.code.push(code)
-      attributes.position.push(position)
-      attributes.type.push(attribute.attributeType)
-      attributes.parentCode.push(attribute.parentAttributeCode)
-      attributes.attributeCode.push(attribute.attributeCode)
-      attributes.description.push(attribute.attributeDescription)
-      attributes.detail.push(attribute.attributeDescriptionDetail ?? null)
-    })
-  }
-  return [
-    column(barcodes.code, TEXT), column(barcodes.position, INT4), column(barcodes.ean, TEXT), column(barcodes.indicator, TEXT),
-    column(hierarchies.code, TEXT), column(hierarchies.position, INT4), column(hierarchies.hierarchyCode, TEXT),
-    column(hierarchies.level, INT4), column(hierarchies.parent, TEXT), column(hierarchies.name, TEXT),
-    column(hierarchies.description, TEXT), column(hierarchies.breadcrumb, TEXT),
-    column(attributes.code, TEXT), column(attributes.position, INT4), column(attributes.type, TEXT),
-    column(attributes.parentCode, TEXT), column(attributes.attributeCode, TEXT), column(attributes.description, TEXT),
-    column(attributes.detail, TEXT)
-  ]
-}
+/** The child rows of some products, column by column (CHILD_COLUMNS). */
+const childColumns = (products: ReadonlyArray<Product>): ReadonlyArray<PgTypes.Parameter> =>
+  CHILD_COLUMNS.map((c) => {
+    const values: Array<string | number | null> = []
+    for (const product of products) {
+      const rows = c.rows(product)
+      for (let position = 0; position < rows; position++) values.push(c.value(product, position))
+    }
+    return column(values, c.oid)
+  })
 
 const decodeWritten = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ productCode: Schema.String, inserted: Schema.Boolean })))
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Product } from "@retail/domain"
 import { sampleProduct } from "@retail/testkit"
 import { Result, Schema } from "effect"
-import { decodeEncodedBatch, encodeBatch, isEncodedBatch, sentSkus } from "../src/index.ts"
+import { columnValues, decodeEncodedBatch, encodeBatch, encodeRows, entryOfColumns, isEncodedBatch, layoutRows, sentSkus } from "../src/index.ts"
 
 const product = (index: number, overrides: Partial<Record<string, unknown>> = {}): Product =>
   Schema.decodeUnknownSync(Product)({ ...sampleProduct(index, { prefix: "ENC" }), ...overrides })
@@ -32,6 +32,19 @@ describe("EncodedBatch", () => {
     const decoded = Result.getOrThrow(decodeEncodedBatch(encodeBatch(header, [])))
     expect(decoded.columns.map(countOf)).toEqual(Array(44).fill(0))
     expect(sentSkus(decoded)).toEqual([])
+  })
+
+  it("rows encoded a block at a time and laid out by runs are the batch encodeBatch gives for the same products", () => {
+    // Hierarchies without a parent: NULL elements, whose flag the layout must carry.
+    const products = [1, 2, 3, 4, 5, 6].map((i) => product(i, { hierarchies: [{ hierarchyCode: `H${i}`, hierarchyLevel: 1 }] }))
+    const first = encodeRows(products.slice(0, 4))
+    const second = encodeRows(products.slice(4))
+    const whole = entryOfColumns({ ...header, products: 6 }, layoutRows([{ rows: first, from: 0, to: 4 }, { rows: second, from: 0, to: 2 }]))
+    expect(Buffer.from(whole)).toEqual(Buffer.from(encodeBatch(header, products)))
+
+    const columnsOf = (entry: Uint8Array) => Result.getOrThrow(columnValues(Result.getOrThrow(decodeEncodedBatch(entry))))
+    const some = entryOfColumns({ ...header, products: 3 }, layoutRows([{ rows: first, from: 1, to: 3 }, { rows: second, from: 1, to: 2 }]))
+    expect(columnsOf(some)).toEqual(columnsOf(encodeBatch(header, [products[1]!, products[2]!, products[5]!])))
   })
 
   it("refuses what is not a whole encoded batch, saying why", () => {

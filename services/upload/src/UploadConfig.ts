@@ -7,9 +7,9 @@ import { tmpdir } from "node:os"
 export class UploadConfig extends Context.Service<UploadConfig, {
   readonly batchSize: number
   /**
-   * The format of the batches /load-products publishes: "json" (ProductBatch's JSON, every release
-   * so far) or "columns" (encoded as the binary column arrays the workers bind, persist/BatchEntry.ts).
-   * Workers read both; "columns" is for once every worker runs a release that reads it.
+   * The format of the product batches loads publish: "columns" (encoded at intake as the binary
+   * column arrays the workers bind, persist/BatchEntry.ts) or "json" (ProductBatch's JSON, every
+   * release before). Workers read both; "json" is for a rolling deploy from a release that reads only JSON.
    */
   readonly batchEntryFormat: "json" | "columns"
   readonly workers: number
@@ -53,7 +53,7 @@ export class UploadConfig extends Context.Service<UploadConfig, {
     Effect.gen(function*() {
       return {
         batchSize: yield* positive("PRODUCT_BATCH_SIZE", 250),
-        batchEntryFormat: yield* Config.Literals(["json", "columns"], "BATCH_ENTRY_FORMAT").pipe(Config.withDefault("json" as const)),
+        batchEntryFormat: yield* Config.Literals(["json", "columns"], "BATCH_ENTRY_FORMAT").pipe(Config.withDefault("columns" as const)),
         workers: yield* positive("WORKERS", 2),
         claimIdleMs: yield* positive("CLAIM_IDLE_MS", 30_000),
         maxDeliveries: yield* positive("MAX_DELIVERIES", 5),
@@ -86,7 +86,7 @@ export class UploadConfig extends Context.Service<UploadConfig, {
   static readonly test = (overrides: Partial<Context.Service.Shape<typeof UploadConfig>> = {}) =>
     Layer.succeed(UploadConfig, {
       batchSize: 250,
-      batchEntryFormat: "json",
+      batchEntryFormat: "columns",
       workers: 2,
       claimIdleMs: 1_000,
       maxDeliveries: 3,

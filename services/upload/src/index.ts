@@ -1,5 +1,5 @@
 export * from "./persist/BatchWorkers.ts"
-export { COLUMNS_PREFIX, columnsEntry } from "./persist/BatchEntry.ts"
+export { COLUMNS_PREFIX, columnsEntry, decodeBatchEntry, headerOf } from "./persist/BatchEntry.ts"
 export { FilesHttp } from "./FilesHttp.ts"
 export { InternalFilesHttp } from "./json/InternalFilesHttp.ts"
 export { LoadsHttp } from "./loads/LoadsHttp.ts"

@@ -1,9 +1,12 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { sampleProduct } from "@retail/testkit"
-import { Data, Effect, Result, Stream } from "effect"
+import { Product } from "@retail/domain"
+import { columnValues, decodeEncodedBatch, encodeBatch, entryOfColumns } from "@retail/store"
+import { Data, Effect, Result, Schema, Stream } from "effect"
 import fc from "fast-check"
 import { tmpdir } from "node:os"
-import { type JsonBlock, validateJsonBlock } from "@retail/ingest"
+import type { JsonBlock } from "@retail/ingest"
+import { runValidation } from "../src/json/JsonValidationTask.ts"
 import { JsonValidationPool } from "../src/json/JsonValidationPool.ts"
 import { makeLoadSpool } from "../src/spool/LoadSpool.ts"
 import { spoolJsonFile } from "../src/json/SpoolJsonFile.ts"
@@ -18,21 +21,38 @@ class UploadCut extends Data.TaggedError("UploadCut")<{ readonly message: string
 /** Everything a file load's outcome is made of: the failure's tag and message, or the totals and every spooled record. */
 const outcome = (
   chunks: ReadonlyArray<Uint8Array>,
-  options: { readonly cut: boolean; readonly blockBytes: number; readonly codesInMemory?: number | undefined }
+  options: { readonly cut: boolean; readonly blockBytes: number; readonly codesInMemory?: number | undefined; readonly format?: "json" | "columns" }
 ) =>
   Effect.scoped(Effect.gen(function*() {
     const spool = yield* makeLoadSpool(tmpdir())
     const bytes = Stream.fromIterable(chunks)
     const content = options.cut ? Stream.concat(bytes, Stream.fail(new UploadCut({ message: "the upload ended early" }))) : bytes
     const result = yield* Effect.result(
-      spoolJsonFile(content, { company: "ACME", spool, batchSize: 3, responseErrorsCap: 4, codesInMemory: options.codesInMemory, productMaxValues: PRODUCT_MAX_VALUES }, options.blockBytes)
+      spoolJsonFile(content, { company: "ACME", spool, batchSize: 3, responseErrorsCap: 4, codesInMemory: options.codesInMemory, productMaxValues: PRODUCT_MAX_VALUES, format: options.format }, options.blockBytes)
     )
     if (Result.isFailure(result)) return { failure: `${result.failure._tag}: ${result.failure.message}` }
     const records = (yield* Stream.runCollect(spool.records())).map((record) =>
-      record._tag === "Batch" ? `B${record.count} ${decoder.decode(record.productsJson)}` : `E ${record.json}`
+      record._tag === "Batch"
+        ? options.format === "columns" ? "(a JSON batch)" : `B${record.count} ${decoder.decode(record.productsJson)}`
+        : record._tag === "Columns"
+        ? options.format === "columns" ? `B${record.count} ${valuesOf(entryOfColumns({ ...BATCH, products: record.count }, record.body))}` : "(a columns batch)"
+        : `E ${record.json}`
     )
     return { totals: JSON.parse(JSON.stringify(result.success)) as unknown, records }
   }))
+
+const BATCH = { processCode: "11111111-1111-4111-8111-111111111111", company: "ACME", batchNo: 0 }
+/** An encoded batch's columns as the values PostgreSQL would read (the has-null flags aside), as JSON. */
+const valuesOf = (entry: Uint8Array) => JSON.stringify(Result.getOrThrow(columnValues(Result.getOrThrow(decodeEncodedBatch(entry)))))
+/** A JSON batch's records as the columns encodeBatch gives for its products: what a columns batch of the same products must hold. */
+const asColumns = (records: ReadonlyArray<string>) =>
+  records.map((record) => {
+    const match = /^B(\d+) ([\s\S]*)$/.exec(record)
+    if (match === null) return record
+    // Sorted as a columns batch is, so that its SKUs sent (the last column) come in the same order.
+    const products = [...Schema.decodeUnknownSync(Schema.Array(Product))(JSON.parse(match[2]!))].sort((a, b) => (a.productCode < b.productCode ? -1 : 1))
+    return `B${match[1]} ${valuesOf(encodeBatch(BATCH, products))}`
+  })
 
 /** Products of every kind a file holds: valid (compact or pretty-printed), invalid, duplicated, of another company, with an undeclared key, over PRODUCT_MAX_VALUES. */
 const productText = fc.tuple(fc.integer({ min: 0, max: 40 }), fc.constantFrom("valid", "pretty", "invalid", "otherCompany", "extraKey", "noSku", "manyValues"))
@@ -97,6 +117,25 @@ layer(JsonValidationPool.make(2))("spoolJsonFile in validation threads", (it) =>
       )
     }))
 
+  it.effect("with the columns format, spools the batches the JSON format does, as columns, in threads and on the event loop's thread alike", () =>
+    Effect.gen(function*() {
+      const threads = yield* JsonValidationPool
+      const inline = JsonValidationPool.make(0)
+      yield* Effect.promise(() =>
+        fc.assert(
+          fc.asyncProperty(file, async (input) => {
+            const json = await Effect.runPromise(Effect.provide(outcome(input.chunks, { ...input, codesInMemory: undefined }), inline))
+            const expected = "records" in json ? { ...json, records: asColumns(json.records) } : json
+            const viaThreads = await Effect.runPromise(Effect.provideService(outcome(input.chunks, { ...input, format: "columns" }), JsonValidationPool, threads))
+            const onThisThread = await Effect.runPromise(Effect.provide(outcome(input.chunks, { ...input, format: "columns" }), inline))
+            expect(viaThreads).toEqual(expected)
+            expect(onThisThread).toEqual(expected)
+          }),
+          { numRuns: 60 }
+        )
+      )
+    }))
+
   it.effect("a product that is not well-formed wins over a fault further on and over the upload failing, as when the scanner stopped at it", () =>
     Effect.gen(function*() {
       const products = [0, 1, 2, 3].map((i) => JSON.stringify(sampleProduct(i)))
@@ -146,7 +185,7 @@ describe("spoolJsonFile's blocks in flight", () => {
           mostOut = Math.max(mostOut, ++out)
           for (let turn = 0; turn < 50 + ((block.firstIndex * 7) % 5) * 20; turn++) yield* Effect.yieldNow
           out--
-          return validateJsonBlock(block)
+          return runValidation({ block, encodeRows: false })
         })
       const products = Array.from({ length: 300 }, (_, i) => JSON.stringify(sampleProduct(i)))
       const bytes = encoder.encode(`[${products.join(",")}]`)

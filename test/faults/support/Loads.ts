@@ -7,14 +7,10 @@ import { waitUntil } from "./Processes.ts"
 import { pendingEntries, streamLength } from "./Redis.ts"
 import { recordedBatches, storedProducts } from "./Store.ts"
 
-/**
- * Posts a load that must be accepted whole; answers its process code. `besides`: other keys of the
- * body, which make the server read it the general way (parsed whole, validated on the event loop,
- * published as BATCH_ENTRY_FORMAT says) rather than split into blocks and published as the bytes sent.
- */
-export const acceptedLoad = (base: string, products: ReadonlyArray<unknown>, bearer: string, besides: Record<string, unknown> = {}) =>
+/** Posts a load that must be accepted whole; answers its process code. */
+export const acceptedLoad = (base: string, products: ReadonlyArray<unknown>, bearer: string) =>
   Effect.gen(function*() {
-    const response = yield* postJson(base, "/v1/load-products", { ...besides, products }, bearer)
+    const response = yield* postJson(base, "/v1/load-products", { products }, bearer)
     expect(response.status, response.text).toBe(200)
     return (response.json() as { processCode: string }).processCode
   })

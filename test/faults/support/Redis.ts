@@ -1,4 +1,5 @@
-import { Effect, Ref, type Scope } from "effect"
+import { COLUMNS_PREFIX, decodeBatchEntry, headerOf } from "@retail/service-upload"
+import { Effect, Ref, Result, type Scope } from "effect"
 import { join } from "node:path"
 import { createClient } from "redis"
 import { type Child, freePort, spawnChild, waitUntil } from "./Processes.ts"
@@ -100,3 +101,13 @@ export const streamPayloads = (url: string, stream: string) =>
       const at = list.indexOf("payload")
       return { id: String(id), payload: String(at >= 0 ? list[at + 1] : "") }
     }))
+
+/** `processCode/batchNo` of a product batches entry, JSON or columns (BATCH_ENTRY_FORMAT); "?" when it is neither. */
+export const batchOfPayload = (payload: string | undefined): string =>
+  Result.match(decodeBatchEntry(payload ?? ""), {
+    onFailure: () => "?",
+    onSuccess: (entry) => `${headerOf(entry).processCode}/${headerOf(entry).batchNo}`
+  })
+
+/** A product batches entry published as binary columns (BATCH_ENTRY_FORMAT=columns), not as ProductBatch's JSON. */
+export const isColumnsEntry = (payload: string | undefined): boolean => (payload ?? "").startsWith(COLUMNS_PREFIX)

@@ -1,13 +1,17 @@
 import type { makeFirstOccurrences, ProductFailure } from "@retail/domain"
 import { FAILED, type JsonBlockResult, LAYOUT_END, LAYOUT_FIELDS, LAYOUT_START, SAME_BYTES } from "./JsonBlock.ts"
 
-/** Where the products of a validated block go, in order. */
+/**
+ * Where the products of a validated block go, in order. An accepted product comes with its place
+ * among the block's accepted products (`row`: the thread's count, duplicates included) and its
+ * productCode, for what the thread gave per accepted product beside the JSON.
+ */
 export interface BlockOutcomeSink {
   readonly fail: (failure: ProductFailure) => void
   /** An accepted product as the bytes it came as (a view of the block's buffer). */
-  readonly acceptBytes: (json: Uint8Array) => void
+  readonly acceptBytes: (json: Uint8Array, row: number, productCode: string) => void
   /** An accepted product, re-encoded (validation dropped keys of it). */
-  readonly acceptText: (json: string) => void
+  readonly acceptText: (json: string, row: number, productCode: string) => void
 }
 
 /**
@@ -32,15 +36,16 @@ export const readBlockOutcomes = (
     const outcome = outcomes[i]
     if (outcome === FAILED) sink.fail(result.failures[failure++]!)
     else {
-      const codeEnd = codeAt + codeLengths[accepted * 2]!
-      const skuEnd = codeEnd + codeLengths[accepted * 2 + 1]!
-      accepted++
-      const duplicate = firstOccurrence(codes.slice(codeAt, codeEnd), codes.slice(codeEnd, skuEnd), block.firstIndex + i)
+      const row = accepted++
+      const codeEnd = codeAt + codeLengths[row * 2]!
+      const skuEnd = codeEnd + codeLengths[row * 2 + 1]!
+      const productCode = codes.slice(codeAt, codeEnd)
+      const duplicate = firstOccurrence(productCode, codes.slice(codeEnd, skuEnd), block.firstIndex + i)
       codeAt = skuEnd
       const text = outcome === SAME_BYTES ? undefined : result.reEncoded[reEncoded++]!
       if (duplicate !== undefined) sink.fail(duplicate)
-      else if (text === undefined) sink.acceptBytes(bytes.subarray(start, end))
-      else sink.acceptText(text)
+      else if (text === undefined) sink.acceptBytes(bytes.subarray(start, end), row, productCode)
+      else sink.acceptText(text, row, productCode)
     }
   }
 }

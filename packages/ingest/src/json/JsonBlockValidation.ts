@@ -1,4 +1,4 @@
-import { type ProductFailure, validateForCompany } from "@retail/domain"
+import { type Product, type ProductFailure, validateForCompany } from "@retail/domain"
 import { elementFault } from "./JsonProductScanner.ts"
 import { Result } from "effect"
 import {
@@ -19,8 +19,9 @@ import { validationKeptInput } from "./ValidationKeptInput.ts"
 /**
  * Parses and validates the products of one block on their own (product rules and companyCode; the
  * duplicate rule needs the whole file in order and is the caller's). Runs in a validation thread.
+ * `accepted` is given each accepted product, in block order (to encode it while it is at hand).
  */
-export const validateJsonBlock = (block: JsonBlock): JsonBlockResult => {
+export const validateJsonBlock = (block: JsonBlock, accepted?: (product: Product) => void): JsonBlockResult => {
   const bytes = Buffer.from(block.bytes, block.bytesOffset ?? 0)
   const layout = new Float64Array(block.layout)
   const outcomes = new Uint8Array(block.count)
@@ -28,7 +29,7 @@ export const validateJsonBlock = (block: JsonBlock): JsonBlockResult => {
   const codes: Array<string> = []
   const reEncoded: Array<string> = []
   const failures: Array<ProductFailure> = []
-  let accepted = 0
+  let acceptedCount = 0
   for (let i = 0; i < block.count; i++) {
     const at = i * LAYOUT_FIELDS
     const start = layout[at + LAYOUT_START]!
@@ -48,9 +49,10 @@ export const validateJsonBlock = (block: JsonBlock): JsonBlockResult => {
     } else {
       const product = checked.success
       codes.push(product.productCode, product.skuCode)
-      codeLengths[accepted * 2] = product.productCode.length
-      codeLengths[accepted * 2 + 1] = product.skuCode.length
-      accepted++
+      codeLengths[acceptedCount * 2] = product.productCode.length
+      codeLengths[acceptedCount * 2 + 1] = product.skuCode.length
+      acceptedCount++
+      accepted?.(product)
       if (validationKeptInput(value, product)) outcomes[i] = SAME_BYTES
       else {
         outcomes[i] = RE_ENCODED
@@ -58,5 +60,5 @@ export const validateJsonBlock = (block: JsonBlock): JsonBlockResult => {
       }
     }
   }
-  return { block, outcomes, codes: codes.join(""), codeLengths: codeLengths.subarray(0, accepted * 2), reEncoded, failures, fault: undefined }
+  return { block, outcomes, codes: codes.join(""), codeLengths: codeLengths.subarray(0, acceptedCount * 2), reEncoded, failures, fault: undefined }
 }

@@ -71,7 +71,14 @@ export const csvFileLoad = (request: HttpServerRequest.HttpServerRequest, compan
     yield* partitions.flush
 
     const spool = yield* makeLoadSpool(config.spoolDir)
-    const options = { company, spool, batchSize: config.batchSize, responseErrorsCap: config.responseErrorsCap, codesInMemory: config.codesInMemory }
+    const options = {
+      company,
+      spool,
+      batchSize: config.batchSize,
+      responseErrorsCap: config.responseErrorsCap,
+      codesInMemory: config.codesInMemory,
+      format: config.batchEntryFormat
+    }
     const totals = yield* (threads === undefined
       ? spoolItems(joinedItems(partitions, all), options)
       : spoolJoinedPartitions(partitions, all, threads, options))

@@ -1,6 +1,7 @@
-import { makeLoadValidator } from "@retail/domain"
+import { makeLoadValidator, type Product } from "@retail/domain"
 import { type CsvDelimiter, type CsvFileHeaders, type CsvFileName, CsvHeader, CsvLayouts, CsvProductJson, joinPartitionEncoding, ProductJsonBytes } from "@retail/ingest"
 import type { ErrorEntry } from "@retail/store"
+import { BinaryArrayWriter, type EncodedRows, encodeRows } from "@retail/store/rows"
 import { closeSync, fstatSync, openSync, readSync } from "node:fs"
 
 /** What joining one partition needs, as plain data a worker thread can receive. */
@@ -15,6 +16,8 @@ export interface CsvJoinTask {
    * a partition that needs more goes on in a buffer of its own (`products` then is not a view of this).
    */
   readonly output?: SharedArrayBuffer
+  /** BATCH_ENTRY_FORMAT=columns: the accepted products are also encoded as rows (EncodedRows), in the same order. */
+  readonly encodeRows?: boolean
 }
 
 /**
@@ -27,6 +30,8 @@ export interface CsvJoinResult {
   readonly products: Uint8Array
   readonly ends: Uint32Array
   readonly errors: ReadonlyArray<ErrorEntry>
+  /** With `encodeRows`: the accepted products' column elements, one row each, in order. */
+  readonly rows?: EncodedRows | undefined
 }
 
 /** Thrown when the header rows given to a worker no longer resolve: a bug, not bad input (the request checked them). */
@@ -99,15 +104,32 @@ export const runCsvJoinTask = async (task: CsvJoinTask): Promise<CsvJoinResult> 
   }
 }
 
+// One per thread: it grows to the largest partition's rows and is reused.
+const rowsWriter = new BinaryArrayWriter(512 * 1024)
+
+/**
+ * A product this thread wrote as JSON from cells it checked (CsvProductJson), read back to be encoded
+ * as columns: its JSON is that of a validated Product. Writing the columns from the cells directly
+ * would spare this parse (a next step, docs/performance.md).
+ */
+const ownProduct = (products: ProductJsonBytes): Product => {
+  const ends = products.ends
+  const start = ends.length < 2 ? 0 : ends[ends.length - 2]!
+  const written = products.written
+  return JSON.parse(Buffer.from(written.buffer, written.byteOffset + start, ends[ends.length - 1]! - start).toString("utf8")) as Product
+}
+
 const joinBytes = (task: CsvJoinTask, headers: CsvFileHeaders, bytes: Uint8Array): CsvJoinResult => {
   const validator = makeLoadValidator(task.company)
   const accepted: Array<number> = []
   const products = new ProductJsonBytes(task.output)
   const errors: Array<ErrorEntry> = []
+  const toEncode: Array<Product> | undefined = task.encodeRows === true ? [] : undefined
   for (const item of joinPartitionEncoding(bytes, headers, new CsvProductJson(headers, task.company, products))) {
     if (item._tag === "Encoded") {
       accepted.push(1)
       products.end()
+      toEncode?.push(ownProduct(products))
       continue
     }
     if (item._tag === "Failed") {
@@ -119,11 +141,13 @@ const joinBytes = (task: CsvJoinTask, headers: CsvFileHeaders, bytes: Uint8Array
     if (result._tag === "Success") {
       accepted.push(1)
       products.append(JSON.stringify(result.success))
+      toEncode?.push(result.success)
     } else {
       accepted.push(0)
       const failure = result.failure
       errors.push(item.locate === undefined ? failure : { sku: failure.sku, error: item.locate(failure.error) })
     }
   }
-  return { accepted: Uint8Array.from(accepted), products: products.written, ends: Uint32Array.from(products.ends), errors }
+  const rows = toEncode === undefined ? undefined : encodeRows(toEncode, rowsWriter)
+  return { accepted: Uint8Array.from(accepted), products: products.written, ends: Uint32Array.from(products.ends), errors, rows }
 }

@@ -1,3 +1,4 @@
+import { rowsTransfers } from "@retail/store/rows"
 import { transferResult } from "../threads/TransferResult.ts"
 import { type CsvJoinResult, type CsvJoinTask, runCsvJoinTask } from "./CsvJoinTask.ts"
 
@@ -8,6 +9,7 @@ import { type CsvJoinResult, type CsvJoinTask, runCsvJoinTask } from "./CsvJoinT
 export default async function joinCsvPartition(task: CsvJoinTask) {
   const result: CsvJoinResult = await runCsvJoinTask(task)
   // Products written into the requester's shared buffer are already there; only a buffer of the worker's own is moved.
-  const own = [result.accepted.buffer, result.products.buffer, result.ends.buffer].filter((b) => b instanceof ArrayBuffer)
+  const own = [result.accepted.buffer, result.products.buffer, result.ends.buffer, ...(result.rows === undefined ? [] : rowsTransfers(result.rows))]
+    .filter((b) => b instanceof ArrayBuffer)
   return transferResult(result, own)
 }

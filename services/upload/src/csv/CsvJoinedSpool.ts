@@ -4,6 +4,7 @@ import type { CsvJoinThreads } from "./CsvJoinPool.ts"
 import type { CsvJoinResult, CsvJoinTask } from "./CsvJoinTask.ts"
 import type { CsvPartitions } from "./CsvPartitions.ts"
 import { makeSpoolWriter, type SpoolOptions } from "../spool/SpoolItems.ts"
+import { rowCode } from "@retail/store"
 
 /** First size of an output buffer; one a partition outgrew is replaced by one a quarter larger than that partition's products. */
 const FIRST_OUTPUT_BYTES = 1024 * 1024
@@ -44,10 +45,14 @@ export const spoolJoinedPartitions = (
       Effect.gen(function*() {
         let product = 0
         let error = 0
+        const rows = result.rows
         for (let i = 0; i < result.accepted.length; i++) {
           if (result.accepted[i] === 1) {
-            const start = product === 0 ? 0 : result.ends[product - 1]!
-            writer.acceptBytes(result.products.subarray(start, result.ends[product]!))
+            if (rows !== undefined) writer.acceptRow(rows, product, rowCode(rows, product))
+            else {
+              const start = product === 0 ? 0 : result.ends[product - 1]!
+              writer.acceptBytes(result.products.subarray(start, result.ends[product]!))
+            }
             product++
           } else {
             writer.fail(result.errors[error++]!)
@@ -60,7 +65,7 @@ export const spoolJoinedPartitions = (
     const concurrency = 2 * threads.threads
     const join = (outputs: Queue.Queue<SharedArrayBuffer>) => (partition: number) =>
       Effect.flatMap(Queue.take(outputs), (output) =>
-        threads.run({ path: partitions.path(partition), company, headers: taskHeaders, output }).pipe(
+        threads.run({ path: partitions.path(partition), company, headers: taskHeaders, output, encodeRows: writer.format === "columns" }).pipe(
           Effect.map((result) => ({ result, output })),
           Effect.tapError(() => Queue.offer(outputs, output))
         ))

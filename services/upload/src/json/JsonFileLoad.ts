@@ -50,6 +50,7 @@ export const jsonFileLoad = <E, R>(
           company,
           spool,
           batchSize: config.batchSize,
+          format: config.batchEntryFormat,
           responseErrorsCap: config.responseErrorsCap,
           codesInMemory: config.codesInMemory,
           productMaxValues: config.productMaxValues

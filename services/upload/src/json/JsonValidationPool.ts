@@ -1,6 +1,7 @@
 import { Context, Data, Effect, Layer } from "effect"
 import { UploadConfig } from "../UploadConfig.ts"
-import { blockTransfers, type JsonBlock, type JsonBlockResult } from "@retail/ingest"
+import { blockTransfers, type JsonBlock } from "@retail/ingest"
+import type { JsonValidationTask, ValidatedBlock } from "./JsonValidationTask.ts"
 import { makeWorkerThreads, type ThreadEntry, threadEntry } from "../threads/WorkerThreads.ts"
 
 /** A validation thread failed a block (it crashed, or threw): the load it belongs to cannot go on. */
@@ -28,14 +29,15 @@ export const defaultThreadEntry = (): ThreadEntry => threadEntry(import.meta.url
  */
 export class JsonValidationPool extends Context.Service<JsonValidationPool, {
   readonly threads: number
-  readonly validate: (block: JsonBlock) => Effect.Effect<JsonBlockResult, ValidationThreadFailed>
+  /** Validates a block; with `encodeRows`, also encodes its accepted products' columns (JsonValidationTask.ts). */
+  readonly validate: (block: JsonBlock, encodeRows?: boolean) => Effect.Effect<ValidatedBlock, ValidationThreadFailed>
 }>()("@retail/upload/JsonValidationPool") {
   static readonly make = (threads: number, entry: ThreadEntry = defaultThreadEntry()) =>
     Layer.effect(
       JsonValidationPool,
       Effect.gen(function*() {
         if (threads === 0) return { threads, validate: () => Effect.die(new Error("no JSON validation threads (JSON_VALIDATION_THREADS=0)")) }
-        const pool = yield* makeWorkerThreads<JsonBlock, JsonBlockResult>({
+        const pool = yield* makeWorkerThreads<JsonValidationTask, ValidatedBlock>({
           entry,
           threads,
           resourceLimits: THREAD_HEAP,
@@ -44,8 +46,8 @@ export class JsonValidationPool extends Context.Service<JsonValidationPool, {
         })
         return {
           threads,
-          validate: (block: JsonBlock) =>
-            pool.run(block, blockTransfers(block)).pipe(
+          validate: (block: JsonBlock, encodeRows = false) =>
+            pool.run({ block, encodeRows }, blockTransfers(block)).pipe(
               Effect.mapError((failure) => new ValidationThreadFailed({ message: failure.message }))
             )
         }

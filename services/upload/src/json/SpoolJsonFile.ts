@@ -1,9 +1,10 @@
 import type { StorageFailed } from "@retail/api"
 import { makeFirstOccurrences } from "@retail/domain"
-import { type JsonBlock, type JsonBlockResult, JsonBlockSplitter, type JsonScanOptions, JsonSyntaxError, productItem, readBlockOutcomes, scanJsonProducts } from "@retail/ingest"
+import { type BlockOutcomeSink, type JsonBlock, JsonBlockSplitter, type JsonScanOptions, JsonSyntaxError, productItem, readBlockOutcomes, scanJsonProducts } from "@retail/ingest"
 import { Effect, Fiber, Stream } from "effect"
 import { JsonValidationPool, type ValidationThreadFailed } from "./JsonValidationPool.ts"
-import { type SpoolOptions, type SpoolTotals, makeSpoolWriter, spoolItems } from "../spool/SpoolItems.ts"
+import type { ValidatedBlock } from "./JsonValidationTask.ts"
+import { type SpoolOptions, type SpoolTotals, type SpoolWriter, makeSpoolWriter, spoolItems } from "../spool/SpoolItems.ts"
 import { makeSpillingCodeIndex } from "../spool/LoadCodeIndex.ts"
 
 /** About 280 products of the benchmark's 1.8 KB: a task long enough (~2 ms) to dwarf the pool's overhead per task. */
@@ -23,6 +24,13 @@ const scanOptions = (options: JsonFileOptions): JsonScanOptions =>
     : { maxElementValues: options.productMaxValues, maxElementValuesVariable: "PRODUCT_MAX_VALUES" }
 
 const isFault = (value: ReadonlyArray<JsonBlock> | JsonSyntaxError): value is JsonSyntaxError => value instanceof JsonSyntaxError
+
+/** Where a validated block's products go in the spool: their JSON, or with the columns format the rows the thread encoded them in. */
+const blockSink = (writer: SpoolWriter, result: ValidatedBlock): BlockOutcomeSink => {
+  const rows = result.rows
+  if (rows === undefined) return writer
+  return { fail: writer.fail, acceptBytes: (_, row, productCode) => writer.acceptRow(rows, row, productCode), acceptText: (_, row, productCode) => writer.acceptRow(rows, row, productCode) }
+}
 
 /**
  * Spools a JSON products file as `spoolItems` does, with the parsing and validation of its
@@ -52,7 +60,8 @@ export const spoolJsonFile = <E, R>(content: Stream.Stream<Uint8Array, E, R>, op
       const splitter = new JsonBlockSplitter(options.company, blockBytes, scanOptions(options))
       const writer = makeSpoolWriter(options)
       const firstOccurrence = makeFirstOccurrences(codes)
-      const window: Array<Fiber.Fiber<JsonBlockResult, ValidationThreadFailed>> = []
+      const window: Array<Fiber.Fiber<ValidatedBlock, ValidationThreadFailed>> = []
+      const encodeRows = writer.format === "columns"
       const windowSize = pool.threads * BLOCKS_IN_FLIGHT_PER_THREAD
 
       const spoolOldest: Effect.Effect<void, JsonSyntaxError | StorageFailed | ValidationThreadFailed> = Effect.suspend(() => {
@@ -60,7 +69,7 @@ export const spoolJsonFile = <E, R>(content: Stream.Stream<Uint8Array, E, R>, op
         if (oldest === undefined) return Effect.void
         return Effect.flatMap(Fiber.join(oldest), (result): Effect.Effect<void, JsonSyntaxError | StorageFailed> => {
           if (result.fault !== undefined) return Effect.fail(new JsonSyntaxError(result.fault))
-          readBlockOutcomes(result, firstOccurrence, writer)
+          readBlockOutcomes(result, firstOccurrence, blockSink(writer, result))
           splitter.recycle(result.block)
           return Effect.andThen(codes.check, writer.drain)
         })
@@ -69,7 +78,7 @@ export const spoolJsonFile = <E, R>(content: Stream.Stream<Uint8Array, E, R>, op
         Effect.forEach(blocks, (block) =>
           Effect.andThen(
             window.length >= windowSize ? spoolOldest : Effect.void,
-            Effect.flatMap(Effect.forkIn(pool.validate(block), scope), (fiber) => Effect.sync(() => window.push(fiber)))
+            Effect.flatMap(Effect.forkIn(pool.validate(block, encodeRows), scope), (fiber) => Effect.sync(() => window.push(fiber)))
           ), { discard: true })
       const spoolAll = Effect.whileLoop({ while: () => window.length > 0, body: () => spoolOldest, step: () => undefined })
 

@@ -15,6 +15,7 @@ import { Context, Effect, Layer, Result } from "effect"
 import { LoadOwner } from "../publish/LoadOwner.ts"
 import { type LoadRef, ProductPublisher } from "../publish/ProductPublisher.ts"
 import { ProcessCodes } from "../publish/ProcessCodes.ts"
+import type { AcceptedProducts } from "./ProductsBody.ts"
 
 export interface IntakeRequest {
   readonly company: string
@@ -24,13 +25,13 @@ export interface IntakeRequest {
   readonly startedAt?: number
 }
 
-/** Products already validated (`validateProductsBody`): failures in product order, accepted ones as JSON bytes. */
+/** Products already validated (`validateProductsBody`): failures in product order, accepted ones as JSON bytes or encoded rows. */
 export interface ValidatedIntake {
   readonly company: string
   readonly source: LoadSource
   readonly received: number
   readonly errors: ReadonlyArray<LoadError>
-  readonly accepted: ReadonlyArray<Uint8Array>
+  readonly accepted: AcceptedProducts
   readonly startedAt?: number
 }
 
@@ -134,17 +135,19 @@ export class LoadIntake extends Context.Service<LoadIntake>()("@retail/upload/Lo
         })
       })
 
-    /** Products validated already, the accepted ones as the JSON bytes that go on the queue. */
-    const acceptValidated = (intake: ValidatedIntake) =>
-      record({
+    /** Products validated already, the accepted ones as the JSON bytes or the rows that go on the queue. */
+    const acceptValidated = (intake: ValidatedIntake) => {
+      const { accepted } = intake
+      return record({
         company: intake.company,
         source: intake.source,
         received: intake.received,
-        accepted: intake.accepted.length,
+        accepted: accepted.products.length,
         errors: intake.errors,
         startedAt: intake.startedAt,
-        publish: (load) => publisher.publishJson(load, intake.accepted)
+        publish: (load) => (accepted._tag === "Rows" ? publisher.publishRows(load, accepted.products) : publisher.publishJson(load, accepted.products))
       })
+    }
 
     return { accept, acceptValidated } as const
   })

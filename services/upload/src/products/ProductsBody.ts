@@ -1,8 +1,10 @@
 import { LoadError, makeFirstOccurrences } from "@retail/domain"
-import { type BlockOutcomeSink, type JsonBlock, type JsonBlockResult, productsBodyBlocks, readBlockOutcomes, splitProductsBody, validateJsonBlock } from "@retail/ingest"
+import { type BlockOutcomeSink, type JsonBlock, productsBodyBlocks, readBlockOutcomes, splitProductsBody } from "@retail/ingest"
 import { Effect, Option } from "effect"
 import { isUtf8 } from "node:buffer"
 import { JsonValidationPool } from "../json/JsonValidationPool.ts"
+import { runValidation, type ValidatedBlock } from "../json/JsonValidationTask.ts"
+import type { AcceptedRow } from "../spool/ColumnsBatch.ts"
 import type { BufferPool } from "../publish/BufferPool.ts"
 
 /** About 280 products of 1.8 KB: a 3000-product body is 11 blocks, which two threads share evenly. */
@@ -15,11 +17,19 @@ export interface ProductsBodyLimits {
   readonly maxProducts: number
 }
 
-/** A body's products validated: the failures in product order, the accepted products as JSON bytes (views of the body). */
+/**
+ * A body's accepted products: as JSON bytes (views of the body), or, with BATCH_ENTRY_FORMAT=columns,
+ * as the rows the validation threads encoded them in.
+ */
+export type AcceptedProducts =
+  | { readonly _tag: "Json"; readonly products: ReadonlyArray<Uint8Array> }
+  | { readonly _tag: "Rows"; readonly products: ReadonlyArray<AcceptedRow> }
+
+/** A body's products validated: the failures in product order, the accepted products in order. */
 export interface ValidatedProducts {
   readonly received: number
   readonly errors: ReadonlyArray<LoadError>
-  readonly accepted: ReadonlyArray<Uint8Array>
+  readonly accepted: AcceptedProducts
 }
 
 /** How the bodies' pool makes a buffer: a SharedArrayBuffer's view, which threads read in place. */
@@ -38,28 +48,32 @@ const shared = (bytes: Uint8Array, buffers: BufferPool) =>
     )
 
 /** With no threads: one block at a time on this thread, letting other requests' I/O in between. */
-const validateHere = (blocks: ReadonlyArray<JsonBlock>) =>
-  Effect.forEach(blocks, (block) => Effect.andThen(Effect.yieldNow, Effect.sync(() => validateJsonBlock(block))))
+const validateHere = (blocks: ReadonlyArray<JsonBlock>, encodeRows: boolean) =>
+  Effect.forEach(blocks, (block) => Effect.andThen(Effect.yieldNow, Effect.sync(() => runValidation({ block, encodeRows }))))
 
 /** Every block at once on the threads (they queue in the pool); results in block order. */
-const validateOnThreads = (pool: JsonValidationPool["Service"], blocks: ReadonlyArray<JsonBlock>) =>
-  Effect.forEach(blocks, pool.validate, { concurrency: "unbounded" }).pipe(
+const validateOnThreads = (pool: JsonValidationPool["Service"], blocks: ReadonlyArray<JsonBlock>, encodeRows: boolean) =>
+  Effect.forEach(blocks, (block) => pool.validate(block, encodeRows), { concurrency: "unbounded" }).pipe(
     Effect.map(Option.some),
     Effect.catchTag("ValidationThreadFailed", (error) =>
       Effect.as(Effect.logWarning(`a validation thread failed a /load-products body, which is validated on the event loop instead: ${error.message}`), Option.none()))
   )
 
-const toValidated = (results: ReadonlyArray<JsonBlockResult>, received: number): Option.Option<ValidatedProducts> => {
+const toValidated = (results: ReadonlyArray<ValidatedBlock>, received: number, encodeRows: boolean): Option.Option<ValidatedProducts> => {
   if (results.some((result) => result.fault !== undefined)) return Option.none()
   const errors: Array<LoadError> = []
-  const accepted: Array<Uint8Array> = []
+  const json: Array<Uint8Array> = []
+  const rows: Array<AcceptedRow> = []
   const firstOccurrence = makeFirstOccurrences()
-  const sink: BlockOutcomeSink = {
-    fail: (failure) => errors.push(new LoadError(failure, { disableChecks: true })),
-    acceptBytes: (json: Uint8Array) => accepted.push(json),
-    acceptText: (json: string) => accepted.push(Buffer.from(json, "utf8"))
+  const fail = (failure: Parameters<BlockOutcomeSink["fail"]>[0]) => errors.push(new LoadError(failure, { disableChecks: true }))
+  for (const result of results) {
+    const encoded = result.rows
+    const sink: BlockOutcomeSink = encoded === undefined
+      ? { fail, acceptBytes: (bytes) => json.push(bytes), acceptText: (text) => json.push(Buffer.from(text, "utf8")) }
+      : { fail, acceptBytes: (_, row, productCode) => rows.push({ rows: encoded, row, productCode }), acceptText: (_, row, productCode) => rows.push({ rows: encoded, row, productCode }) }
+    readBlockOutcomes(result, firstOccurrence, sink)
   }
-  for (const result of results) readBlockOutcomes(result, firstOccurrence, sink)
+  const accepted: AcceptedProducts = encodeRows ? { _tag: "Rows", products: rows } : { _tag: "Json", products: json }
   return Option.some({ received, errors, accepted })
 }
 
@@ -76,13 +90,13 @@ const toValidated = (results: ReadonlyArray<JsonBlockResult>, received: number):
  * `None`: the body is of another shape, over a limit or not well-formed JSON (or a thread failed):
  * the caller reads it the general way, which answers as it always did.
  */
-export const validateProductsBody = (bytes: Uint8Array, company: string, limits: ProductsBodyLimits, buffers: BufferPool) =>
+export const validateProductsBody = (bytes: Uint8Array, company: string, limits: ProductsBodyLimits, buffers: BufferPool, encodeRows = false) =>
   Effect.gen(function*() {
     if (!isUtf8(bytes)) return Option.none<ValidatedProducts>()
     const layout = splitProductsBody(bytes, limits)
     if (layout === undefined) return Option.none<ValidatedProducts>()
     const blocks = productsBodyBlocks(yield* shared(bytes, buffers), layout, company, BLOCK_BYTES)
     const pool = yield* JsonValidationPool
-    const results = pool.threads === 0 ? Option.some(yield* validateHere(blocks)) : yield* validateOnThreads(pool, blocks)
-    return Option.flatMap(results, (done) => toValidated(done, layout.count))
+    const results = pool.threads === 0 ? Option.some(yield* validateHere(blocks, encodeRows)) : yield* validateOnThreads(pool, blocks, encodeRows)
+    return Option.flatMap(results, (done) => toValidated(done, layout.count, encodeRows))
   })

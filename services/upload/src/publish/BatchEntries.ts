@@ -15,6 +15,21 @@ export interface EncodedBatch {
   readonly productsJson: Uint8Array
 }
 
+/** One batch of `count` products already laid out as columns (the body of an encoded batch, from a file load's spool). */
+export interface ColumnsBatch {
+  readonly batchNo: number
+  readonly count: number
+  readonly body: Uint8Array
+}
+
+/** A spooled batch, in either format. */
+export type SpooledBatch = EncodedBatch | ColumnsBatch
+
+export const isColumnsBatch = (batch: SpooledBatch): batch is ColumnsBatch => "body" in batch
+
+/** The bytes a spooled batch holds (its memory, given back once published). */
+export const spooledBytes = (batch: SpooledBatch): Uint8Array => (isColumnsBatch(batch) ? batch.body : batch.productsJson)
+
 const entryHead = (load: LoadRef, batchNo: number): Buffer =>
   Buffer.from(
     `{"processCode":${JSON.stringify(load.processCode)},"company":${JSON.stringify(load.company)},"batchNo":${batchNo},"products":`,

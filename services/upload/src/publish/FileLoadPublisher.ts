@@ -4,7 +4,8 @@ import type { QueueError } from "@retail/queue"
 import { type ErrorEntry, LoadRepository, type StoreError } from "@retail/store"
 import { Clock, Context, Effect, Layer, Stream } from "effect"
 import { LoadOwner } from "./LoadOwner.ts"
-import { type EncodedBatch, ProductPublisher } from "./ProductPublisher.ts"
+import { ProductPublisher, type SpooledBatch } from "./ProductPublisher.ts"
+import { spooledBytes } from "./BatchEntries.ts"
 import { BufferPool } from "./BufferPool.ts"
 import type { LoadSpool, SpoolRecord } from "../spool/LoadSpool.ts"
 import type { SpoolTotals } from "../spool/SpoolItems.ts"
@@ -56,7 +57,7 @@ export class FileLoadPublisher extends Context.Service<FileLoadPublisher>()("@re
         const buffers = new BufferPool(2 * GROUP_BATCHES)
         let nextBatchNo = 0
         let published = 0
-        let group: Array<EncodedBatch> = []
+        let group: Array<SpooledBatch> = []
         let groupProducts = 0
         let groupBytes = 0
         let counted = { received: 0, accepted: 0, failed: 0 }
@@ -86,7 +87,7 @@ export class FileLoadPublisher extends Context.Service<FileLoadPublisher>()("@re
               Effect.sync(() => {
                 published += batches.length
                 for (const entry of entries) buffers.give(entry)
-                for (const batch of batches) buffers.give(batch.productsJson)
+                for (const batch of batches) buffers.give(spooledBytes(batch))
               })
             ),
             Effect.andThen(count(products, products, first)),
@@ -103,9 +104,12 @@ export class FileLoadPublisher extends Context.Service<FileLoadPublisher>()("@re
             const errors = JSON.parse(record.json) as ReadonlyArray<ErrorEntry>
             return Effect.andThen(loads.addErrors(processCode, errors), count(errors.length, 0, false))
           }
-          group.push({ batchNo: nextBatchNo++, productsJson: record.productsJson })
+          const batch: SpooledBatch = record._tag === "Columns"
+            ? { batchNo: nextBatchNo++, count: record.count, body: record.body }
+            : { batchNo: nextBatchNo++, productsJson: record.productsJson }
+          group.push(batch)
           groupProducts += record.count
-          groupBytes += record.productsJson.length
+          groupBytes += spooledBytes(batch).length
           return group.length >= GROUP_BATCHES || groupBytes >= GROUP_BYTES ? publishGroup : Effect.void
         }
 

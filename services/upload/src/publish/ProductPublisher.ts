@@ -1,14 +1,15 @@
 import type { Product, ProductBatch } from "@retail/domain"
 import { StreamQueue } from "@retail/queue"
-import { BinaryArrayWriter, encodeBatch } from "@retail/store"
+import { BinaryArrayWriter, encodeBatch, entryOfColumns } from "@retail/store"
 import { Context, Effect, Layer } from "effect"
 import { columnsEntry } from "../persist/BatchEntry.ts"
-import { type EncodedBatch, encodedEntry, entryOfProducts, type LoadRef } from "./BatchEntries.ts"
+import { type AcceptedRow, ColumnsBatch } from "../spool/ColumnsBatch.ts"
+import { encodedEntry, entryOfProducts, isColumnsBatch, type LoadRef, type SpooledBatch } from "./BatchEntries.ts"
 import { BufferPool } from "./BufferPool.ts"
 import { trackBatches } from "./LoadTracking.ts"
 import { UploadConfig } from "../UploadConfig.ts"
 
-export type { EncodedBatch, LoadRef } from "./BatchEntries.ts"
+export type { EncodedBatch, LoadRef, SpooledBatch } from "./BatchEntries.ts"
 
 /** Entry buffers kept for reuse: those of a few 3000-product loads, let go after a while without loads. */
 const ENTRY_BUFFERS = 48
@@ -20,6 +21,7 @@ export class ProductPublisher extends Context.Service<ProductPublisher>()("@reta
     const queue = yield* StreamQueue
     const { batchEntryFormat, batchSize, batchesStream } = yield* UploadConfig
     const columns = new BinaryArrayWriter()
+    const rowsBatch = new ColumnsBatch()
     // Entries of /load-products: about 12 of ~0.5 MB a 3000-product load, reused from one load to the next.
     const entryBuffers = new BufferPool(ENTRY_BUFFERS, { idleMs: POOL_IDLE_MS })
 
@@ -72,17 +74,47 @@ export class ProductPublisher extends Context.Service<ProductPublisher>()("@reta
             Effect.as(entries.length)
           )
         }),
+      /**
+       * Publishes products given as the rows the validation threads encoded them in (BATCH_ENTRY_FORMAT=columns),
+       * atomically, one columns entry a batch laid out from the rows. Returns the number of batches written.
+       */
+      publishRows: (load: LoadRef, products: ReadonlyArray<AcceptedRow>) =>
+        Effect.suspend(() => {
+          const entries: Array<string> = []
+          for (let start = 0; start < products.length; start += batchSize) {
+            const end = Math.min(start + batchSize, products.length)
+            for (let i = start; i < end; i++) rowsBatch.appendRow(products[i]!.rows, products[i]!.row, products[i]!.productCode)
+            const body = rowsBatch.take()
+            const header = { processCode: load.processCode, company: load.company, batchNo: entries.length, products: end - start }
+            entries.push(columnsEntry(entryOfColumns(header, body)))
+            rowsBatch.recycle(body)
+          }
+          const track = trackBatches(batchesStream, load.processCode, entries.map((_, i) => i))
+          return Effect.as(queue.publish(batchesStream, entries, { track }), entries.length)
+        }),
       /** How many entries `count` products are published as. */
       batchesFor: (count: number) => Math.ceil(count / batchSize),
       /**
-       * Publishes batches whose products are already encoded (from a file load's spool), atomically, one
-       * entry each; the entries are built in `allocate`d memory, which the caller may reuse once this completes.
+       * Publishes batches whose products are already encoded (from a file load's spool: JSON arrays, or
+       * columns laid out), atomically, one entry each. The entries are built in `allocate`d memory,
+       * returned for the caller to reuse once this completes (a columns entry's bytes, once it is base64).
        */
-      publishEncoded: (load: LoadRef, batches: ReadonlyArray<EncodedBatch>, allocate: (length: number) => Uint8Array = Buffer.allocUnsafe) =>
+      publishEncoded: (load: LoadRef, batches: ReadonlyArray<SpooledBatch>, allocate: (length: number) => Uint8Array = Buffer.allocUnsafe) =>
         Effect.suspend(() => {
-          const entries = batches.map((batch) => encodedEntry(load, batch, allocate))
+          const allocated: Array<Uint8Array> = []
+          const entries = batches.map((batch) => {
+            if (!isColumnsBatch(batch)) {
+              const entry = encodedEntry(load, batch, allocate)
+              allocated.push(entry)
+              return entry
+            }
+            const header = { processCode: load.processCode, company: load.company, batchNo: batch.batchNo, products: batch.count }
+            const bytes = entryOfColumns(header, batch.body, allocate)
+            allocated.push(bytes)
+            return columnsEntry(bytes)
+          })
           const track = trackBatches(batchesStream, load.processCode, batches.map((batch) => batch.batchNo))
-          return queue.publish(batchesStream, entries, { track }).pipe(Effect.as(entries))
+          return queue.publish(batchesStream, entries, { track }).pipe(Effect.as(allocated))
         })
     } as const
   })

@@ -5,10 +5,12 @@ import { join } from "node:path"
 
 /**
  * One spooled record: a batch of accepted products (the bytes of a JSON array of products, as the
- * queue entry will carry them) or a page of errors (a JSON array of LoadError).
+ * queue entry will carry them, or with BATCH_ENTRY_FORMAT=columns the body of an encoded batch:
+ * EncodedBatch.ts' column count and columns) or a page of errors (a JSON array of LoadError).
  */
 export type SpoolRecord =
   | { readonly _tag: "Batch"; readonly count: number; readonly productsJson: Uint8Array }
+  | { readonly _tag: "Columns"; readonly count: number; readonly body: Uint8Array }
   | { readonly _tag: "Errors"; readonly json: string }
 
 const spoolFailed = (operation: string) => (cause: unknown) =>
@@ -20,7 +22,7 @@ const spoolFailed = (operation: string) => (cause: unknown) =>
  * A temporary file holding what a file load will publish, written while the upload is read and
  * replayed only once the upload proved well-formed. Removed when the scope closes.
  *
- * Records are length-prefixed (`B<count> <bytes>\n` or `E<bytes>\n`, then the bytes), so a batch
+ * Records are length-prefixed (`B<count> <bytes>\n`, `C<count> <bytes>\n` or `E<bytes>\n`, then the bytes), so a batch
  * goes to disk and back as bytes, never as a string: products keep whatever formatting they had
  * in the upload, newlines included.
  */
@@ -52,6 +54,8 @@ export const makeLoadSpool = (dir: string) =>
       folder,
       /** `count` products, given as the bytes of their JSON array. Do not modify `productsJson` until this completes. */
       writeBatch: (count: number, productsJson: Uint8Array) => append(`B${count} ${productsJson.length}\n`, productsJson),
+      /** `count` products, given as the body of an encoded batch. Do not modify `body` until this completes. */
+      writeColumns: (count: number, body: Uint8Array) => append(`C${count} ${body.length}\n`, body),
       writeErrors: (errorsJson: string) => {
         const body = Buffer.from(errorsJson, "utf8")
         return append(`E${body.length}\n`, body)
@@ -70,7 +74,7 @@ export type LoadSpool = Effect.Success<ReturnType<typeof makeLoadSpool>>
 
 /** Longest header: `B<count> <bytes>\n` with two safe integers. */
 const HEADER_MAX = 40
-const HEADER = /^(B(\d+) (\d+)|E(\d+))$/
+const HEADER = /^(([BC])(\d+) (\d+)|E(\d+))$/
 
 const corrupt = (detail: string) => spoolFailed("read back")(new Error(`the spool file is corrupt (${detail})`))
 
@@ -105,14 +109,17 @@ const readRecords = (path: string, allocate: (length: number) => Uint8Array): St
       const newline = head.subarray(0, headRead).indexOf(0x0a)
       const match = newline === -1 ? null : HEADER.exec(head.toString("latin1", 0, newline))
       if (match === null) return yield* Effect.fail(corrupt(`no record header at byte ${position}`))
-      const length = Number(match[3] ?? match[4])
-      const isBatch = match[2] !== undefined
+      const length = Number(match[4] ?? match[5])
+      const kind = match[2]
+      const isBatch = kind !== undefined
       const body = isBatch ? allocate(length) : Buffer.allocUnsafe(length)
       const bodyRead = length === 0 ? 0 : yield* readFully(file, body, length, position + newline + 1)
       if (bodyRead !== length) return yield* Effect.fail(corrupt(`a record at byte ${position} is cut short`))
       position += newline + 1 + length
-      const record: SpoolRecord = isBatch
-        ? { _tag: "Batch", count: Number(match[2]), productsJson: body }
+      const record: SpoolRecord = kind === "B"
+        ? { _tag: "Batch", count: Number(match[3]), productsJson: body }
+        : kind === "C"
+        ? { _tag: "Columns", count: Number(match[3]), body }
         : { _tag: "Errors", json: Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8") }
       return record
     })

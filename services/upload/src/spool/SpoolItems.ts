@@ -1,8 +1,9 @@
-import { LoadError, makeLoadValidator } from "@retail/domain"
+import { LoadError, makeLoadValidator, type Product } from "@retail/domain"
 import type { StorageFailed } from "@retail/api"
-import type { ErrorEntry } from "@retail/store"
+import type { EncodedRows, ErrorEntry } from "@retail/store"
 import { Effect, Result, Stream } from "effect"
 import { BatchBuffer } from "./BatchBuffer.ts"
+import { ColumnsBatch } from "./ColumnsBatch.ts"
 import { type FileProduct, validationKeptInput } from "@retail/ingest"
 import type { LoadSpool } from "./LoadSpool.ts"
 import { makeSpillingCodeIndex } from "./LoadCodeIndex.ts"
@@ -24,6 +25,11 @@ export interface SpoolOptions {
   readonly responseErrorsCap: number
   /** Codes the duplicate rule keeps in memory before spilling them next to the spool (SpillingCodeIndex). */
   readonly codesInMemory?: number | undefined
+  /**
+   * How batches are spooled (BATCH_ENTRY_FORMAT; `json` when unset): JSON arrays of products, or
+   * columns (ColumnsBatch.ts), whose products come as encoded rows or as products.
+   */
+  readonly format?: "json" | "columns" | undefined
 }
 
 /**
@@ -36,19 +42,32 @@ export const makeSpoolWriter = (options: SpoolOptions) => {
   const { batchSize, responseErrorsCap, spool } = options
   const firstErrors: Array<LoadError> = []
   const batch = new BatchBuffer()
+  const columns = new ColumnsBatch()
+  const format = options.format ?? "json"
   let errors: Array<ErrorEntry> = []
   let writes: Array<Effect.Effect<void, StorageFailed>> = []
   let total = 0
   let accepted = 0
   let failed = 0
 
+  // A caller gives products in one format; were it to mix them, each would still be written (as two records).
   const writeBatch = () => {
-    const count = batch.count
-    const products = batch.take()
-    return spool.writeBatch(count, products).pipe(Effect.ensuring(Effect.sync(() => batch.recycle(products))))
+    const written: Array<Effect.Effect<void, StorageFailed>> = []
+    if (columns.count > 0) {
+      const count = columns.count
+      const body = columns.take()
+      written.push(spool.writeColumns(count, body).pipe(Effect.ensuring(Effect.sync(() => columns.recycle(body)))))
+    }
+    if (batch.count > 0) {
+      const count = batch.count
+      const products = batch.take()
+      written.push(spool.writeBatch(count, products).pipe(Effect.ensuring(Effect.sync(() => batch.recycle(products)))))
+    }
+    return Effect.all(written, { discard: true })
   }
+  const batchCount = () => columns.count + batch.count
   const afterProduct = () => {
-    if (batch.count >= batchSize) writes.push(writeBatch())
+    if (batchCount() >= batchSize) writes.push(writeBatch())
     if (errors.length >= ERRORS_PAGE) {
       writes.push(spool.writeErrors(JSON.stringify(errors)))
       errors = []
@@ -61,6 +80,7 @@ export const makeSpoolWriter = (options: SpoolOptions) => {
   }
 
   return {
+    format,
     fail: (entry: ErrorEntry): void => {
       total++
       failed++
@@ -68,14 +88,28 @@ export const makeSpoolWriter = (options: SpoolOptions) => {
       if (firstErrors.length < responseErrorsCap) firstErrors.push(new LoadError(entry, { disableChecks: true }))
       afterProduct()
     },
-    /** An accepted product, as the bytes of its JSON. */
+    /** An accepted product, as the rows a validation thread encoded it in (columns format). */
+    acceptRow: (rows: EncodedRows, row: number, productCode: string): void => {
+      total++
+      accepted++
+      columns.appendRow(rows, row, productCode)
+      afterProduct()
+    },
+    /** An accepted product validated on this thread (columns format: it is encoded with its batch). */
+    acceptProduct: (product: Product): void => {
+      total++
+      accepted++
+      columns.appendProduct(product)
+      afterProduct()
+    },
+    /** An accepted product, as the bytes of its JSON (json format). */
     acceptBytes: (json: Uint8Array): void => {
       total++
       accepted++
       batch.appendBytes(json)
       afterProduct()
     },
-    /** An accepted product, as JSON text. */
+    /** An accepted product, as JSON text (json format). */
     acceptText: (json: string): void => {
       total++
       accepted++
@@ -86,7 +120,7 @@ export const makeSpoolWriter = (options: SpoolOptions) => {
     due: (): boolean => writes.length > 0,
     drain: Effect.suspend(takeWrites),
     finish: Effect.suspend(() => {
-      if (batch.count > 0) writes.push(writeBatch())
+      if (batchCount() > 0) writes.push(writeBatch())
       if (errors.length > 0) writes.push(spool.writeErrors(JSON.stringify(errors)))
       errors = []
       return takeWrites()
@@ -119,7 +153,8 @@ export const spoolItems = <E, R>(items: Stream.Stream<FileProduct, E, R>, option
             Result.match(validator.validate(item.value, item.index), {
               onFailure: (failure) => writer.fail(item.locate === undefined ? failure : { sku: failure.sku, error: item.locate(failure.error) }),
               onSuccess: (product) => {
-                if (item.json !== undefined && validationKeptInput(item.value, product)) writer.acceptBytes(item.json)
+                if (writer.format === "columns") writer.acceptProduct(product)
+                else if (item.json !== undefined && validationKeptInput(item.value, product)) writer.acceptBytes(item.json)
                 else writer.acceptText(JSON.stringify(product))
               }
             })
