@@ -12,21 +12,24 @@ export const MIGRATIONS_TABLE = "retail_store_migrations"
 /** Arbitrary constant shared by every process that migrates this database. */
 const MIGRATION_LOCK_KEY = 7_301_552_019
 
+/** Every migration of the store, by its id and name, in the order they apply. */
+export const MIGRATIONS = {
+  "0001_create_tables": migration0001,
+  "0002_capacity_tables": migration0002,
+  "0003_capacity_usage_revision": migration0003,
+  "0004_capacity_order_functions": migration0004,
+  "0005_capacity_order_request": migration0005,
+  "0006_load_ownership": migration0006,
+  "0007_load_queue": migration0007,
+  "0008_product_document_optional": migration0008,
+  "0009_capacity_stock": migration0009,
+  "0010_capacity_key_lookups": migration0010,
+  "0011_capacity_network_changes": migration0011,
+  "0012_capacity_room_check_in_bigint": migration0012
+}
+
 const runMigrator = Migrator.make({})({
-  loader: Migrator.fromRecord({
-    "0001_create_tables": migration0001,
-    "0002_capacity_tables": migration0002,
-    "0003_capacity_usage_revision": migration0003,
-    "0004_capacity_order_functions": migration0004,
-    "0005_capacity_order_request": migration0005,
-    "0006_load_ownership": migration0006,
-    "0007_load_queue": migration0007,
-    "0008_product_document_optional": migration0008,
-    "0009_capacity_stock": migration0009,
-    "0010_capacity_key_lookups": migration0010,
-    "0011_capacity_network_changes": migration0011,
-    "0012_capacity_room_check_in_bigint": migration0012
-  }),
+  loader: Migrator.fromRecord(MIGRATIONS),
   table: MIGRATIONS_TABLE
 })
 
