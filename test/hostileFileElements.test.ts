@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { sampleProducts } from "@retail/testkit"
 import { Effect } from "effect"
-import { npmStartFlags, objectBomb, send, severalAtOnce } from "./support/HostileBodies.ts"
+import { objectBomb, send, severalAtOnce } from "./support/HostileBodies.ts"
 import { formData } from "./support/Multipart.ts"
 import { startServerProcess } from "./support/ServerProcess.ts"
 import { mintToken } from "./support/TestServer.ts"
@@ -22,7 +22,7 @@ const hostileFile = (where: "product" | "beside"): Blob => {
 describe.each(["0", "2"])("JSON files with a product of millions of tiny values, four at a time (npm start's heap, JSON_VALIDATION_THREADS=%s)", (threads) => {
   it.live("each is refused naming the limit, and the server keeps answering", () =>
     Effect.scoped(Effect.gen(function*() {
-      const server = yield* startServerProcess({ JSON_VALIDATION_THREADS: threads, RUN_WORKERS: "true" }, npmStartFlags())
+      const server = yield* startServerProcess({ JSON_VALIDATION_THREADS: threads, RUN_WORKERS: "true" })
       const token = yield* mintToken({ scope: "products:write products:read", company: "ACME" })
       const url = `${server.baseUrl}/v1/handle-json`
       const upload = (file: Blob) => ({ method: "POST", headers: { authorization: `Bearer ${token}` }, body: formData([["productsJson", file]]) })

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { TestProject } from "vitest/node"
+import { buildServerBundleForRun } from "../support/ServerBundle.ts"
 import { asPostgres, initTemplate, postgresBin } from "./support/Postgres.ts"
 
 declare module "vitest" {
@@ -14,13 +15,19 @@ declare module "vitest" {
   }
 }
 
-/** initdb once for the whole fault suite (it takes seconds); every cluster left running is stopped at the end. */
-export default function setup(project: TestProject) {
+/**
+ * initdb once for the whole fault suite (it takes seconds), and `npm start`'s bundle built once: the
+ * drills attack the product users run. Every cluster left running is stopped at the end.
+ */
+export default async function setup(project: TestProject) {
   const root = mkdtempSync(join(tmpdir(), "faults-"))
   execFileSync("chmod", ["755", root])
   project.provide("faultsRoot", root)
   project.provide("pgTemplate", initTemplate(root))
+  const bundle = await buildServerBundleForRun()
+  project.provide("serverBundle", bundle.file)
   return () => {
+    bundle.remove()
     for (const entry of readdirSync(root)) {
       const data = join(root, entry, "data")
       if (existsSync(join(data, "postmaster.pid"))) {

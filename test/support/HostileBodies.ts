@@ -1,14 +1,5 @@
-import { expect } from "@effect/vitest"
 import { Effect } from "effect"
 import { readFileSync } from "node:fs"
-
-/** The V8 flags `npm start` runs the server with (the 512 MB old-generation ceiling among them). */
-export const npmStartFlags = (): ReadonlyArray<string> => {
-  const manifest = JSON.parse(readFileSync("package.json", "utf8")) as { scripts: { start: string } }
-  const flags = manifest.scripts.start.match(/--[a-z-]+=?\S*/g) ?? []
-  expect(flags).toContain("--max-old-space-size=512")
-  return flags
-}
 
 /** `prefix` + `{},{},...` + `suffix`, as close to `bytes` as fits: ~11 M objects in 32 MiB. */
 export const objectBomb = (bytes: number, prefix: string, suffix: string): Buffer => {

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { Effect } from "effect"
+import { serverArgs } from "./ServerBundle.ts"
 import { testSettings } from "./TestServer.ts"
 
 export interface ServerProcess {
@@ -12,13 +13,14 @@ export interface ServerProcess {
 const LISTENING = /Listening on http:\/\/[^:]+:(\d+)/
 
 /**
- * The server as its own Node.js process (`services/server/src/main.ts` under tsx), with the test
- * settings plus `env`, and `nodeOptions` such as a heap limit. Killed when the scope closes.
+ * The server as its own Node.js process, as `npm start` runs it (its bundle and Node.js flags, see
+ * ServerBundle.ts), with the test settings plus `env`, and `nodeOptions` such as a heap limit
+ * (which win over npm start's). Killed when the scope closes.
  */
 export const startServerProcess = (env: Record<string, string>, nodeOptions: ReadonlyArray<string> = []) =>
   Effect.acquireRelease(
     Effect.callback<ServerProcess, Error>((resume) => {
-      const child = spawn(process.execPath, [...nodeOptions, "--import", "tsx", "services/server/src/main.ts"], {
+      const child = spawn(process.execPath, serverArgs(nodeOptions), {
         env: { ...process.env, ...testSettings(env) },
         stdio: ["ignore", "pipe", "pipe"]
       })

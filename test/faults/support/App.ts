@@ -2,6 +2,7 @@ import { Effect, type Scope } from "effect"
 import * as Jose from "jose"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
+import { serverArgs } from "../../support/ServerBundle.ts"
 import { type Child, freePort, spawnChild, waitUntil } from "./Processes.ts"
 
 export const JWT_SECRET = "fault-suite-secret-with-enough-entropy-0123456789"
@@ -19,7 +20,7 @@ export interface App {
 export const EMBEDDED = { unset: ["DATABASE_URL", "REDIS_URL"] } as const
 
 /**
- * `npm start`'s entry point as a child process of the test (its own PORT), started with `env`
+ * `npm start`'s server (its bundle and Node.js flags) as a child process of the test (its own PORT), started with `env`
  * on top of the suite's defaults; answers once GET /health does.
  */
 export const startApp = (
@@ -32,7 +33,7 @@ export const startApp = (
     // A given PORT lets a restarted server answer where its clients already send.
     const port = env["PORT"] !== undefined ? Number(env["PORT"]) : yield* freePort
     const logFile = join(dir, `${name}.log`)
-    const child = yield* spawnChild(process.execPath, ["--import", "tsx", "services/server/src/main.ts"], {
+    const child = yield* spawnChild(process.execPath, serverArgs(), {
       logFile,
       ...options,
       env: {
