@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import { inject } from "vitest"
@@ -20,6 +20,8 @@ const repositoryRoot = fileURLToPath(new URL("../../", import.meta.url))
  * runs never overwrite each other's). Answers the bundle's path and what removes the folder.
  */
 export const buildServerBundleForRun = async (): Promise<{ readonly file: string; readonly remove: () => void }> => {
+  // A fresh clone has no dist/ until its first build.
+  mkdirSync(join(repositoryRoot, "dist"), { recursive: true })
   const folder = mkdtempSync(join(repositoryRoot, "dist", "test-run-"))
   const file = await buildServer(join(relative(repositoryRoot, folder), "server.mjs"))
   return { file, remove: () => rmSync(folder, { recursive: true, force: true }) }
