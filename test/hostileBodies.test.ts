@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { sampleProducts } from "@retail/testkit"
 import { Effect } from "effect"
+import { serverNodeFlags } from "../scripts/serverNodeFlags.ts"
 import { objectBomb, peakRssMib, send, severalAtOnce } from "./support/HostileBodies.ts"
 import { startServerProcess } from "./support/ServerProcess.ts"
 import { mintToken } from "./support/TestServer.ts"
@@ -11,6 +12,8 @@ const MIB = 1024 * 1024
 describe("bodies of millions of tiny JSON values, four at a time, against a server with npm start's heap", () => {
   it.live("each is refused naming the limit, and the server keeps answering", () =>
     Effect.scoped(Effect.gen(function*() {
+      // The ceiling these bodies must not break through: the servers run with npm start's flags (ServerBundle.ts).
+      expect(serverNodeFlags()).toContain("--max-old-space-size=512")
       const server = yield* startServerProcess({ CAPACITY_API_KEYS: KEY, RUN_WORKERS: "true" })
       const token = yield* mintToken({ scope: "products:write products:read", company: "ACME" })
       const at = (path: string) => `${server.baseUrl}${path}`

@@ -20,12 +20,12 @@ declare module "vitest" {
  * drills attack the product users run. Every cluster left running is stopped at the end.
  */
 export default async function setup(project: TestProject) {
+  const bundle = await buildServerBundleForRun()
+  project.provide("serverBundle", bundle.file)
   const root = mkdtempSync(join(tmpdir(), "faults-"))
   execFileSync("chmod", ["755", root])
   project.provide("faultsRoot", root)
   project.provide("pgTemplate", initTemplate(root))
-  const bundle = await buildServerBundleForRun()
-  project.provide("serverBundle", bundle.file)
   return () => {
     bundle.remove()
     for (const entry of readdirSync(root)) {
