@@ -10,8 +10,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
-    // Vitest's default on 2 cores is one worker (cores - 1); most files wait on servers and
-    // databases, so two halve the suite's time on CI's 2-core machine (measured: 500 s to 300 s).
+    // Vitest's default on 2 cores is one worker (cores - 1), which ran the files one at a time;
+    // most of them wait on servers and databases. With two, CI's 811 tests took 300-320 s on its
+    // 2-core machine; with one, 500 s for the 737 that run without DATABASE_URL and REDIS_URL.
     maxWorkers: 2,
     reporters: ["default", "./test/support/SummaryReporter.ts"],
     sequence: { concurrent: false }
