@@ -12,6 +12,7 @@ import { BENCH_CAPACITY_KEY, runTag } from "../support/Tokens.ts"
 import { meanSeconds } from "./LoadProducts.ts"
 import { type CapacityRequestKind, loadFigures, variantA, variantBAllModesSearch, variantBHomeFixed } from "./Capacity.ts"
 import { type Cart, type CartLine, cartStream, type Holder } from "./CheckoutCarts.ts"
+import { gcMsOver, METRICS_ON_PUBLIC_PORT, planReusePercent, scrapeServer } from "./MetricsCheck.ts"
 
 const CONNECTIONS = 64
 const SEED = 20261122
@@ -211,7 +212,7 @@ export const capacityCheckout: Benchmark = {
     }
     const answers = new Map<string, string>()
     try {
-      server = await startServer({ RUN_WORKERS: "false" }, setup.progress)
+      server = await startServer({ RUN_WORKERS: "false", ...METRICS_ON_PUBLIC_PORT }, setup.progress)
       for (const c of cases) {
         for (const body of new Set(c.bodies)) {
           const answer = await post(`${server.url}${c.path}`, body, headers)
@@ -249,8 +250,10 @@ export const capacityCheckout: Benchmark = {
       for (const c of cases) {
         const amount = setup.scale === "smoke" ? { amount: CONNECTIONS * 4 } : {}
         const load = { connections: CONNECTIONS, seconds: setup.size, method: "POST" as const, headers, bodies: { texts: c.bodies, seed: SEED + ctx.runIndex }, ...amount }
+        const before = await scrapeServer(target)
         const served = await cpuOfDuring(target.pid, () =>
           withServerLog(target, () => Promise.all([autocannon({ ...load, url: `${target.url}${c.path}` }), orders.place(setup.size, ordersPerSecond)])))
+        const after = await scrapeServer(target)
         const [measured, placed] = served.result
         const bareServed = await cpuOfDuring(limit.pid, () => autocannon({ ...load, url: `${limit.url}${c.path}` }))
         const reference = bareServed.result
@@ -260,7 +263,9 @@ export const capacityCheckout: Benchmark = {
         const engineOnce = () => c.checkout.kind.inProcess(c.bodies[next++ % c.bodies.length] ?? "")
         for (let i = 0; i < (setup.scale === "smoke" ? 5 : c.bodies.length); i++) engineOnce()
         const engineSeconds = await meanSeconds(setup.scale === "smoke" ? 20 : 1000, engineOnce)
-        setup.progress(`${c.label}: ${measured.requestsPerSecond.toFixed(0)} req/s (bare ${reference.requestsPerSecond.toFixed(0)}), p99 ${measured.p99} ms, ${placed.held.length} orders applied, ${placed.refused} refused, ${placed.notSent} not sent`)
+        const planReuse = planReusePercent(before, after)
+        const gc = { major: gcMsOver(before, after, "major"), minor: gcMsOver(before, after, "minor") }
+        setup.progress(`${c.label}: ${measured.requestsPerSecond.toFixed(0)} req/s (bare ${reference.requestsPerSecond.toFixed(0)}), p99 ${measured.p99} ms, ${placed.held.length} orders applied, ${placed.refused} refused, ${placed.notSent} not sent, plans reused ${planReuse.toFixed(1)}%, GC ${gc.major.toFixed(0)} ms major ${gc.minor.toFixed(0)} ms minor (METRICS_GC=true counts it)`)
         const bareName = "bare node:http, same answers, same run"
         figures.push(
           ...loadFigures(c.label, measured, reference, bareName),
@@ -271,6 +276,7 @@ export const capacityCheckout: Benchmark = {
             })
           ]),
           figure(`${c.label}: engine time per request in-process (decode, evaluate, encode; no order placed)`, "µs", engineSeconds * 1e6, { better: "lower" }),
+          figure(`${c.label}: plans reused (capacity_plan_cache_total hits over plans asked during the load, /metrics)`, "%", planReuse),
           figure(`${c.label}: orders applied meanwhile`, "orders", placed.held.length),
           figure(`${c.label}: orders refused meanwhile (409, capacity gone)`, "orders", placed.refused, { better: "lower" }),
           figure(`${c.label}: orders not sent (64 already waiting)`, "orders", placed.notSent, { better: "lower" })

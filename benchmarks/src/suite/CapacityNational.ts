@@ -15,7 +15,6 @@ import {
   evaluateVariantA,
   evaluateVariantB
 } from "@retail/capacity-wire"
-import type { Scrape } from "@retail/testkit"
 import { Result, Schema } from "effect"
 import { writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -34,7 +33,7 @@ import { type ServerHandle, startServer, withServerLog } from "../support/Server
 import { type StockChange, startStockFeeder } from "../support/StockFeeder.ts"
 import { BENCH_CAPACITY_KEY } from "../support/Tokens.ts"
 import { loadFigures, variantA, variantBAllModesSearch } from "./Capacity.ts"
-import { METRICS_ON_PUBLIC_PORT, scrapeServer } from "./MetricsCheck.ts"
+import { gcMsOver, METRICS_ON_PUBLIC_PORT, planReusePercent, scrapeServer } from "./MetricsCheck.ts"
 
 const CONNECTIONS = 64
 const ITEMS = 5
@@ -130,9 +129,6 @@ interface Served {
   readonly gcMs: { readonly major: number; readonly minor: number }
 }
 
-const gcMsOver = (before: Scrape, after: Scrape, kind: string): number =>
-  1000 * (after.value("nodejs_gc_duration_seconds_total", { kind }) - before.value("nodejs_gc_duration_seconds_total", { kind }))
-
 const cpuMicrosPerRequest = (cpuSeconds: number | undefined, requests: number): number | undefined =>
   cpuSeconds === undefined || requests === 0 ? undefined : (cpuSeconds * 1e6) / requests
 
@@ -143,13 +139,6 @@ interface Alongside {
 
 const RequestSkus = Schema.Struct({ items: Schema.Array(Schema.Struct({ skuCode: Schema.String })) })
 const skusOf = (body: string): ReadonlyArray<string> => Schema.decodeUnknownSync(Schema.fromJsonString(RequestSkus))(body).items.map((item) => item.skuCode)
-
-/** Plans the server's cache answered over a load, % of those asked of it (capacity_plan_cache_total, scraped before and after). */
-const planReusePercent = (before: Scrape, after: Scrape): number => {
-  const hits = after.value("capacity_plan_cache_total", { result: "hit" }) - before.value("capacity_plan_cache_total", { result: "hit" })
-  const misses = after.value("capacity_plan_cache_total", { result: "miss" }) - before.value("capacity_plan_cache_total", { result: "miss" })
-  return hits + misses === 0 ? 0 : (100 * hits) / (hits + misses)
-}
 
 /**
  * Issue 25: the national network (benchmarks/src/national/) beside the demo network in the same

@@ -14,6 +14,17 @@ const AGREE = { on: "ratio", atLeast: 0.9, atMost: 1.1, source: "issue 24: /metr
 /** Settings of a server whose /metrics the benchmark reads: on its public port, so no log line has to name the internal one. */
 export const METRICS_ON_PUBLIC_PORT = { METRICS_PUBLIC: "true" } as const
 
+/** Plans the server's cache answered over a load, % of those asked of it (capacity_plan_cache_total, scraped before and after). */
+export const planReusePercent = (before: Scrape, after: Scrape): number => {
+  const hits = after.value("capacity_plan_cache_total", { result: "hit" }) - before.value("capacity_plan_cache_total", { result: "hit" })
+  const misses = after.value("capacity_plan_cache_total", { result: "miss" }) - before.value("capacity_plan_cache_total", { result: "miss" })
+  return hits + misses === 0 ? 0 : (100 * hits) / (hits + misses)
+}
+
+/** Garbage collection between two scrapes, ms of one kind ("major" or "minor"; nodejs_gc_duration_seconds_total: only with METRICS_GC=true, else 0). */
+export const gcMsOver = (before: Scrape, after: Scrape, kind: "major" | "minor"): number =>
+  1000 * (after.value("nodejs_gc_duration_seconds_total", { kind }) - before.value("nodejs_gc_duration_seconds_total", { kind }))
+
 /** The server's /metrics (started with METRICS_ON_PUBLIC_PORT), parsed. */
 export const scrapeServer = async (server: ServerHandle): Promise<Scrape> => {
   const response = await fetch(`${server.url}/metrics`)
