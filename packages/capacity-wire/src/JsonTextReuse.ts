@@ -3,7 +3,7 @@ import type { JsonBytes } from "./JsonBytes.ts"
 /** Writes a value's JSON text, exactly as `JSON.stringify` would, into the answer's bytes. */
 export type JsonWrite<A> = (value: A, out: JsonBytes) => void
 
-const stringified: JsonWrite<unknown> = (value, out) => out.text(JSON.stringify(value))
+const stringified: JsonWrite<unknown> = (value, out) => out.json(value)
 
 /**
  * JSON bytes of parts that outlive one answer: immutable values shared by many answers (a reused

@@ -7,14 +7,14 @@ import type { DeliveryResult } from "./VariantA.ts"
  * part written once. Every item of a dispatch refers to the same route, dates and delivery trace
  * (evaluateVariantA builds them once per dispatch), and the trace is most of the text: 20 items in
  * 3 dispatches are ~70 KB of which ~60 KB repeat. Arrays are written once per distinct array (by
- * identity) and their bytes repeated; scalar fields go through JSON.stringify, keys in
+ * identity) and their bytes repeated; scalar fields go through `out.json` (JSON.stringify's text), keys in
  * DeliveryResult's field order (the order `deliveryResult` builds them in, which is the order
  * JSON.stringify would write).
  */
 export const encodeDeliveryResults = (results: ReadonlyArray<DeliveryResult>): Buffer =>
   JsonBytes.written((out) => {
     const array = sharedJsonParts(out)
-    const value = (v: unknown) => out.text(JSON.stringify(v))
+    const value = (v: unknown) => out.json(v)
     out.text("[")
     for (let i = 0; i < results.length; i++) {
       if (i > 0) out.text(",")

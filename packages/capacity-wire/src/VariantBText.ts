@@ -10,13 +10,13 @@ import type { DeliveryResponseB, DeliveryTraceB, EntityDetails, LogisticsCapacit
  * (entityDetailsOf keeps one per node). Those are written once (by identity) and their bytes
  * repeated; the parts an entry keeps with its dispatch's plan (trace, dates, route lists:
  * planPartsOf) keep their bytes across answers while the plan is reused. The rest goes through
- * JSON.stringify, keys in the order `entryOfDispatch`, `unservedEntry` and `traceOf` build them in,
+ * `out.json` (JSON.stringify's text), keys in the order `entryOfDispatch`, `unservedEntry` and `traceOf` build them in,
  * which is the order JSON.stringify would write.
  */
 export const encodeDeliveryResponseB = (response: DeliveryResponseB): Buffer =>
   JsonBytes.written((out) => {
     const shared = sharedJsonParts(out)
-    const value = (v: unknown) => out.text(JSON.stringify(v))
+    const value = (v: unknown) => out.json(v)
     const lasting = <A extends object>(v: A, write?: JsonWrite<A>) => writeLasting(out, v, write)
     const trace: JsonWrite<ReadonlyArray<DeliveryTraceB>> = (traces) => {
       out.text("[")

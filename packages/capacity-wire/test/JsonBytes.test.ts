@@ -11,6 +11,37 @@ describe("JsonBytes", () => {
     )
   })
 
+  it("json writes JSON.stringify's text of any value, byte for byte: plain data here, the rest through JSON.stringify", () => {
+    class Point {
+      constructor(readonly x: number) {}
+    }
+    const odd = fc.oneof(
+      fc.constant(undefined),
+      fc.constant(-0),
+      fc.constant(Number.NaN),
+      fc.constant(Number.NEGATIVE_INFINITY),
+      fc.date({ noInvalidDate: true }),
+      fc.integer().map((x) => new Point(x)),
+      fc.constant(() => 1),
+      fc.constant({ toJSON: () => "custom" }),
+      fc.string({ unit: "binary", maxLength: 20 }),
+      fc.constantFrom("x\u0000\"\\\u007f\ud800", "\u001f", "\b\t\n\f\r", "\u0020~", "é", "\u2028"),
+      fc.constant("y".repeat(300))
+    )
+    const member = fc.oneof(fc.jsonValue({ maxDepth: 3 }), odd)
+    const value = fc.oneof(
+      fc.jsonValue({ maxDepth: 4 }),
+      fc.array(member, { maxLength: 6 }),
+      fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), fc.string({ unit: "binary", maxLength: 4 }), fc.nat().map(String)), member, { maxKeys: 6 })
+    )
+    fc.assert(
+      fc.property(value, (v) => {
+        expect(JsonBytes.written((out) => out.json(v)).toString("utf8")).toBe(JSON.stringify(v))
+      }),
+      { numRuns: 2000 }
+    )
+  })
+
   it("repeats and keeps parts by their bytes, also once the buffer has grown past them", () => {
     const long = "é".repeat(200_000)
     const bytes = JsonBytes.written((out) => {

@@ -13,7 +13,7 @@ import type { DeliveryMode, DispatchType } from "./Network.ts"
 import { cachedPlanPath } from "./PlanCache.ts"
 import type { PathPlan } from "./EngineTypes.ts"
 import type { PlanContext } from "./Planner.ts"
-import { pathKey, stockKey } from "./Snapshot.ts"
+import { pathKey } from "./Snapshot.ts"
 import type { NodeModel, RoutePath, Snapshot, ZoneModel } from "./SnapshotModel.ts"
 
 /**
@@ -70,6 +70,11 @@ const groupOf = (snapshot: Snapshot, item: EngineItem): Group => {
     indexes: []
   }
 }
+
+/** Whether two items of one origin go to the same group: every input of `groupOf` but the origin. */
+const asksTheSame = (a: EngineItem, b: EngineItem): boolean =>
+  a.dispatchType === b.dispatchType && a.deliveryMode === b.deliveryMode && a.zone === b.zone && a.ubigeo === b.ubigeo &&
+  a.pickupNode === b.pickupNode
 
 const roundCents = (amount: number): number => Math.round(amount * 100) / 100
 
@@ -141,14 +146,23 @@ export const evaluate = (
 ): Evaluation => {
   const groups = new Map<string, Group>()
   const groupOfItem: Array<Group> = []
-  request.items.forEach((item, index) => {
-    const candidate = groupOf(snapshot, item)
-    const existing = groups.get(candidate.code)
-    const group = existing ?? candidate
-    if (existing === undefined) groups.set(candidate.code, group)
+  // Items asking the same of the same origin share a group without its code being built again: a
+  // request's items mostly differ only by origin (the code stays the key, as dispatches are named by it).
+  const askedOf = new Map<string, Array<{ readonly item: EngineItem; readonly group: Group }>>()
+  for (let index = 0; index < request.items.length; index++) {
+    const item = request.items[index]!
+    let asked = askedOf.get(item.origin)
+    if (asked === undefined) askedOf.set(item.origin, asked = [])
+    let group = asked.find(({ item: other }) => asksTheSame(other, item))?.group
+    if (group === undefined) {
+      const candidate = groupOf(snapshot, item)
+      group = groups.get(candidate.code) ?? candidate
+      if (group === candidate) groups.set(candidate.code, group)
+      asked.push({ item, group })
+    }
     group.indexes.push(index)
     groupOfItem.push(group)
-  })
+  }
 
   const context: PlanContext = {
     snapshot,
@@ -158,7 +172,8 @@ export const evaluate = (
     deliveryFrom: request.deliveryFrom,
     deliveryUntil: request.deliveryUntil
   }
-  const stockTaken = new Map<string, number>()
+  /** Units the request's earlier items took, by node then SKU (no key string per item). */
+  const stockTaken = new Map<string, Map<string, number>>()
   const stockShortages: Array<StockShortage | undefined> = []
   const resultOfGroup = new Map<Group, DispatchResult>()
   const costs: Array<number> = []
@@ -182,15 +197,16 @@ export const evaluate = (
       const item = request.items[index]
       if (item === undefined) return
       if (request.validateStock) {
-        const key = stockKey(item.origin, item.sku)
         const stock = snapshot.stock.unitsOf(item.origin, item.sku) ?? 0
-        const taken = stockTaken.get(key) ?? 0
+        let takenAtOrigin = stockTaken.get(item.origin)
+        const taken = takenAtOrigin?.get(item.sku) ?? 0
         const available = stock - taken
         if (item.units > available) {
           stockShortages[index] = { node: item.origin, sku: item.sku, requested: item.units, available, taken, stock }
           return
         }
-        stockTaken.set(key, (stockTaken.get(key) ?? 0) + item.units)
+        if (takenAtOrigin === undefined) stockTaken.set(item.origin, takenAtOrigin = new Map())
+        takenAtOrigin.set(item.sku, taken + item.units)
       }
       shipped.push(item)
       shippedIndexes.push(index)

@@ -62,8 +62,6 @@ export const rankByProximity = (
   return ranked.sort((a, b) => a.distanceKm - b.distanceKm || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0))
 }
 
-const key = (node: string, sku: string) => `${node}|${sku}`
-
 /**
  * Choose an origin for each demand, in request order: the nearest candidate in range that can
  * serve the destination, has the stock (net of lines already placed there) and is within the
@@ -76,32 +74,36 @@ export const searchOrigins = (
 ): ReadonlyArray<OriginChoice> => {
   const nearest = input.nearest ??
     nearestOfRanked(input.ranked ?? rankByProximity(input.customer, input.candidates, options.maxDistanceKm))
-  const taken = new Map<string, number>()
+  // Units already placed, by SKU then node: no key string built per lookup (this runs for every holder of every line).
+  const taken = new Map<string, Map<string, number>>()
+  const take = (node: string, sku: string, units: number) => {
+    let atNodes = taken.get(sku)
+    if (atNodes === undefined) taken.set(sku, atNodes = new Map())
+    atNodes.set(node, (atNodes.get(node) ?? 0) + units)
+  }
   const linesAt = new Map<string, number>()
   for (const line of input.fixed) {
-    taken.set(key(line.origin, line.sku), (taken.get(key(line.origin, line.sku)) ?? 0) + line.units)
+    take(line.origin, line.sku, line.units)
     linesAt.set(line.origin, (linesAt.get(line.origin) ?? 0) + 1)
-  }
-  const left = (node: string, sku: string): number | undefined => {
-    const stock = input.stockOf(node, sku)
-    return stock === undefined ? undefined : stock - (taken.get(key(node, sku)) ?? 0)
   }
 
   return demands.map((demand): OriginChoice => {
     let best = 0
+    const takenOfSku = taken.get(demand.sku)
     // Candidates that do not hold the SKU are passed over without effect, so scanning only its
     // holders (in the same order) chooses the same origin and finds the same `best`.
     const consider = (candidate: RankedCandidate): OriginChoice | undefined => {
       if (!input.canServe(candidate.code)) return undefined
-      const available = left(candidate.code, demand.sku)
-      if (available === undefined) return undefined
+      const stock = input.stockOf(candidate.code, demand.sku)
+      if (stock === undefined) return undefined
+      const available = takenOfSku === undefined ? stock : stock - (takenOfSku.get(candidate.code) ?? 0)
       best = Math.max(best, available)
       if (options.requireUnits && available < demand.units) return undefined
       const lines = linesAt.get(candidate.code)
       if (lines === undefined && linesAt.size >= options.maxOrigins) return undefined
       if ((lines ?? 0) >= options.maxItemsPerOrigin) return undefined
       linesAt.set(candidate.code, (lines ?? 0) + 1)
-      taken.set(key(candidate.code, demand.sku), (taken.get(key(candidate.code, demand.sku)) ?? 0) + demand.units)
+      take(candidate.code, demand.sku, demand.units)
       return { _tag: "Chosen", origin: candidate.code, distanceKm: candidate.distanceKm }
     }
     const holders = input.holdersInRange?.(demand.sku)

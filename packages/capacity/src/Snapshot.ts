@@ -38,9 +38,6 @@ import {
 import { stockBoardOf, type StockView } from "./StockBoard.ts"
 import { fixedCells, type UsageCell, type UsageCells } from "./UsageCells.ts"
 
-
-export const stockKey = (node: string, sku: string): string => `${node}|${sku}`
-
 /** Destination is a zone code (home delivery) or a pickup node code (store withdrawal). */
 export const pathKey = (origin: string, dispatchType: DispatchType, mode: DeliveryMode, destination: string): string =>
   `${origin}|${dispatchType}|${mode}|${destination}`
