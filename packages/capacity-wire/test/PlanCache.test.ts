@@ -107,8 +107,11 @@ const planned = {
 type Step =
   | { readonly _tag: "AskA"; readonly body: unknown; readonly at: number }
   | { readonly _tag: "AskB"; readonly body: unknown; readonly at: number }
-  /** Order the `pick`-th dispatch of the last answer, `times` its units (a large multiple fills the day). */
-  | { readonly _tag: "Consume"; readonly pick: number; readonly times: number }
+  /**
+   * Order the `pick`-th dispatch of the last answer, `times` its units (a large multiple fills the
+   * day), on its own days or `shift` days later (days its plans may not have read).
+   */
+  | { readonly _tag: "Consume"; readonly pick: number; readonly times: number; readonly shift: number }
   | { readonly _tag: "Release" }
   | { readonly _tag: "Replace"; readonly tight: boolean }
   /**
@@ -175,7 +178,10 @@ const changeRow: fc.Arbitrary<Omit<ChangeRow, "sequence">> = fc.oneof(
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ _tag: fc.constant("AskA" as const), body: requestA, at }) },
   { weight: 3, arbitrary: fc.record({ _tag: fc.constant("AskB" as const), body: requestB, at }) },
-  { weight: 3, arbitrary: fc.record({ _tag: fc.constant("Consume" as const), pick: fc.nat(4), times: fc.constantFrom(1, 40, 5000) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({ _tag: fc.constant("Consume" as const), pick: fc.nat(4), times: fc.constantFrom(1, 40, 5000), shift: fc.constantFrom(0, 0, 0, 1, 9) })
+  },
   { weight: 1, arbitrary: fc.constant({ _tag: "Release" as const }) },
   { weight: 1, arbitrary: fc.record({ _tag: fc.constant("Replace" as const), tight: fc.boolean() }) },
   {
@@ -189,6 +195,9 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     })
   }
 )
+
+const shiftedDate = (date: string, days: number): string =>
+  Option.match(parseDay(date), { onNone: () => date, onSome: (day) => formatDay(day + days) })
 
 /** Usage cells as the capacity actors keep them: each change replaces the resource's map. */
 const apply = (board: UsageBoard, uses: ReadonlyArray<CapacityUse>, sign: 1 | -1) => {
@@ -260,7 +269,7 @@ describe("plans reused across requests", () => {
               const first = dispatch.deliveries[0]
               const window = first?.windows[0]?.window.code
               const uses = usesOfDispatch(dispatch, first === undefined || window === undefined ? undefined : { date: first.date, window })
-                .map((use) => ({ ...use, amount: use.amount * s.times }))
+                .map((use) => ({ ...use, date: shiftedDate(use.date, s.shift), amount: use.amount * s.times }))
               apply(board, uses, 1)
               orders.push(uses)
               if (answerA(snapshot, body, at) !== before) changed++
@@ -326,6 +335,64 @@ describe("plans reused across requests", () => {
     apply(board, fill, -1)
     expect(dispatchOf(snapshot, body, now, undefined)?.pickingDate).toBe(pickingDay)
     expect(answerA(snapshot, body, now)).toBe(before)
+  })
+})
+
+describe("an order on days a plan did not read", () => {
+  it("leaves the plan, its parts and their text; an order on a day it read makes it again", () => {
+    const board = new UsageBoard()
+    const snapshot = buildSnapshotOn(demo, board.cellOf)
+    const { body, at: now } = planned
+    dispatchOf(snapshot, body, now, undefined)
+    const kept = dispatchOf(snapshot, body, now, undefined)
+    const pickingDay = kept?.pickingDate
+    if (kept === undefined || pickingDay === undefined) throw new Error("the demo request is not planned")
+    const before = answerA(snapshot, body, now)
+    const picking = (date: string, amount: number): ReadonlyArray<CapacityUse> => [{ resource: { _tag: "Picking", node: "CD-LURIN", pool: "NORMAL" }, date, amount }]
+    // Another purchase date's picking day: the map is replaced, the day the plan read is not.
+    apply(board, picking(formatDay(pickingDay + 9), 5), 1)
+    const hits = planCacheCounts.hits
+    expect(dispatchOf(snapshot, body, now, undefined)?.plan).toBe(kept.plan)
+    expect(planCacheCounts.hits).toBeGreaterThan(hits)
+    expect(answerA(snapshot, body, now)).toBe(before)
+    // Its own picking day: the trace shows the picking capacity used, so the plan is made again.
+    apply(board, picking(formatDay(pickingDay), 1), 1)
+    const again = dispatchOf(snapshot, body, now, undefined)
+    expect(again?.plan).not.toBe(kept.plan)
+    expect(again?.usedPickingCapacity).toBe(kept.usedPickingCapacity + 1)
+    expect(answerA(snapshot, body, now)).toBe(answerA(buildSnapshotOn(demo, board.cellOf), body, now))
+  })
+
+  it("is made again when a departure, a node's dispatch or a delivery window it read fills, and kept when another day fills", () => {
+    const board = new UsageBoard()
+    const snapshot = buildSnapshotOn(demo, board.cellOf)
+    const { body, at: now } = planned
+    const keptPlan = () => {
+      dispatchOf(snapshot, body, now, undefined)
+      return dispatchOf(snapshot, body, now, undefined)
+    }
+    const planOf = keptPlan()
+    const leg = planOf?.legs[0]
+    const delivery = planOf?.deliveries[0]
+    if (planOf === undefined || leg === undefined || delivery === undefined) throw new Error("the demo request is not planned")
+    const fills: ReadonlyArray<readonly [CapacityUse["resource"], number]> = [
+      [{ _tag: "RouteDeparture", route: leg.route.id }, leg.departureDate],
+      [{ _tag: "NodeDispatch", node: leg.route.source.code, pool: "NORMAL" }, leg.departureDate],
+      ...delivery.windows.map(({ window }) => [{ _tag: "ZoneWindow", zone: planOf.destination, window: window.code }, delivery.date] as const)
+    ]
+    for (const [resource, day] of fills) {
+      const before = keptPlan()
+      const elsewhere: ReadonlyArray<CapacityUse> = [{ resource, date: formatDay(day + 9), amount: 100_000 }]
+      apply(board, elsewhere, 1)
+      expect(dispatchOf(snapshot, body, now, undefined)?.plan, `${resourceKey(resource)} on another day`).toBe(before?.plan)
+      const full: ReadonlyArray<CapacityUse> = [{ resource, date: formatDay(day), amount: 100_000 }]
+      apply(board, full, 1)
+      expect(dispatchOf(snapshot, body, now, undefined)?.plan, `${resourceKey(resource)} on the day read`).not.toBe(before?.plan)
+      expect(answerA(snapshot, body, now)).toBe(answerA(buildSnapshotOn(demo, board.cellOf), body, now))
+      apply(board, [...full, ...elsewhere], -1)
+      expect(answerA(snapshot, body, now)).toBe(answerA(buildSnapshotOn(demo, board.cellOf), body, now))
+    }
+    expect(fills.length).toBeGreaterThan(2)
   })
 })
 

@@ -170,7 +170,8 @@ export const evaluate = (
     clocks: [],
     options,
     deliveryFrom: request.deliveryFrom,
-    deliveryUntil: request.deliveryUntil
+    deliveryUntil: request.deliveryUntil,
+    usageReads: undefined
   }
   /** Units the request's earlier items took, by node then SKU (no key string per item). */
   const stockTaken = new Map<string, Map<string, number>>()

@@ -2,11 +2,20 @@ import type { Day } from "./Calendar.ts"
 import type { EngineOptions } from "./EngineTypes.ts"
 import type { DispatchType } from "./Network.ts"
 import type { PathPlan } from "./EngineTypes.ts"
-import { clockOf, type DispatchToPlan, type PlanContext, planPath } from "./Planner.ts"
+import { clockOf, type DispatchToPlan, type PlanContext, planPath, type UsageRead } from "./Planner.ts"
 import type { NodeModel, RoutePath, Snapshot, ZoneModel } from "./SnapshotModel.ts"
 
-/** A usage map, a change map or a calendar: compared by identity (their owners replace them whole). */
+/** A change map or a calendar: compared by identity (their owners replace them whole). */
 type Read = object
+
+/** A usage map: replaced whole by its owner, and compared by the values a plan read from it. */
+type Usage = ReadonlyMap<Day, number>
+
+/** What a plan may read that can change without a new snapshot, in a fixed order (`readsOf`). */
+interface Reads {
+  readonly fixed: ReadonlyArray<Read>
+  readonly usage: ReadonlyArray<Usage>
+}
 
 /**
  * One dispatch asked on one path: everything `planPath` reads besides the snapshot's fixed model
@@ -30,7 +39,12 @@ interface Asked {
 
 interface Kept extends Asked {
   /** Every usage map, change map and calendar the plan could have read, as it was: owners replace them whole, never edit them. */
-  read: ReadonlyArray<Read>
+  read: Reads
+  /**
+   * The usage values the plan read, flat: the map's position in `read.usage`, the day, the value.
+   * Undefined when a map it read is not among them: then any replaced map replans it.
+   */
+  seen: ReadonlyArray<number> | undefined
   /** Undefined while the key was asked once only: a plan is kept from the second time. */
   plan: PathPlan | undefined
   /** Served more than one dispatch (then in `reused`). */
@@ -90,36 +104,93 @@ const isAsked = (kept: Kept, context: PlanContext, dispatch: DispatchToPlan, clo
  * calendars (holidays) and blocked dates they merge into. A change replaces only its target's, so
  * it replans only the plans that read that target.
  */
-const readsOf = (dispatch: DispatchToPlan, path: RoutePath): Array<Read> => {
+const readsOf = (dispatch: DispatchToPlan, path: RoutePath): Reads => {
   const picking = dispatch.origin.picking[dispatch.dispatchType]
-  const read: Array<Read> = [picking.used, picking.totals, dispatch.origin.calendar]
+  const fixed: Array<Read> = [picking.totals, dispatch.origin.calendar]
+  const usage: Array<Usage> = [picking.used]
   for (const route of path) {
     const pool = route.source.dispatch[dispatch.dispatchType]
-    read.push(route.used, route.totals, pool.used, pool.totals, route.source.calendar)
-    if (route.targetNode !== undefined) read.push(route.targetNode.calendar)
+    fixed.push(route.totals, pool.totals, route.source.calendar)
+    usage.push(route.used, pool.used)
+    if (route.targetNode !== undefined) fixed.push(route.targetNode.calendar)
   }
   if (dispatch.zone !== undefined) {
-    read.push(dispatch.zone.blocked)
-    for (const window of dispatch.zone.windows) read.push(window.used, window.totals, window.blocked)
-  } else if (dispatch.pickupNode !== undefined) read.push(dispatch.pickupNode.calendar)
-  return read
+    fixed.push(dispatch.zone.blocked)
+    for (const window of dispatch.zone.windows) {
+      fixed.push(window.totals, window.blocked)
+      usage.push(window.used)
+    }
+  } else if (dispatch.pickupNode !== undefined) fixed.push(dispatch.pickupNode.calendar)
+  return { fixed, usage }
 }
 
-const sameReads = (kept: ReadonlyArray<Read>, now: ReadonlyArray<Read>): boolean => {
+const sameObjects = (kept: ReadonlyArray<Read>, now: ReadonlyArray<Read>): boolean => {
   if (kept.length !== now.length) return false
   for (let i = 0; i < kept.length; i++) if (kept[i] !== now[i]) return false
   return true
+}
+
+/**
+ * Whether the kept plan is what planning now would give: the change maps and calendars are the
+ * same objects, and every usage value it read is the same (a replaced map is read again on those
+ * days only). An order on days a plan never read (another purchase date's picking day, other
+ * delivery dates) leaves it, its answer parts and their text as they were.
+ */
+const stillHolds = (kept: Kept, now: Reads): boolean => {
+  if (!sameObjects(kept.read.fixed, now.fixed)) return false
+  if (sameObjects(kept.read.usage, now.usage)) return true
+  const seen = kept.seen
+  if (seen === undefined || kept.read.usage.length !== now.usage.length) return false
+  for (let i = 0; i < seen.length; i += 3) {
+    const at = seen[i]!
+    const map = now.usage[at]!
+    if (map !== kept.read.usage[at] && (map.get(seen[i + 1]!) ?? 0) !== seen[i + 2]) return false
+  }
+  kept.read = now
+  return true
+}
+
+/**
+ * The usage values a plan read (map, day, value) with each map as its position in `usage`;
+ * undefined when one is not there. Cells never written share one empty map, so a map at several
+ * positions is checked at all of them: one of them is the one read.
+ */
+const seenOf = (reads: ReadonlyArray<UsageRead>, usage: ReadonlyArray<Usage>): ReadonlyArray<number> | undefined => {
+  const seen: Array<number> = []
+  for (let i = 0; i < reads.length; i += 3) {
+    let found = false
+    for (let at = 0; at < usage.length; at++) {
+      if (usage[at] !== reads[i]) continue
+      seen.push(at, reads[i + 1] as number, reads[i + 2] as number)
+      found = true
+    }
+    if (!found) return undefined
+  }
+  return seen
+}
+
+/** `planPath`, with the usage values it read. */
+const planReading = (context: PlanContext, dispatch: DispatchToPlan, path: RoutePath, read: Reads) => {
+  const reads: Array<UsageRead> = []
+  context.usageReads = reads
+  try {
+    const plan = planPath(context, dispatch, path)
+    return { plan, seen: seenOf(reads, read.usage) }
+  } finally {
+    context.usageReads = undefined
+  }
 }
 
 /** Plans asked of the cache, and those it answered (read by the metrics at scrape: this code knows nothing of them). */
 export const planCacheCounts = { asked: 0, hits: 0 }
 
 /**
- * `planPath`, reusing the plan of an earlier equal dispatch on the same path while nothing it may
- * have read was replaced (a consumption, a release or a reload replaces the usage maps it touches,
- * a network change the change maps and calendars of its targets):
- * the same inputs give the same plan, so answers stay exactly what a fresh evaluation gives. A plan
- * is kept from the second time its dispatch is asked.
+ * `planPath`, reusing the plan of an earlier equal dispatch on the same path while what it read is
+ * unchanged: no change map or calendar it may have read was replaced (a network change replaces
+ * those of its targets), and every usage value it read is the same (a consumption, a release or a
+ * reload replaces the usage maps it touches; only the days the plan read are compared). The same
+ * inputs give the same plan, so answers stay exactly what a fresh evaluation gives. A plan is kept
+ * from the second time its dispatch is asked.
  */
 export const cachedPlanPath = (context: PlanContext, dispatch: DispatchToPlan, path: RoutePath): PathPlan => {
   planCacheCounts.asked++
@@ -136,7 +207,7 @@ export const cachedPlanPath = (context: PlanContext, dispatch: DispatchToPlan, p
       }
     }
   }
-  if (kept?.plan !== undefined && sameReads(kept.read, read)) {
+  if (kept?.plan !== undefined && stillHolds(kept, read)) {
     planCacheCounts.hits++
     if (!kept.reused) {
       kept.reused = true
@@ -144,11 +215,12 @@ export const cachedPlanPath = (context: PlanContext, dispatch: DispatchToPlan, p
     }
     return kept.plan
   }
-  const plan = planPath(context, dispatch, path)
+  const { plan, seen } = planReading(context, dispatch, path, read)
   if (kept !== undefined) {
     // Asked before: keep the plan from now on (or the newer one, when usage changed).
     kept.plan = plan
     kept.read = read
+    kept.seen = seen
     kept.reused = false
     return plan
   }
@@ -175,6 +247,7 @@ export const cachedPlanPath = (context: PlanContext, dispatch: DispatchToPlan, p
     options: context.options,
     clocks,
     read,
+    seen,
     plan: undefined,
     reused: false
   })

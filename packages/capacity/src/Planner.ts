@@ -29,6 +29,12 @@ export interface PlanContext {
   readonly options: EngineOptions
   readonly deliveryFrom: Day | undefined
   readonly deliveryUntil: Day | undefined
+  /**
+   * While set, `planPath` appends every usage value it reads (map, day, value). A plan is a
+   * function of the values it read, so the plan cache can keep it when an order replaces a map
+   * but leaves those days as they were (PlanCache.ts).
+   */
+  usageReads: Array<UsageRead> | undefined
 }
 
 export const clockOf = (context: PlanContext, node: NodeModel): LocalClock => {
@@ -71,7 +77,14 @@ const shortageOf = (refusal: Refusal, requested: number): CapacityShortage => ({
   available: Math.max(0, refusal.total - refusal.used)
 })
 
-const usedOn = (used: ReadonlyMap<Day, number>, day: Day): number => used.get(day) ?? 0
+/** One usage value a plan read: the map, the day and the value, flat in `PlanContext.usageReads`. */
+export type UsageRead = ReadonlyMap<Day, number> | number
+
+const usedOn = (context: PlanContext, used: ReadonlyMap<Day, number>, day: Day): number => {
+  const value = used.get(day) ?? 0
+  context.usageReads?.push(used, day, value)
+  return value
+}
 
 /** First working day at the node on or after `day`, then `processingDays` working days later. */
 const readyAfter = (node: NodeModel, day: Day, processingDays: number): Day | undefined => {
@@ -124,7 +137,7 @@ export const planPath = (context: PlanContext, dispatch: DispatchToPlan, path: R
   for (let day = start; day <= horizonEnd; day++) {
     if (!isWorkingDay(originCalendar, day)) continue
     if (day === originClock.today && originClock.minute >= origin.cutoffMinute) continue
-    const used = usedOn(picking.used, day)
+    const used = usedOn(context, picking.used, day)
     const total = totalOn(pickingTotals, picking.total, day)
     if (used + units <= total) {
       pickingDate = day
@@ -163,14 +176,14 @@ export const planPath = (context: PlanContext, dispatch: DispatchToPlan, path: R
     for (let day = readyAtSource; day <= horizonEnd; day++) {
       if (!inMask(route.departureDays, day) || sourceHolidays.has(day)) continue
       if (day === sourceClock.today && sourceClock.minute >= route.cutoffMinute) continue
-      const onRoute = usedOn(route.used, day)
+      const onRoute = usedOn(context, route.used, day)
       const routeTotal = totalOn(routeTotals, route.capacity, day)
       if (onRoute + units > routeTotal) {
         refusal ??= { kind: "ROUTE_CAPACITY", provider: route.id, date: day, used: onRoute, total: routeTotal }
         if (units > routeTotal && routeTotals.size === 0) break
         continue
       }
-      const atNode = usedOn(nodePool.used, day)
+      const atNode = usedOn(context, nodePool.used, day)
       const nodeTotal = totalOn(nodeTotals, nodePool.total, day)
       if (atNode + units > nodeTotal) {
         refusal ??= { kind: "NODE_DISPATCH_CAPACITY", provider: source.code, date: day, used: atNode, total: nodeTotal }
@@ -226,7 +239,7 @@ export const planPath = (context: PlanContext, dispatch: DispatchToPlan, path: R
       for (const window of zone.windows) {
         if (window.blocked.get(day) === 1) continue
         open = true
-        const inWindow = usedOn(window.used, day)
+        const inWindow = usedOn(context, window.used, day)
         const capacity = totalOn(window.totals, window.capacity, day)
         used += inWindow
         total += capacity
@@ -240,7 +253,7 @@ export const planPath = (context: PlanContext, dispatch: DispatchToPlan, path: R
       }
       const slots: Array<WindowSlot> = []
       for (const window of zone.windows) {
-        const inWindow = usedOn(window.used, day)
+        const inWindow = usedOn(context, window.used, day)
         slots.push({
           window,
           used: inWindow,
