@@ -22,10 +22,11 @@ describe("a worker process killed with SIGKILL in the middle of batches", () => 
         MAX_DELIVERIES: "5",
         WORKERS: "2"
       }
-      // The loads in flight at the kill are published as binary columns (the default), the one accepted while
-      // no worker runs as JSON (BATCH_ENTRY_FORMAT=json, as a release before columns publishes): the new worker reads both.
+      // The loads in flight at the kill are published as binary columns (BATCH_ENTRY_FORMAT=columns: by default
+      // /load-products publishes JSON, file loads columns), the one accepted while no worker runs as JSON
+      // (BATCH_ENTRY_FORMAT=json, as a release before columns publishes): the new worker reads both.
       const [api, apiJson, worker] = yield* Effect.all([
-        startApp("api", dir, { ...settings, RUN_WORKERS: "false" }),
+        startApp("api", dir, { ...settings, RUN_WORKERS: "false", BATCH_ENTRY_FORMAT: "columns" }),
         startApp("api-json", dir, { ...settings, RUN_WORKERS: "false", BATCH_ENTRY_FORMAT: "json" }),
         startApp("worker-1", dir, { ...settings, RUN_WORKERS: "true" })
       ], { concurrency: 3 })

@@ -9,7 +9,7 @@ import { makeCsvPartitions, partitionCountFor } from "./CsvPartitions.ts"
 import { partitionCsvFile } from "./CsvPartSplitter.ts"
 import { makeLoadSpool } from "../spool/LoadSpool.ts"
 import { spoolItems } from "../spool/SpoolItems.ts"
-import { UploadConfig } from "../UploadConfig.ts"
+import { entryFormatOf, UploadConfig } from "../UploadConfig.ts"
 import { missingPart } from "../multipart/MissingPart.ts"
 import { type FileContent, readMultipart } from "../multipart/MultipartUpload.ts"
 import { joinedItems } from "./JoinedItems.ts"
@@ -77,7 +77,7 @@ export const csvFileLoad = (request: HttpServerRequest.HttpServerRequest, compan
       batchSize: config.batchSize,
       responseErrorsCap: config.responseErrorsCap,
       codesInMemory: config.codesInMemory,
-      format: config.batchEntryFormat
+      format: entryFormatOf(config.batchEntryFormat, "file")
     }
     const totals = yield* (threads === undefined
       ? spoolItems(joinedItems(partitions, all), options)

@@ -6,7 +6,7 @@ import { FileLoadPublisher } from "../publish/FileLoadPublisher.ts"
 import { makeLoadSpool } from "../spool/LoadSpool.ts"
 import type { SpoolTotals } from "../spool/SpoolItems.ts"
 import { spoolJsonFile } from "./SpoolJsonFile.ts"
-import { UploadConfig } from "../UploadConfig.ts"
+import { entryFormatOf, UploadConfig } from "../UploadConfig.ts"
 import { type MultipartOptions, readMultipart } from "../multipart/MultipartUpload.ts"
 import { missingPart } from "../multipart/MissingPart.ts"
 import { rawFilePart } from "./RawFilePart.ts"
@@ -50,7 +50,7 @@ export const jsonFileLoad = <E, R>(
           company,
           spool,
           batchSize: config.batchSize,
-          format: config.batchEntryFormat,
+          format: entryFormatOf(config.batchEntryFormat, "file"),
           responseErrorsCap: config.responseErrorsCap,
           codesInMemory: config.codesInMemory,
           productMaxValues: config.productMaxValues

@@ -4,7 +4,7 @@ import { Clock, Context, Effect, Layer, Option } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { BufferPool } from "../publish/BufferPool.ts"
 import { ProductPublisher } from "../publish/ProductPublisher.ts"
-import { UploadConfig } from "../UploadConfig.ts"
+import { entryFormatOf, UploadConfig } from "../UploadConfig.ts"
 import { JsonValidationPool } from "../json/JsonValidationPool.ts"
 import { parseJsonBody, readJsonBodyBytes } from "./JsonBody.ts"
 import { LoadIntake } from "./LoadIntake.ts"
@@ -55,7 +55,7 @@ export class ProductLoads extends Context.Service<ProductLoads>()("@retail/uploa
           // Before the body is read (the route takes it raw): the load's time counts its upload, as a file load's does.
           const startedAt = yield* Clock.currentTimeMillis
           const bytes = yield* readJsonBodyBytes(request, { maxBytes: config.loadProductsMaxBytes }, bodies)
-          const validated = yield* validateProductsBody(bytes, company, { maxValues: config.loadProductsMaxValues, maxProducts: MAX_PRODUCTS_PER_LOAD }, bodies, config.batchEntryFormat === "columns").pipe(
+          const validated = yield* validateProductsBody(bytes, company, { maxValues: config.loadProductsMaxValues, maxProducts: MAX_PRODUCTS_PER_LOAD }, bodies, entryFormatOf(config.batchEntryFormat, "loadProducts") === "columns").pipe(
             Effect.provideService(JsonValidationPool, pool)
           )
           return yield* Option.match(validated, {

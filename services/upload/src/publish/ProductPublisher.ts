@@ -7,7 +7,7 @@ import { type AcceptedRow, ColumnsBatch } from "../spool/ColumnsBatch.ts"
 import { encodedEntry, entryOfProducts, isColumnsBatch, type LoadRef, type SpooledBatch } from "./BatchEntries.ts"
 import { BufferPool } from "./BufferPool.ts"
 import { trackBatches } from "./LoadTracking.ts"
-import { UploadConfig } from "../UploadConfig.ts"
+import { entryFormatOf, UploadConfig } from "../UploadConfig.ts"
 
 export type { EncodedBatch, LoadRef, SpooledBatch } from "./BatchEntries.ts"
 
@@ -20,6 +20,8 @@ export class ProductPublisher extends Context.Service<ProductPublisher>()("@reta
   make: Effect.gen(function*() {
     const queue = yield* StreamQueue
     const { batchEntryFormat, batchSize, batchesStream } = yield* UploadConfig
+    // `publish` takes /load-products' products parsed on the event loop (the general way).
+    const parsedFormat = entryFormatOf(batchEntryFormat, "loadProducts")
     const columns = new BinaryArrayWriter()
     const rowsBatch = new ColumnsBatch()
     // Entries of /load-products: about 12 of ~0.5 MB a 3000-product load, reused from one load to the next.
@@ -28,7 +30,7 @@ export class ProductPublisher extends Context.Service<ProductPublisher>()("@reta
     const payloads = (load: LoadRef, products: ReadonlyArray<Product>, firstBatchNo: number) => {
       const entries: Array<string> = []
       for (let start = 0, i = 0; start < products.length; start += batchSize, i++) {
-        if (batchEntryFormat === "columns") {
+        if (parsedFormat === "columns") {
           const header = { processCode: load.processCode, company: load.company, batchNo: firstBatchNo + i }
           entries.push(columnsEntry(encodeBatch(header, products.slice(start, start + batchSize), columns)))
           continue
