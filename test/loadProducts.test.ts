@@ -9,6 +9,57 @@ import { scrape } from "./support/Prometheus.ts"
 import { pacedPost } from "./support/PacedUpload.ts"
 import { baseUrl, mintToken, TestServer, TestSettings } from "./support/TestServer.ts"
 
+/**
+ * The same products through both ways of /load-products (split for the validation threads, or
+ * parsed whole on the event loop) answer and are stored alike, whatever format their batches take.
+ */
+const storedAlikeEitherWay =
+  Effect.gen(function*() {
+    const token = yield* mintToken({ scope: "products:write products:read", company: "ACME" })
+    const run = crypto.randomUUID().slice(0, 8).toUpperCase()
+    const split = `EQS${run}`
+    const whole = `EQW${run}`
+    // Unknown keys (re-encoded), escapes and formatting (kept as sent), failures, a duplicate, an element that is no object.
+    const productsOf = (prefix: string) => {
+      const good = sampleProducts(4, { prefix })
+      return [
+        good[0]!,
+        { ...good[1]!, extra: { nested: [1, 2] }, another: "x" },
+        { ...good[2]!, price: -1 },
+        42,
+        { ...good[3]!, description: "caf\u00e9 \"quoted\" \\ tab\t" },
+        { ...good[0]!, skuCode: `${prefix}-DUP` }
+      ] as const
+    }
+    const send = (body: string) => request("/v1/load-products", { token, body, headers: { "content-type": "application/json" } })
+    // Only `{"products":[...]}` is split; another key beside it sends the body the general way.
+    const answers = [
+      yield* send(JSON.stringify({ products: productsOf(split) }, null, 2).replace("é", "\\u00e9")),
+      yield* send(JSON.stringify({ products: productsOf(whole), note: "parsed whole" }))
+    ].map((response) => {
+      expect(response.status).toBe(200)
+      return response.json() as LoadBody
+    })
+    const [splitBody, wholeBody] = answers as [LoadBody, LoadBody]
+    expect(JSON.stringify({ ...splitBody, processCode: "" }).replaceAll(split, "EQ")).toBe(
+      JSON.stringify({ ...wholeBody, processCode: "" }).replaceAll(whole, "EQ")
+    )
+    expect(splitBody).toMatchObject({ total: 6, processing: 3, failed: 3 })
+
+    for (const body of answers) yield* eventually(loadView(body.processCode, token), (v) => v.status === "COMPLETED_WITH_ERRORS")
+    const repository = yield* ProductRepository
+    const stored = (prefix: string) =>
+      Effect.forEach([0, 1, 4], (i) => {
+        const product = productsOf(prefix)[i] as { readonly productCode: string }
+        return Effect.map(Effect.orDie(repository.findProduct("ACME", product.productCode)), (found) => JSON.stringify(Option.getOrNull(found)).replaceAll(prefix, "EQ"))
+      })
+    const fromSplit = yield* stored(split)
+    expect(fromSplit).toEqual(yield* stored(whole))
+    expect(fromSplit.every((product) => product !== "null")).toBe(true)
+    expect(fromSplit.join()).not.toContain("extra")
+    expect(fromSplit[2]).toContain("caf\u00e9 \\\"quoted\\\" \\\\ tab\\t")
+  })
+
 describe("POST /v1/load-products", () => {
   layer(TestServer(), { timeout: 120_000, excludeTestServices: true })((it) => {
     it.effect("a valid load of 3000 reaches COMPLETED with every product and its children in the database", () =>
@@ -69,52 +120,7 @@ describe("POST /v1/load-products", () => {
         expect(rest.json()).toMatchObject({ errors: [{ sku: "SKU-DUP" }], nextCursor: null })
       }))
 
-    it.effect("the same products answer and are stored alike whether the body is split for the threads or parsed whole", () =>
-      Effect.gen(function*() {
-        const token = yield* mintToken({ scope: "products:write products:read", company: "ACME" })
-        const run = crypto.randomUUID().slice(0, 8).toUpperCase()
-        const split = `EQS${run}`
-        const whole = `EQW${run}`
-        // Unknown keys (re-encoded), escapes and formatting (kept as sent), failures, a duplicate, an element that is no object.
-        const productsOf = (prefix: string) => {
-          const good = sampleProducts(4, { prefix })
-          return [
-            good[0]!,
-            { ...good[1]!, extra: { nested: [1, 2] }, another: "x" },
-            { ...good[2]!, price: -1 },
-            42,
-            { ...good[3]!, description: "caf\u00e9 \"quoted\" \\ tab\t" },
-            { ...good[0]!, skuCode: `${prefix}-DUP` }
-          ] as const
-        }
-        const send = (body: string) => request("/v1/load-products", { token, body, headers: { "content-type": "application/json" } })
-        // Only `{"products":[...]}` is split; another key beside it sends the body the general way.
-        const answers = [
-          yield* send(JSON.stringify({ products: productsOf(split) }, null, 2).replace("é", "\\u00e9")),
-          yield* send(JSON.stringify({ products: productsOf(whole), note: "parsed whole" }))
-        ].map((response) => {
-          expect(response.status).toBe(200)
-          return response.json() as LoadBody
-        })
-        const [splitBody, wholeBody] = answers as [LoadBody, LoadBody]
-        expect(JSON.stringify({ ...splitBody, processCode: "" }).replaceAll(split, "EQ")).toBe(
-          JSON.stringify({ ...wholeBody, processCode: "" }).replaceAll(whole, "EQ")
-        )
-        expect(splitBody).toMatchObject({ total: 6, processing: 3, failed: 3 })
-
-        for (const body of answers) yield* eventually(loadView(body.processCode, token), (v) => v.status === "COMPLETED_WITH_ERRORS")
-        const repository = yield* ProductRepository
-        const stored = (prefix: string) =>
-          Effect.forEach([0, 1, 4], (i) => {
-            const product = productsOf(prefix)[i] as { readonly productCode: string }
-            return Effect.map(Effect.orDie(repository.findProduct("ACME", product.productCode)), (found) => JSON.stringify(Option.getOrNull(found)).replaceAll(prefix, "EQ"))
-          })
-        const fromSplit = yield* stored(split)
-        expect(fromSplit).toEqual(yield* stored(whole))
-        expect(fromSplit.every((product) => product !== "null")).toBe(true)
-        expect(fromSplit.join()).not.toContain("extra")
-        expect(fromSplit[2]).toContain("caf\u00e9 \\\"quoted\\\" \\\\ tab\\t")
-      }))
+    it.effect("the same products answer and are stored alike whether the body is split for the threads or parsed whole", () => storedAlikeEitherWay)
 
     it.effect("a bad cursor or limit of the errors page is 400 ErrorMessage naming the parameter and the reason", () =>
       Effect.gen(function*() {
@@ -281,6 +287,12 @@ describe("POST /v1/load-products", () => {
         expect(openapi.components.securitySchemes["bearer"]).toMatchObject({ scheme: "bearer", bearerFormat: "JWT" })
         expect((yield* request("/v1/docs")).status).toBe(200)
       }))
+  })
+})
+
+describe("POST /v1/load-products with BATCH_ENTRY_FORMAT=columns (by default it publishes JSON)", () => {
+  layer(TestServer({ BATCH_ENTRY_FORMAT: "columns" }), { timeout: 120_000, excludeTestServices: true })((it) => {
+    it.effect("the same products answer and are stored alike whether the body is split for the threads or parsed whole", () => storedAlikeEitherWay)
   })
 })
 

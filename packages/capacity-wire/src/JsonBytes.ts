@@ -77,26 +77,19 @@ export class JsonBytes {
   }
 
   /**
-   * `JSON.stringify(value)`'s text, byte for byte, written straight into the answer: plain objects
-   * (own keys in their order, undefined members left out), arrays, finite numbers, booleans, null,
-   * and strings with nothing to escape are written here, which spares the intermediate string (half
-   * the time of the answers' item lists); anything else (escapes, non-ASCII, toJSON, class
-   * instances, non-finite numbers) goes through JSON.stringify itself. Not for a top-level
-   * undefined, which JSON.stringify does not turn into text.
+   * `JSON.stringify(value)`'s text, byte for byte, written straight into the answer when `value`
+   * is plain data: objects of Object.prototype (own enumerable keys in their order, undefined and
+   * symbol members left out) and arrays, holding such objects, finite numbers, booleans, null and
+   * strings (those with something to escape or non-ASCII through JSON.stringify). That spares the
+   * intermediate string: half the time of the answers' item lists. A value holding anything else
+   * (toJSON, class instances, functions, non-finite numbers, bigints) is written by JSON.stringify
+   * as a whole, what was written of it dropped. Not for a top-level undefined, which JSON.stringify
+   * does not turn into text.
    */
   json(value: unknown): void {
-    switch (typeof value) {
-      case "string":
-        return this.jsonString(value)
-      case "number":
-        return Number.isFinite(value) ? this.ascii(String(value)) : this.ascii("null")
-      case "boolean":
-        return this.ascii(value ? "true" : "false")
-      case "object":
-        if (value === null) return this.ascii("null")
-        if (Array.isArray(value)) return this.jsonArray(value)
-        if (Object.getPrototypeOf(value) === Object.prototype && !("toJSON" in value)) return this.jsonObject(value as Record<string, unknown>)
-    }
+    const start = this.position
+    if (this.plain(value)) return
+    this.length = this.base + start
     this.text(JSON.stringify(value))
   }
 
@@ -124,31 +117,62 @@ export class JsonBytes {
     return this.buffer.subarray(this.base, this.length)
   }
 
-  private jsonArray(values: ReadonlyArray<unknown>): void {
+  /** Writes `value` when it is plain data (see `json`); false, with part of it written, at anything else. */
+  private plain(value: unknown): boolean {
+    switch (typeof value) {
+      case "string":
+        this.jsonString(value)
+        return true
+      case "number":
+        if (!Number.isFinite(value)) return false
+        this.ascii(String(value))
+        return true
+      case "boolean":
+        this.ascii(value ? "true" : "false")
+        return true
+      case "object":
+        if (value === null) {
+          this.ascii("null")
+          return true
+        }
+        // Before the array check: an array can carry toJSON too (its own, or Array.prototype's).
+        if ("toJSON" in value) return false
+        if (Array.isArray(value)) return this.plainArray(value)
+        return Object.getPrototypeOf(value) === Object.prototype && this.plainObject(value as Record<string, unknown>)
+      default:
+        return false
+    }
+  }
+
+  private plainArray(values: ReadonlyArray<unknown>): boolean {
     this.ascii("[")
     for (let i = 0; i < values.length; i++) {
       if (i > 0) this.ascii(",")
       const member = values[i]
-      // As JSON.stringify: a member with no text (undefined, a function, a symbol) is null.
-      if (member === undefined || typeof member === "function" || typeof member === "symbol") this.ascii("null")
-      else this.json(member)
+      // As JSON.stringify: a member with no text (undefined, a symbol, a hole) is null.
+      if (member === undefined || typeof member === "symbol") this.ascii("null")
+      else if (!this.plain(member)) return false
     }
     this.ascii("]")
+    return true
   }
 
-  private jsonObject(object: Record<string, unknown>): void {
+  private plainObject(object: Record<string, unknown>): boolean {
     this.ascii("{")
+    const keys = Object.keys(object)
     let first = true
-    for (const key in object) {
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!
       const member = object[key]
-      if (member === undefined || typeof member === "function" || typeof member === "symbol") continue
+      if (member === undefined || typeof member === "symbol") continue
       if (!first) this.ascii(",")
       first = false
       this.jsonString(key)
       this.ascii(":")
-      this.json(member)
+      if (!this.plain(member)) return false
     }
     this.ascii("}")
+    return true
   }
 
   /** A string between quotes when none of its characters needs an escape and all are ASCII; else JSON.stringify's text of it. */

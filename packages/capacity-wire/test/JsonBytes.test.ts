@@ -11,7 +11,7 @@ describe("JsonBytes", () => {
     )
   })
 
-  it("json writes JSON.stringify's text of any value, byte for byte: plain data here, the rest through JSON.stringify", () => {
+  it("json writes JSON.stringify's text of any value, byte for byte: plain data here, a value holding anything else through JSON.stringify", () => {
     class Point {
       constructor(readonly x: number) {}
     }
@@ -24,6 +24,14 @@ describe("JsonBytes", () => {
       fc.integer().map((x) => new Point(x)),
       fc.constant(() => 1),
       fc.constant({ toJSON: () => "custom" }),
+      // toJSON is called with the member's key, and an array may carry one too.
+      fc.constant({ toJSON: (key: string) => `at ${key}` }),
+      fc.constant(Object.assign([1, 2], { toJSON: () => "an array's own" })),
+      // A hole, and a getter.
+      fc.constant([1, , 3]),
+      fc.constant(Object.defineProperty({ a: 1 }, "b", { get: () => 2, enumerable: true })),
+      fc.constant(Symbol("s")),
+      fc.constant(Object.assign(Object.create(null) as object, { a: 1 })),
       fc.string({ unit: "binary", maxLength: 20 }),
       fc.constantFrom("x\u0000\"\\\u007f\ud800", "\u001f", "\b\t\n\f\r", "\u0020~", "é", "\u2028"),
       fc.constant("y".repeat(300))
@@ -32,7 +40,9 @@ describe("JsonBytes", () => {
     const value = fc.oneof(
       fc.jsonValue({ maxDepth: 4 }),
       fc.array(member, { maxLength: 6 }),
-      fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), fc.string({ unit: "binary", maxLength: 4 }), fc.nat().map(String)), member, { maxKeys: 6 })
+      fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), fc.string({ unit: "binary", maxLength: 4 }), fc.nat().map(String)), member, { maxKeys: 6, noNullPrototype: true }),
+      fc.dictionary(fc.string({ maxLength: 8 }), member, { maxKeys: 6 }),
+      fc.array(fc.dictionary(fc.string({ maxLength: 4 }), member, { maxKeys: 4, noNullPrototype: true }), { maxLength: 3 })
     )
     fc.assert(
       fc.property(value, (v) => {

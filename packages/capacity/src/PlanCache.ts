@@ -215,7 +215,8 @@ export const cachedPlanPath = (context: PlanContext, dispatch: DispatchToPlan, p
     }
     return kept.plan
   }
-  const { plan, seen } = planReading(context, dispatch, path, read)
+  // Asked once, a key keeps no plan, so what it read is not worth recording.
+  const { plan, seen } = kept !== undefined ? planReading(context, dispatch, path, read) : { plan: planPath(context, dispatch, path), seen: undefined }
   if (kept !== undefined) {
     // Asked before: keep the plan from now on (or the newer one, when usage changed).
     kept.plan = plan
