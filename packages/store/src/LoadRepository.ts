@@ -7,6 +7,8 @@ import { countProducts } from "./LoadMetrics.ts"
 import { ChangedLoadRow, LoadRow, loadColumns, toLoadView } from "./LoadRow.ts"
 import { InvalidCursor, storeOperation, StoreError } from "./StoreError.ts"
 
+const decodeBatchNos = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ batchNo: Schema.Number })))
+
 export interface NewLoad {
   readonly processCode: string
   readonly company: string
@@ -104,6 +106,33 @@ export class LoadRepository extends Context.Service<LoadRepository>()("@retail/s
         .withTransaction(Effect.flatMap(fail(sql, processCode, reason), (row) => recordChange(sql, row)))
         .pipe(storeOperation("markFailed"))
 
+    /**
+     * FAILED for batches the queue lost, counted under the load's row lock: a batch whose
+     * transaction was waiting for that lock (it counts itself under it, at its end) is recorded by
+     * then, so only what is missing is counted. `missingOf` gets the batch numbers recorded; with
+     * none missing nothing changes. Some(missing) when the load was marked FAILED now.
+     */
+    const markFailedLost = (
+      processCode: string,
+      missingOf: (recorded: ReadonlySet<number>) => number,
+      reasonOf: (missing: number) => string
+    ): Effect.Effect<Option.Option<number>, StoreError> =>
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            yield* sql`SELECT 1 FROM loads WHERE process_code = ${processCode} FOR UPDATE`
+            const recorded = yield* sql`SELECT batch_no AS "batchNo" FROM load_batches WHERE process_code = ${processCode}`.pipe(
+              Effect.flatMap(decodeBatchNos)
+            )
+            const missing = missingOf(new Set(recorded.map((row) => row.batchNo)))
+            if (missing === 0) return Option.none()
+            const row = yield* fail(sql, processCode, reasonOf(missing))
+            yield* recordChange(sql, row)
+            return Option.map(row, () => missing)
+          })
+        )
+        .pipe(storeOperation("markFailedLost"))
+
     /** True when recorded now; false when this batch was already recorded (as dead or persisted). */
     const recordDeadBatch = (
       processCode: string,
@@ -178,7 +207,7 @@ export class LoadRepository extends Context.Service<LoadRepository>()("@retail/s
         })
       })
 
-    return { create, markProcessing, markFailed, recordDeadBatch, addErrors, addCounts, finishReceiving, find, errors } as const
+    return { create, markProcessing, markFailed, markFailedLost, recordDeadBatch, addErrors, addCounts, finishReceiving, find, errors } as const
   })
 }) {
   static readonly layer = Layer.effect(this, this.make)

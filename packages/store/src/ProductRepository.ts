@@ -1,6 +1,6 @@
 import type { Product, ProductBatch } from "@retail/domain"
 import { StoreMetrics, timedSeconds } from "@retail/metrics"
-import { Context, Effect, Exit, Layer, Option, Schema } from "effect"
+import { Context, Data, Effect, Exit, Layer, Option, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import { adjustCounts, recordChange } from "./LoadAccounting.ts"
 import { countProducts } from "./LoadMetrics.ts"
@@ -22,6 +22,9 @@ const observePersist = (seconds: number, exit: Exit.Exit<PersistOutcome, StoreEr
 }
 
 const decodeStatus = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ status: Schema.String })))
+
+/** The load FAILED while the batch was in its transaction: undone (see `persist`). */
+class FailedMidBatch extends Data.TaggedError("FailedMidBatch")<{}> {}
 
 export class ProductRepository extends Context.Service<ProductRepository>()("@retail/store/ProductRepository", {
   make: Effect.gen(function* () {
@@ -56,12 +59,20 @@ export class ProductRepository extends Context.Service<ProductRepository>()("@re
             if (claimed.length === 0) return { _tag: "Skipped", reason: "AlreadyRecorded" } as const
             const { written, kept } = yield* write
             const row = yield* adjustCounts(sql, batch.processCode, { persisted: batch.products })
+            // FAILED meanwhile: a reconciler judged batches lost, counting those recorded under the
+            // load's lock, which this batch takes only now. Undone, so that what is stored is what
+            // the load counts, as for a batch arriving after the load FAILED.
+            if (Option.isSome(row) && row.value.previousStatus === "FAILED") return yield* new FailedMidBatch()
             if (Option.isSome(row)) yield* countProducts(row.value.source, { persisted: batch.products })
             yield* recordChange(sql, row)
             return { _tag: "Persisted", written, skippedAsOlder: kept - written } as const
           })
         )
-        .pipe(storeOperation("persistBatch"), (persisting) => timedSeconds(persisting, observePersist))
+        .pipe(
+          Effect.catchTag("FailedMidBatch", () => Effect.succeed({ _tag: "Skipped", reason: "LoadFailed" } as const)),
+          storeOperation("persistBatch"),
+          (persisting) => timedSeconds(persisting, observePersist)
+        )
 
     const persistBatch = (batch: ProductBatch): Effect.Effect<PersistOutcome, StoreError> =>
       Effect.suspend(() => {

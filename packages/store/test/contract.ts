@@ -6,7 +6,7 @@
 import { expect, layer } from "@effect/vitest"
 import { type LoadStatus, LoadStatusChanged, Product, ProductBatch } from "@retail/domain"
 import { sampleProduct, type SampleProductOptions } from "@retail/testkit"
-import { Effect, Layer, Option, Result, Schema } from "effect"
+import { Deferred, Effect, Fiber, Layer, Option, Result, Schedule, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import {
   CapacityRepository,
@@ -427,6 +427,75 @@ export const storeContract = (name: string, options: DatabaseOptions): void => {
           const done = yield* loadOf(load.processCode)
           expect(done.totals.persisted).toBe(3)
           expect(done.status).toBe("COMPLETED")
+        }))
+    }
+
+    // Two transactions at once need two connections: PostgreSQL's pool (PGlite has one connection).
+    if (Option.isSome(options.url)) {
+      it.effect("a loss is counted under the load's lock: a batch counted before is persisted, one counted after is undone", () =>
+        Effect.gen(function* () {
+          const { company, prefix } = fresh()
+          const sql = yield* SqlClient.SqlClient
+          const loads = yield* LoadRepository
+          const repo = yield* ProductRepository
+          const load = yield* loads.create(newLoad(company, { received: 10, accepted: 10, batches: 2 }))
+          const waitersOnLoads = sql<{ n: string }>`
+            SELECT count(*)::text AS n FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+            WHERE NOT l.granted AND a.datname = current_database() AND a.query LIKE '%FROM loads WHERE process_code%'`.pipe(
+            Effect.map((rows) => Number(rows[0]?.n ?? 0))
+          )
+          const waitFor = (n: number) =>
+            Effect.repeat(waitersOnLoads, { until: (waiting) => waiting >= n, schedule: Schedule.spaced("20 millis") }).pipe(Effect.timeout("10 seconds"))
+          // The load's row locked, as a worker's count or another reconciler holds it.
+          const locked = yield* Deferred.make<void>()
+          const release = yield* Deferred.make<void>()
+          const holder = yield* Effect.forkChild(sql.withTransaction(Effect.gen(function* () {
+            yield* sql`SELECT 1 FROM loads WHERE process_code = ${load.processCode} FOR UPDATE`
+            yield* Deferred.succeed(locked, undefined)
+            yield* Deferred.await(release)
+          })))
+          yield* Deferred.await(locked)
+          // Batch 0 waits inside its transaction to count itself; then the reconciler judges batches 0 and 1 lost.
+          const persisting = yield* Effect.forkChild(repo.persistBatch(batch(load.processCode, company, 0, products(5, { company, prefix }))))
+          yield* waitFor(1)
+          const missingOf = (recorded: ReadonlySet<number>) => [0, 1].filter((batchNo) => !recorded.has(batchNo)).length
+          const failing = yield* Effect.forkChild(loads.markFailedLost(load.processCode, missingOf, (missing) => `${missing} of 2 batches were lost`))
+          yield* waitFor(2)
+          yield* Deferred.succeed(release, undefined)
+          yield* Fiber.join(holder)
+          expect(yield* Fiber.join(persisting)).toMatchObject({ _tag: "Persisted" })
+          expect(yield* Fiber.join(failing)).toEqual(Option.some(1))
+          const view = yield* loadOf(load.processCode)
+          expect(view).toMatchObject({ status: "FAILED", failureReason: "1 of 2 batches were lost" })
+          expect(view.totals.persisted).toBe(5)
+
+          // The other order: the reconciler has the lock first, while batch 0 is inside its transaction
+          // (claimed, not yet counted). It is judged lost, so it is undone when it reaches the count.
+          const second = yield* loads.create(newLoad(company, { received: 10, accepted: 10, batches: 2 }))
+          const secondProducts = products(5, { company, prefix: `${prefix}B` })
+          const locked2 = yield* Deferred.make<void>()
+          const release2 = yield* Deferred.make<void>()
+          const holder2 = yield* Effect.forkChild(sql.withTransaction(Effect.gen(function* () {
+            yield* sql`SELECT 1 FROM loads WHERE process_code = ${second.processCode} FOR UPDATE`
+            yield* Deferred.succeed(locked2, undefined)
+            yield* Deferred.await(release2)
+          })))
+          yield* Deferred.await(locked2)
+          const failing2 = yield* Effect.forkChild(loads.markFailedLost(second.processCode, missingOf, (missing) => `${missing} of 2 batches were lost`))
+          yield* waitFor(1)
+          const persisting2 = yield* Effect.forkChild(repo.persistBatch(batch(second.processCode, company, 0, secondProducts)))
+          yield* waitFor(2)
+          yield* Deferred.succeed(release2, undefined)
+          yield* Fiber.join(holder2)
+          expect(yield* Fiber.join(failing2)).toEqual(Option.some(2))
+          expect(yield* Fiber.join(persisting2)).toEqual({ _tag: "Skipped", reason: "LoadFailed" })
+          expect((yield* loadOf(second.processCode)).totals.persisted).toBe(0)
+          for (const product of secondProducts) expect(yield* repo.findProduct(company, product.productCode)).toEqual(Option.none())
+
+          // Nothing missing: nothing changes.
+          const whole = yield* loads.create(newLoad(company, { received: 10, accepted: 10, batches: 2 }))
+          expect(yield* loads.markFailedLost(whole.processCode, () => 0, () => "unused")).toEqual(Option.none())
+          expect(yield* statusOf(whole.processCode)).toBe("RECEIVED")
         }))
     }
 

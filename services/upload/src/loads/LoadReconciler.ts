@@ -1,7 +1,7 @@
 import { UploadMetrics } from "@retail/metrics"
 import { StreamQueue } from "@retail/queue"
 import { LoadOwnership, LoadRepository, type UnfinishedLoad } from "@retail/store"
-import { Cause, Clock, Context, Effect, Layer, Ref, Schedule } from "effect"
+import { Cause, Clock, Context, Effect, Layer, Option, Ref, Schedule } from "effect"
 import { LoadOwner } from "../publish/LoadOwner.ts"
 import { loadBatchesSet } from "../publish/LoadTracking.ts"
 import { UploadConfig } from "../UploadConfig.ts"
@@ -29,7 +29,9 @@ const RESEND = "The products counted as persisted are stored; the rest never wil
 type Verdict =
   | { readonly _tag: "InProgress" }
   | { readonly _tag: "Published" }
-  | { readonly _tag: "Fail"; readonly reason: string; readonly lost?: { readonly missing: number; readonly batches: number } }
+  | { readonly _tag: "Fail"; readonly reason: string }
+  /** Batches neither on the queue nor recorded when looked at: counted again under the load's lock before it FAILS. */
+  | { readonly _tag: "Lost"; readonly batches: number; readonly onQueue: ReadonlySet<string> }
 
 const inProgress: Verdict = { _tag: "InProgress" }
 
@@ -51,16 +53,21 @@ export class LoadReconciler extends Context.Service<LoadReconciler>()("@retail/u
     const config = yield* UploadConfig
     const losses = yield* Ref.make<ReadonlyArray<QueueLoss>>([])
 
-    /** Batch numbers 0..batches-1 neither on the queue nor recorded; the queue is read first, so a batch acked in between is recorded. */
+    /** Of batch numbers 0..batches-1, how many are neither on the queue nor recorded. */
+    const countMissing = (batches: number, onQueue: ReadonlySet<string>, recorded: ReadonlySet<number>) => {
+      let missing = 0
+      for (let batchNo = 0; batchNo < batches; batchNo++) {
+        if (!onQueue.has(String(batchNo)) && !recorded.has(batchNo)) missing++
+      }
+      return missing
+    }
+
+    /** Batches neither on the queue nor recorded; the queue is read first, so a batch acked in between is recorded. */
     const missingBatches = (load: UnfinishedLoad, batches: number) =>
       Effect.gen(function*() {
         const onQueue = new Set(yield* queue.tracked(loadBatchesSet(config.batchesStream, load.processCode)))
         const recorded = new Set(yield* ownership.recordedBatches(load.processCode))
-        let missing = 0
-        for (let batchNo = 0; batchNo < batches; batchNo++) {
-          if (!onQueue.has(String(batchNo)) && !recorded.has(batchNo)) missing++
-        }
-        return { missing, recorded: recorded.size }
+        return { missing: countMissing(batches, onQueue, recorded), recorded: recorded.size, onQueue }
       })
 
     const judge = (load: UnfinishedLoad): Effect.Effect<Verdict, unknown> =>
@@ -79,17 +86,20 @@ export class LoadReconciler extends Context.Service<LoadReconciler>()("@retail/u
         if (load.batches === null || (load.status === "RECEIVED" && !ownerGone)) return inProgress
         // The in-process queue of another live process is out of sight.
         if (queue.processLocal && !mine && !ownerGone) return inProgress
-        const { missing, recorded } = yield* missingBatches(load, load.batches)
+        const { missing, recorded, onQueue } = yield* missingBatches(load, load.batches)
         if (missing === 0) return load.status === "RECEIVED" ? { _tag: "Published" } : inProgress
         if (load.status === "RECEIVED" && missing === load.batches && recorded === 0) {
           return { _tag: "Fail", reason: `The server receiving this load stopped before publishing it; nothing of it was stored. Send the load again.` }
         }
-        const where = LOST_BY[queue.kind]
-        return {
-          _tag: "Fail",
-          reason: `${missing} of the load's ${load.batches} batches were lost: ${where}. ${RESEND}`,
-          lost: { missing, batches: load.batches }
-        }
+        return { _tag: "Lost", batches: load.batches, onQueue }
+      })
+
+    const reportLoss = (processCode: string, reason: string, lost: { readonly missing: number; readonly batches: number }) =>
+      Effect.gen(function*() {
+        yield* Effect.logError(`the queue lost data: load ${processCode} FAILED: ${reason}`)
+        const at = new Date(yield* Clock.currentTimeMillis).toISOString()
+        yield* Ref.update(losses, (recent) =>
+          [{ at, processCode, lostBatches: lost.missing, batches: lost.batches }, ...recent].slice(0, RECENT_LOSSES))
       })
 
     const settle = (load: UnfinishedLoad) =>
@@ -101,17 +111,19 @@ export class LoadReconciler extends Context.Service<LoadReconciler>()("@retail/u
             return loads.markProcessing(load.processCode)
           case "Fail":
             return Effect.gen(function*() {
-              if (!(yield* loads.markFailed(load.processCode, verdict.reason))) return
-              const lost = verdict.lost
-              if (lost === undefined) {
-                yield* Effect.logWarning(`load ${load.processCode} FAILED: ${verdict.reason}`)
-                return
-              }
-              yield* Effect.logError(`the queue lost data: load ${load.processCode} FAILED: ${verdict.reason}`)
-              const at = new Date(yield* Clock.currentTimeMillis).toISOString()
-              yield* Ref.update(losses, (recent) =>
-                [{ at, processCode: load.processCode, lostBatches: lost.missing, batches: lost.batches }, ...recent].slice(0, RECENT_LOSSES))
+              if (yield* loads.markFailed(load.processCode, verdict.reason)) yield* Effect.logWarning(`load ${load.processCode} FAILED: ${verdict.reason}`)
             })
+          case "Lost": {
+            const { batches, onQueue } = verdict
+            const reasonOf = (missing: number) => `${missing} of the load's ${batches} batches were lost: ${LOST_BY[queue.kind]}. ${RESEND}`
+            return Effect.flatMap(
+              loads.markFailedLost(load.processCode, (recorded) => countMissing(batches, onQueue, recorded), reasonOf),
+              Option.match({
+                onNone: () => Effect.void,
+                onSome: (missing) => reportLoss(load.processCode, reasonOf(missing), { missing, batches })
+              })
+            )
+          }
         }
       })
 
