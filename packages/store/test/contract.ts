@@ -446,23 +446,27 @@ export const storeContract = (name: string, options: DatabaseOptions): void => {
           )
           const waitFor = (n: number) =>
             Effect.repeat(waitersOnLoads, { until: (waiting) => waiting >= n, schedule: Schedule.spaced("20 millis") }).pipe(Effect.timeout("10 seconds"))
-          // The load's row locked, as a worker's count or another reconciler holds it.
-          const locked = yield* Deferred.make<void>()
-          const release = yield* Deferred.make<void>()
-          const holder = yield* Effect.forkChild(sql.withTransaction(Effect.gen(function* () {
-            yield* sql`SELECT 1 FROM loads WHERE process_code = ${load.processCode} FOR UPDATE`
-            yield* Deferred.succeed(locked, undefined)
-            yield* Deferred.await(release)
-          })))
-          yield* Deferred.await(locked)
+          /** The load's row locked, as a worker's count or another reconciler holds it, until `release` is called. */
+          const holdRow = (processCode: string) =>
+            Effect.gen(function* () {
+              const locked = yield* Deferred.make<void>()
+              const released = yield* Deferred.make<void>()
+              const holder = yield* Effect.forkChild(sql.withTransaction(Effect.gen(function* () {
+                yield* sql`SELECT 1 FROM loads WHERE process_code = ${processCode} FOR UPDATE`
+                yield* Deferred.succeed(locked, undefined)
+                yield* Deferred.await(released)
+              })))
+              yield* Deferred.await(locked)
+              return { release: Effect.andThen(Deferred.succeed(released, undefined), Fiber.join(holder)) }
+            })
+          const held = yield* holdRow(load.processCode)
           // Batch 0 waits inside its transaction to count itself; then the reconciler judges batches 0 and 1 lost.
           const persisting = yield* Effect.forkChild(repo.persistBatch(batch(load.processCode, company, 0, products(5, { company, prefix }))))
           yield* waitFor(1)
           const missingOf = (recorded: ReadonlySet<number>) => [0, 1].filter((batchNo) => !recorded.has(batchNo)).length
           const failing = yield* Effect.forkChild(loads.markFailedLost(load.processCode, missingOf, (missing) => `${missing} of 2 batches were lost`))
           yield* waitFor(2)
-          yield* Deferred.succeed(release, undefined)
-          yield* Fiber.join(holder)
+          yield* held.release
           expect(yield* Fiber.join(persisting)).toMatchObject({ _tag: "Persisted" })
           expect(yield* Fiber.join(failing)).toEqual(Option.some(1))
           const view = yield* loadOf(load.processCode)
@@ -473,20 +477,12 @@ export const storeContract = (name: string, options: DatabaseOptions): void => {
           // (claimed, not yet counted). It is judged lost, so it is undone when it reaches the count.
           const second = yield* loads.create(newLoad(company, { received: 10, accepted: 10, batches: 2 }))
           const secondProducts = products(5, { company, prefix: `${prefix}B` })
-          const locked2 = yield* Deferred.make<void>()
-          const release2 = yield* Deferred.make<void>()
-          const holder2 = yield* Effect.forkChild(sql.withTransaction(Effect.gen(function* () {
-            yield* sql`SELECT 1 FROM loads WHERE process_code = ${second.processCode} FOR UPDATE`
-            yield* Deferred.succeed(locked2, undefined)
-            yield* Deferred.await(release2)
-          })))
-          yield* Deferred.await(locked2)
+          const held2 = yield* holdRow(second.processCode)
           const failing2 = yield* Effect.forkChild(loads.markFailedLost(second.processCode, missingOf, (missing) => `${missing} of 2 batches were lost`))
           yield* waitFor(1)
           const persisting2 = yield* Effect.forkChild(repo.persistBatch(batch(second.processCode, company, 0, secondProducts)))
           yield* waitFor(2)
-          yield* Deferred.succeed(release2, undefined)
-          yield* Fiber.join(holder2)
+          yield* held2.release
           expect(yield* Fiber.join(failing2)).toEqual(Option.some(2))
           expect(yield* Fiber.join(persisting2)).toEqual({ _tag: "Skipped", reason: "LoadFailed" })
           expect((yield* loadOf(second.processCode)).totals.persisted).toBe(0)

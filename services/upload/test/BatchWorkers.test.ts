@@ -145,32 +145,23 @@ describe("BatchWorkers", () => {
       }))
   })
 
-  layer(ProductPublisher.layer.pipe(Layer.provideMerge(Layer.mergeAll(MemoryStreamQueue.layer, UploadConfig.test({ batchSize: 4, batchEntryFormat: "columns" })))))((it) => {
-    it.effect("with BATCH_ENTRY_FORMAT=columns, every entry published is a columns entry", () =>
-      Effect.gen(function*() {
-        const queue = yield* StreamQueue
-        const publisher = yield* ProductPublisher
-        const { batchesStream } = yield* UploadConfig
-        const products = sampleProducts(6, { prefix: "P" }) as unknown as ReadonlyArray<Product>
-        expect(yield* publisher.publish({ processCode: crypto.randomUUID(), company: "ACME" }, products)).toBe(2)
-        const entries = yield* queue.readAfter(batchesStream, "0", { count: 10, blockMs: 0 })
-        expect(entries.map((e) => e.payload.startsWith(COLUMNS_PREFIX))).toEqual([true, true])
-      }))
-  })
-
-  layer(ProductPublisher.layer.pipe(Layer.provideMerge(Layer.mergeAll(MemoryStreamQueue.layer, UploadConfig.test({ batchSize: 4, batchEntryFormat: "auto" })))))((it) => {
-    it.effect("with BATCH_ENTRY_FORMAT=auto (the default), /load-products' products are published as ProductBatch JSON", () =>
-      Effect.gen(function*() {
-        const queue = yield* StreamQueue
-        const publisher = yield* ProductPublisher
-        const { batchesStream } = yield* UploadConfig
-        const products = sampleProducts(6, { prefix: "P" }) as unknown as ReadonlyArray<Product>
-        const processCode = crypto.randomUUID()
-        expect(yield* publisher.publish({ processCode, company: "ACME" }, products)).toBe(2)
-        const entries = yield* queue.readAfter(batchesStream, "0", { count: 10, blockMs: 0 })
-        expect(entries.map((e) => e.payload.startsWith(COLUMNS_PREFIX))).toEqual([false, false])
-        const batches = entries.map((e) => JSON.parse(e.payload) as { readonly processCode: string; readonly batchNo: number; readonly products: ReadonlyArray<unknown> })
-        expect(batches.map((b) => [b.processCode, b.batchNo, b.products.length])).toEqual([[processCode, 0, 4], [processCode, 1, 2]])
-      }))
-  })
+  // `publish` takes /load-products' products: columns only when BATCH_ENTRY_FORMAT=columns, ProductBatch's JSON under the default `auto`.
+  for (const [setting, columns] of [["columns", true], ["auto", false]] as const) {
+    layer(ProductPublisher.layer.pipe(Layer.provideMerge(Layer.mergeAll(MemoryStreamQueue.layer, UploadConfig.test({ batchSize: 4, batchEntryFormat: setting })))))((it) => {
+      it.effect(`with BATCH_ENTRY_FORMAT=${setting}, /load-products' products are published as ${columns ? "columns entries" : "ProductBatch JSON"}`, () =>
+        Effect.gen(function*() {
+          const queue = yield* StreamQueue
+          const publisher = yield* ProductPublisher
+          const { batchesStream } = yield* UploadConfig
+          const products = sampleProducts(6, { prefix: "P" }) as unknown as ReadonlyArray<Product>
+          const processCode = crypto.randomUUID()
+          expect(yield* publisher.publish({ processCode, company: "ACME" }, products)).toBe(2)
+          const entries = yield* queue.readAfter(batchesStream, "0", { count: 10, blockMs: 0 })
+          expect(entries.map((e) => e.payload.startsWith(COLUMNS_PREFIX))).toEqual([columns, columns])
+          if (columns) return
+          const batches = entries.map((e) => JSON.parse(e.payload) as { readonly processCode: string; readonly batchNo: number; readonly products: ReadonlyArray<unknown> })
+          expect(batches.map((b) => [b.processCode, b.batchNo, b.products.length])).toEqual([[processCode, 0, 4], [processCode, 1, 2]])
+        }))
+    })
+  }
 })
