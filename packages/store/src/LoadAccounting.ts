@@ -9,6 +9,15 @@ const decodeChanged = Schema.decodeUnknownEffect(Schema.Array(ChangedLoadRow))
 
 const firstChanged = (rows: ReadonlyArray<unknown>) => Effect.map(decodeChanged(rows), (decoded) => Option.fromNullishOr(decoded[0]))
 
+const decodeBatchNos = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ batchNo: Schema.Number })))
+
+/** The batch numbers of a load recorded in load_batches (persisted or dead-lettered). */
+export const recordedBatchNos = (sql: SqlClient.SqlClient, processCode: string) =>
+  sql`SELECT batch_no AS "batchNo" FROM load_batches WHERE process_code = ${processCode}`.pipe(
+    Effect.flatMap(decodeBatchNos),
+    Effect.map((rows) => rows.map((row) => row.batchNo))
+  )
+
 export interface CountsDelta {
   readonly received?: number
   readonly accepted?: number

@@ -1,6 +1,7 @@
 import { LoadStatus } from "@retail/domain"
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import { recordedBatchNos } from "./LoadAccounting.ts"
 import { storeOperation, type StoreError } from "./StoreError.ts"
 
 /** A load not yet final, with what the reconciler needs to tell whether it can still finish. */
@@ -18,7 +19,6 @@ export const UnfinishedLoad = Schema.Struct({
 export type UnfinishedLoad = typeof UnfinishedLoad.Type
 
 const decodeUnfinished = Schema.decodeUnknownEffect(Schema.Array(UnfinishedLoad))
-const decodeBatchNos = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ batchNo: Schema.Number })))
 
 /** How long an instance row outlives its last heartbeat before it is removed (its loads were long reconciled). */
 const FORGET_INSTANCES_AFTER = "1 day"
@@ -61,11 +61,7 @@ export class LoadOwnership extends Context.Service<LoadOwnership>()("@retail/sto
 
     /** Batch numbers of the load already persisted or dead-lettered. */
     const recordedBatches = (processCode: string): Effect.Effect<ReadonlyArray<number>, StoreError> =>
-      sql`SELECT batch_no AS "batchNo" FROM load_batches WHERE process_code = ${processCode}`.pipe(
-        Effect.flatMap(decodeBatchNos),
-        Effect.map((rows) => rows.map((row) => row.batchNo)),
-        storeOperation("recordedBatches")
-      )
+      recordedBatchNos(sql, processCode).pipe(storeOperation("recordedBatches"))
 
     return { register, heartbeat, deregister, unfinished, recordedBatches } as const
   })

@@ -1,13 +1,11 @@
 import { isFinalStatus, LoadError, LoadErrorsPage, type LoadSource, type LoadStatus, type LoadView } from "@retail/domain"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { adjustCounts, type CountsDelta, fail, recordChange, startProcessing } from "./LoadAccounting.ts"
+import { adjustCounts, type CountsDelta, fail, recordChange, recordedBatchNos, startProcessing } from "./LoadAccounting.ts"
 import { type ErrorEntry, insertErrors } from "./LoadErrors.ts"
 import { countProducts } from "./LoadMetrics.ts"
 import { ChangedLoadRow, LoadRow, loadColumns, toLoadView } from "./LoadRow.ts"
 import { InvalidCursor, storeOperation, StoreError } from "./StoreError.ts"
-
-const decodeBatchNos = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ batchNo: Schema.Number })))
 
 export interface NewLoad {
   readonly processCode: string
@@ -121,10 +119,7 @@ export class LoadRepository extends Context.Service<LoadRepository>()("@retail/s
         .withTransaction(
           Effect.gen(function* () {
             yield* sql`SELECT 1 FROM loads WHERE process_code = ${processCode} FOR UPDATE`
-            const recorded = yield* sql`SELECT batch_no AS "batchNo" FROM load_batches WHERE process_code = ${processCode}`.pipe(
-              Effect.flatMap(decodeBatchNos)
-            )
-            const missing = missingOf(new Set(recorded.map((row) => row.batchNo)))
+            const missing = missingOf(new Set(yield* recordedBatchNos(sql, processCode)))
             if (missing === 0) return Option.none()
             const row = yield* fail(sql, processCode, reasonOf(missing))
             yield* recordChange(sql, row)

@@ -41,6 +41,7 @@ export class ProductLoads extends Context.Service<ProductLoads>()("@retail/uploa
     const config = yield* UploadConfig
     const pool = yield* JsonValidationPool
     const limits = { maxValues: config.loadProductsMaxValues, maxValuesVariable: "LOAD_PRODUCTS_MAX_VALUES" }
+    const encodeRows = entryFormatOf(config.batchEntryFormat, "loadProducts") === "columns"
     // Shared memory: the validation threads read the products where they are in the body.
     const bodies = new BufferPool(BUFFERS_KEPT, { allocate: sharedBuffer, idleMs: POOL_IDLE_MS })
 
@@ -55,7 +56,7 @@ export class ProductLoads extends Context.Service<ProductLoads>()("@retail/uploa
           // Before the body is read (the route takes it raw): the load's time counts its upload, as a file load's does.
           const startedAt = yield* Clock.currentTimeMillis
           const bytes = yield* readJsonBodyBytes(request, { maxBytes: config.loadProductsMaxBytes }, bodies)
-          const validated = yield* validateProductsBody(bytes, company, { maxValues: config.loadProductsMaxValues, maxProducts: MAX_PRODUCTS_PER_LOAD }, bodies, entryFormatOf(config.batchEntryFormat, "loadProducts") === "columns").pipe(
+          const validated = yield* validateProductsBody(bytes, company, { maxValues: config.loadProductsMaxValues, maxProducts: MAX_PRODUCTS_PER_LOAD }, bodies, encodeRows).pipe(
             Effect.provideService(JsonValidationPool, pool)
           )
           return yield* Option.match(validated, {
