@@ -67,7 +67,9 @@ describe("variant A's answer text", () => {
         for (const result of results.success) for (const error of result.detailedCapacityError) errorCodes.add(error.code)
         expect(encodeDeliveryResults(results.success).toString("utf8")).toBe(JSON.stringify(results.success))
       }),
-      { numRuns: 400 }
+      // Seeded: the coverage checks below count what the random requests happened to reach, and an
+      // unlucky draw (one clean-clone CI run) had no capacity-short dispatch in 400.
+      { numRuns: 400, seed: 20261126 }
     )
     // Most generated requests must reach the comparison, or the property says little.
     expect(compared).toBeGreaterThan(200)

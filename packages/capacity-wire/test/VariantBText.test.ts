@@ -149,7 +149,8 @@ describe("variant B's answer text", () => {
         if (decoded.success.calculationOptions?.rangeStart !== undefined) seen.add("date range")
         expect(encodeDeliveryResponseB(response.success).toString("utf8")).toBe(JSON.stringify(response.success))
       }),
-      { numRuns: 400 }
+      // Seeded, as variant A's: the coverage check below counts what the random requests happened to reach.
+      { numRuns: 400, seed: 20261126 }
     )
     // Most generated requests must reach the comparison, and every shape must be among them.
     expect(compared).toBeGreaterThan(200)
