@@ -34,10 +34,28 @@ const dateText = (value: Day | undefined): string | null => (value === undefined
 
 export interface Line {
   readonly index: number
+  /** The item as the answer's request echoes it (`echoItem` with no origin). */
   readonly item: ItemB
   readonly origin: string | undefined
   readonly units: number
   readonly weightKg: number
+  /** The line's echo shipped from each origin, made once per answer (`shippedEcho`). */
+  readonly shippedFrom: Map<string, ItemB>
+}
+
+/**
+ * The line's item as a dispatch from `origin` echoes it, one object per origin in an answer, so
+ * that its text is written once and repeated (VariantBText.ts): alternatives often ship a line from
+ * the same origin, and a line with that origin already is its request echo.
+ */
+const shippedEcho = (line: Line, origin: string): ItemB => {
+  if (line.item.origin === origin) return line.item
+  let echo = line.shippedFrom.get(origin)
+  if (echo === undefined) {
+    echo = echoItem(line.item, origin)
+    line.shippedFrom.set(origin, echo)
+  }
+  return echo
 }
 
 export interface Alternative {
@@ -274,7 +292,7 @@ export const entryOfDispatch = (
     deliveryTrace: parts.deliveryTrace,
     arriveDates: parts.arriveDates,
     detailedCapacityError: errors,
-    dispatchItems: mapForJson(shipped, (line) => echoItem(line.item, dispatch.origin))
+    dispatchItems: mapForJson(shipped, (line) => shippedEcho(line, dispatch.origin))
   }
 }
 

@@ -1,6 +1,40 @@
 import { JsonBytes } from "./JsonBytes.ts"
 import { type JsonWrite, sharedJsonParts, writeLasting } from "./JsonTextReuse.ts"
-import type { DeliveryResponseB, DeliveryTraceB, EntityDetails, LogisticsCapacity } from "./VariantB.ts"
+import type { DeliveryRequestB, DeliveryResponseB, DeliveryTraceB, EntityDetails, ItemB, LogisticsCapacity } from "./VariantB.ts"
+
+/** `out.text(key)` then the value's text, when the value is not undefined (JSON.stringify leaves such members out). */
+const member = (out: JsonBytes, key: string, value: unknown): void => {
+  if (value === undefined) return
+  out.text(key)
+  out.json(value)
+}
+
+/**
+ * An echoed item's text, fields in the order `echoItem` (VariantBEcho.ts) builds them in: the
+ * request's items and every dispatch's are written in each answer (none is kept across answers),
+ * and the general object writer costs more per field.
+ */
+const writeItem: JsonWrite<ItemB> = (item, out) => {
+  out.text(`{"skuCode":`)
+  out.json(item.skuCode)
+  out.text(`,"quantity":`)
+  out.json(item.quantity)
+  member(out, `,"origin":`, item.origin)
+  member(out, `,"companyCode":`, item.companyCode)
+  member(out, `,"line":`, item.line)
+  member(out, `,"presentationCode":`, item.presentationCode)
+  member(out, `,"division":`, item.division)
+  member(out, `,"measurable":`, item.measurable)
+  member(out, `,"routePriority":`, item.routePriority)
+  member(out, `,"units":`, item.units)
+  member(out, `,"weight":`, item.weight)
+  member(out, `,"height":`, item.height)
+  member(out, `,"width":`, item.width)
+  member(out, `,"length":`, item.length)
+  member(out, `,"volume":`, item.volume)
+  member(out, `,"attributes":`, item.attributes)
+  out.text("}")
+}
 
 /**
  * `JSON.stringify(response)` of variant B's answer as UTF-8 bytes, byte for byte, with each shared
@@ -9,7 +43,10 @@ import type { DeliveryResponseB, DeliveryTraceB, EntityDetails, LogisticsCapacit
  * windows to one windows list; entries from or to the same node share its entity details
  * (entityDetailsOf keeps one per node). Those are written once (by identity) and their bytes
  * repeated; the parts an entry keeps with its dispatch's plan (trace, dates, route lists:
- * planPartsOf) keep their bytes across answers while the plan is reused. The rest goes through
+ * planPartsOf) keep their bytes across answers while the plan is reused. Echoed items are written
+ * once per answer by identity: a dispatch shipping a line from the origin the request gave it echoes
+ * the request's own item, and alternatives shipping a line from the same origin share one echo
+ * (VariantBEntries.ts `shippedEcho`). The rest goes through
  * `out.json` (JSON.stringify's text), keys in the order `entryOfDispatch`, `unservedEntry` and `traceOf` build them in,
  * which is the order JSON.stringify would write.
  */
@@ -40,6 +77,35 @@ export const encodeDeliveryResponseB = (response: DeliveryResponseB): Buffer =>
       out.text("]")
     }
     const entity = (details: EntityDetails | null) => (details === null ? out.text("null") : shared(details))
+    /** Items by identity: a dispatch's item echoed as the request echoes it, or as another dispatch from its origin does, is repeated bytes. */
+    const items = (list: ReadonlyArray<ItemB>) => {
+      out.text("[")
+      for (let i = 0; i < list.length; i++) {
+        if (i > 0) out.text(",")
+        const item = list[i]
+        if (item === undefined) out.text("null")
+        else shared(item, writeItem)
+      }
+      out.text("]")
+    }
+    /** The request echo, fields in the order `requestWithDefaults` (VariantBEcho.ts) builds them in. */
+    const request = (r: DeliveryRequestB) => {
+      out.text(`{"purchaseDate":`)
+      value(r.purchaseDate)
+      out.text(`,"saleChannel":`)
+      value(r.saleChannel)
+      out.text(`,"deliveryData":`)
+      value(r.deliveryData)
+      out.text(`,"items":`)
+      items(r.items)
+      member(out, `,"isLastRoute":`, r.isLastRoute)
+      member(out, `,"dispatchType":`, r.dispatchType)
+      member(out, `,"dispatchMode":`, r.dispatchMode)
+      member(out, `,"entitySale":`, r.entitySale)
+      member(out, `,"hasFreightAttributeConfiguration":`, r.hasFreightAttributeConfiguration)
+      member(out, `,"calculationOptions":`, r.calculationOptions)
+      out.text("}")
+    }
     const entry = (e: LogisticsCapacity) => {
       out.text(`{"origin":`)
       value(e.origin)
@@ -80,11 +146,11 @@ export const encodeDeliveryResponseB = (response: DeliveryResponseB): Buffer =>
       out.text(`,"detailedCapacityError":`)
       value(e.detailedCapacityError)
       out.text(`,"dispatchItems":`)
-      value(e.dispatchItems)
+      items(e.dispatchItems)
       out.text("}")
     }
     out.text(`{"request":`)
-    value(response.request)
+    request(response.request)
     out.text(`,"logisticsCapacity":[`)
     const entries = response.logisticsCapacity
     for (let i = 0; i < entries.length; i++) {

@@ -133,7 +133,16 @@ describe("variant B's answer text", () => {
         const response = evaluateVariantB(snapshot, decoded.success, limaTime("2027-03-01", "15:00"))
         if (Result.isFailure(response)) return
         compared++
+        const requestItems = new Set<object>(response.success.request.items)
+        const shippedItems = new Set<object>()
         for (const entry of response.success.logisticsCapacity) {
+          // Each item is echoed as shipped from its entry's origin, whether its echo is the request's or another entry's.
+          for (const item of entry.dispatchItems) {
+            expect(item.origin).toBe(entry.origin)
+            if (requestItems.has(item)) seen.add("item echoed as the request echoes it")
+            else if (shippedItems.has(item)) seen.add("item echo shared by entries")
+            shippedItems.add(item)
+          }
           seen.add(entry.dispatchMode)
           if (entry.origin === null) seen.add("unrouted")
           if (entry.deliveryTrace.length > 1) seen.add("trace of several dates")
@@ -155,7 +164,18 @@ describe("variant B's answer text", () => {
     // Most generated requests must reach the comparison, and every shape must be among them.
     expect(compared).toBeGreaterThan(200)
     expect([...seen].sort()).toEqual(
-      ["CAPACITY_ERROR", "HOME_DELIVERY", "STOCK_ERROR", "STORE_WITHDRAWAL", "blocked window", "date range", "trace of several dates", "unrouted"]
+      [
+        "CAPACITY_ERROR",
+        "HOME_DELIVERY",
+        "STOCK_ERROR",
+        "STORE_WITHDRAWAL",
+        "blocked window",
+        "date range",
+        "item echo shared by entries",
+        "item echoed as the request echoes it",
+        "trace of several dates",
+        "unrouted"
+      ]
     )
   })
 })
