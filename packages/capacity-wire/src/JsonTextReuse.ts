@@ -17,6 +17,9 @@ export const markJsonLasting = (...values: ReadonlyArray<object>): void => {
   for (const value of values) if (!lastingBytes.has(value)) lastingBytes.set(value, null)
 }
 
+/** Whether `value` was marked `markJsonLasting`: it never changes again. */
+export const isJsonLasting = (value: object): boolean => lastingBytes.has(value)
+
 /** Writes `value`'s JSON text, kept across answers when the value is marked `markJsonLasting`. */
 export const writeLasting = <A extends object>(out: JsonBytes, value: A, write: JsonWrite<A> = stringified): void => {
   const kept = lastingBytes.get(value)

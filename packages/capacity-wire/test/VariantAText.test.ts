@@ -2,7 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
 import fc from "fast-check"
 import { type CapacityUse, demoNetwork } from "@retail/capacity"
-import { decodeDeliveryRequestA, encodeDeliveryResults, evaluateVariantA } from "../src/index.ts"
+import { type DeliveryResult, decodeDeliveryRequestA, encodeDeliveryResults, evaluateVariantA } from "../src/index.ts"
+import { markJsonLasting } from "../src/JsonTextReuse.ts"
 import { ledgerWith, limaTime, snapshotOf } from "../../capacity/test/fixtures.ts"
 
 /**
@@ -61,11 +62,14 @@ describe("variant A's answer text", () => {
         if (Result.isFailure(decoded)) return
         const snapshot = snapshots[which] ?? snapshots[0]
         if (snapshot === undefined) return
-        const results = evaluateVariantA(snapshot, decoded.success, limaTime("2027-03-01", "15:00"))
-        if (Result.isFailure(results)) return
-        compared++
-        for (const result of results.success) for (const error of result.detailedCapacityError) errorCodes.add(error.code)
-        expect(encodeDeliveryResults(results.success).toString("utf8")).toBe(JSON.stringify(results.success))
+        // Three times: plans are new, then reused (their parts' text is kept), then written from what was kept.
+        for (let round = 0; round < 3; round++) {
+          const results = evaluateVariantA(snapshot, decoded.success, limaTime("2027-03-01", "15:00"))
+          if (Result.isFailure(results)) return
+          if (round === 0) compared++
+          for (const result of results.success) for (const error of result.detailedCapacityError) errorCodes.add(error.code)
+          expect(encodeDeliveryResults(results.success).toString("utf8")).toBe(JSON.stringify(results.success))
+        }
       }),
       // Seeded: the coverage checks below count what the random requests happened to reach, and an
       // unlucky draw (one clean-clone CI run) had no capacity-short dispatch in 400.
@@ -74,6 +78,44 @@ describe("variant A's answer text", () => {
     // Most generated requests must reach the comparison, or the property says little.
     expect(compared).toBeGreaterThan(200)
     expect([...errorCodes].sort()).toEqual(["CAPACITY_ERROR", "STOCK_ERROR"])
+  })
+
+  it("writes a kept dispatch's text only for results that hold exactly what it was written from", () => {
+    const trace = [{ deliveryDate: "2027-03-03", details: [], deliveryWindows: [] }]
+    const dates = ["2027-03-03"]
+    const lists = { pickingDays: ["MON"], leadTimes: [1], routeDaysOfWeek: [["MON"]], deliveryDates: dates, deliveryTrace: trace }
+    markJsonLasting(trace, dates, lists.pickingDays, lists.leadTimes, lists.routeDaysOfWeek)
+    const result = (route: string, pickingDate: string, deliveryDates: ReadonlyArray<string>): DeliveryResult => ({
+      skuCode: "SKU-1",
+      line: null,
+      dispatchCode: "D1",
+      deliveryCost: 1,
+      measurable: null,
+      origin: "CD-LURIN",
+      zone: "LIMA-MODERNA",
+      pickingDays: lists.pickingDays,
+      processingDays: 0,
+      leadTimes: lists.leadTimes,
+      routeDaysOfWeek: lists.routeDaysOfWeek,
+      route,
+      pickingDate,
+      deliveryDates,
+      deliveryTrace: trace,
+      message: "OK",
+      division: null,
+      arriveDates: [],
+      detailedCapacityError: []
+    })
+    // The first answer keeps the run; each later one differs from it in one field but shares its trace.
+    for (const results of [
+      [result("R1", "2027-03-01", dates)],
+      [result("R2", "2027-03-01", dates)],
+      [result("R1", "2027-03-02", dates)],
+      [result("R1", "2027-03-01", ["2027-03-04"])],
+      [result("R1", "2027-03-01", dates), result("R1", "2027-03-01", dates)]
+    ]) {
+      expect(encodeDeliveryResults(results).toString("utf8")).toBe(JSON.stringify(results))
+    }
   })
 
   it("writes an empty list and a list of one as JSON.stringify does", () => {
