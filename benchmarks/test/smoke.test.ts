@@ -233,6 +233,15 @@ describe("metrics-overhead, smoke size", () => {
   }, SMOKE_TIMEOUT)
 })
 
+describe("capacity-instructions, smoke size", () => {
+  it("is run only when named, and counts the instructions of the first case's answers under callgrind", async () => {
+    expect(benchmarks.map((b) => b.name)).not.toContain("capacity-instructions")
+    const figures = expectWellFormed(await smoke([byName("capacity-instructions")]), ["variant A, 5 items: instructions per request in-process (callgrind)"])
+    // An answer is hundreds of thousands of instructions: a count near zero would be callgrind counting nothing of the loop.
+    expect(figures[0]?.median).toBeGreaterThan(10_000)
+  }, SMOKE_TIMEOUT)
+})
+
 describe("embedded (npm start's defaults), smoke size", () => {
   it("is run only when named: about a minute a run would take the suite over its 10 minutes", () => {
     expect(benchmarks.map((b) => b.name)).not.toContain("embedded")

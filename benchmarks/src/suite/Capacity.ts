@@ -1,14 +1,4 @@
-import { buildSnapshot, decodeNetwork, defaultEngineOptions, demoNetwork, ledgerFromUses } from "@retail/capacity"
-import {
-  decodeDeliveryRequestA,
-  decodeDeliveryRequestB,
-  DeliveryResponseA,
-  DeliveryResponseB,
-  encodeDeliveryResponseB,
-  encodeDeliveryResults,
-  evaluateVariantA,
-  evaluateVariantB
-} from "@retail/capacity-wire"
+import { DeliveryResponseA, DeliveryResponseB } from "@retail/capacity-wire"
 import { Result, Schema } from "effect"
 import { writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -18,6 +8,7 @@ import { autocannon, type LoadResult } from "../support/Autocannon.ts"
 import { type BareServer, startBareServer } from "../support/BareServer.ts"
 import { post } from "../support/Http.ts"
 import { type ServerHandle, startServer, withServerLog } from "../support/ServerProcess.ts"
+import { answerVariantA, answerVariantB, demoSnapshot } from "../support/CapacityInProcess.ts"
 import { BENCH_CAPACITY_KEY } from "../support/Tokens.ts"
 import { meanSeconds } from "./LoadProducts.ts"
 import { capacityFromMetrics, METRICS_ON_PUBLIC_PORT, scrapeServer } from "./MetricsCheck.ts"
@@ -47,14 +38,6 @@ export interface CapacityRequestKind {
 const decodedOr = <S extends Schema.ConstraintDecoder<unknown>>(schema: S, answer: string | Uint8Array): Result.Result<S["Type"], string> =>
   Result.mapError(Schema.decodeUnknownResult(Schema.fromJsonString(schema))(typeof answer === "string" ? answer : Buffer.from(answer).toString("utf8")), (error) => `not the response schema: ${error.message.slice(0, 300)}`)
 
-const demoSnapshot = () =>
-  Result.match(decodeNetwork(demoNetwork), {
-    onFailure: (error) => {
-      throw new BenchmarkFailure(`the demo network does not decode: ${error.message}`)
-    },
-    onSuccess: (document) => buildSnapshot(document, ledgerFromUses([]))
-  })
-
 /** SKUs both CDs of the demo network stock by the hundred: every item is routed, none refused for stock. */
 const CD_SKUS = ["SKU-TV-55-4K", "SKU-LAPTOP-14", "SKU-CELULAR-A54", "SKU-AUDIFONOS-BT", "SKU-SILLA-OFICINA"] as const
 
@@ -83,13 +66,7 @@ export const variantA = (): CapacityRequestKind => {
     id: "A",
     path: "/v1/delivery/capacity",
     body: (items) => ({ purchaseDate: "2027-03-01", items: Array.from({ length: items }, (_, i) => variantAItem(i)) }),
-    inProcess: (body) => {
-      const decoded = decodeDeliveryRequestA(JSON.parse(body))
-      if (Result.isFailure(decoded)) throw new BenchmarkFailure(`variant A body refused: ${decoded.failure.message}`)
-      const results = evaluateVariantA(snapshot, decoded.success, Date.now(), defaultEngineOptions)
-      if (Result.isFailure(results)) throw new BenchmarkFailure(`variant A body not routed: ${results.failure.message}`)
-      return encodeDeliveryResults(results.success)
-    },
+    inProcess: (body) => answerVariantA(snapshot, body),
     wrongAnswer: (answer, items) =>
       Result.match(decodedOr(DeliveryResponseA, answer), {
         onFailure: (problem) => problem,
@@ -122,13 +99,7 @@ const variantB = (shape: VariantBShape): CapacityRequestKind => {
     id: shape.id,
     path: "/v1/delivery/capacity",
     body: (items) => ({ ...shape.request(items), items: Array.from({ length: items }, (_, i) => shape.item(i)) }),
-    inProcess: (body) => {
-      const decoded = decodeDeliveryRequestB(JSON.parse(body))
-      if (Result.isFailure(decoded)) throw new BenchmarkFailure(`${shape.label} body refused: ${decoded.failure.message}`)
-      const response = evaluateVariantB(snapshot, decoded.success, Date.now(), defaultEngineOptions)
-      if (Result.isFailure(response)) throw new BenchmarkFailure(`${shape.label} body not routed: ${response.failure.message}`)
-      return encodeDeliveryResponseB(response.success)
-    },
+    inProcess: (body) => answerVariantB(snapshot, body, shape.label),
     wrongAnswer: (answer, items) =>
       Result.match(decodedOr(DeliveryResponseB, answer), {
         onFailure: (problem) => problem,

@@ -1,20 +1,11 @@
 import {
   buildSnapshot,
   decodeNetwork,
-  defaultEngineOptions,
   demoNetwork,
   ledgerFromUses,
   type NetworkDocument,
   type Snapshot
 } from "@retail/capacity"
-import {
-  decodeDeliveryRequestA,
-  decodeDeliveryRequestB,
-  encodeDeliveryResponseB,
-  encodeDeliveryResults,
-  evaluateVariantA,
-  evaluateVariantB
-} from "@retail/capacity-wire"
 import { Result, Schema } from "effect"
 import { writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -27,6 +18,7 @@ import { nationalSkuRequestB } from "../national/NationalRequests.ts"
 import { databaseUrl } from "../StoreUrls.ts"
 import { autocannon, type LoadResult } from "../support/Autocannon.ts"
 import { type BareServer, startBareServer } from "../support/BareServer.ts"
+import { answerVariantA, answerVariantB } from "../support/CapacityInProcess.ts"
 import { post } from "../support/Http.ts"
 import { cpuOfDuring } from "../support/ProcessCpu.ts"
 import { type ServerHandle, startServer, withServerLog } from "../support/ServerProcess.ts"
@@ -86,21 +78,8 @@ const decodedOrFail = (what: string, input: unknown): NetworkDocument =>
   })
 
 /** The endpoint's work in-process (decode, evaluate, encode), as the `capacity` benchmark measures it, on a given snapshot. */
-const answerA = (snapshot: Snapshot, body: string): Uint8Array => {
-  const decoded = decodeDeliveryRequestA(JSON.parse(body))
-  if (Result.isFailure(decoded)) throw new BenchmarkFailure(`variant A body refused: ${decoded.failure.message}`)
-  const results = evaluateVariantA(snapshot, decoded.success, Date.now(), defaultEngineOptions)
-  if (Result.isFailure(results)) throw new BenchmarkFailure(`variant A body not routed: ${results.failure.message}`)
-  return encodeDeliveryResults(results.success)
-}
-
-const answerB = (snapshot: Snapshot, body: string): Uint8Array => {
-  const decoded = decodeDeliveryRequestB(JSON.parse(body))
-  if (Result.isFailure(decoded)) throw new BenchmarkFailure(`variant B body refused: ${decoded.failure.message}`)
-  const response = evaluateVariantB(snapshot, decoded.success, Date.now(), defaultEngineOptions)
-  if (Result.isFailure(response)) throw new BenchmarkFailure(`variant B body not routed: ${response.failure.message}`)
-  return encodeDeliveryResponseB(response.success)
-}
+const answerA = (snapshot: Snapshot, body: string): Uint8Array => answerVariantA(snapshot, body)
+const answerB = (snapshot: Snapshot, body: string): Uint8Array => answerVariantB(snapshot, body)
 
 interface EngineCase {
   readonly label: string

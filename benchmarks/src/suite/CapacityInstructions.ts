@@ -1,0 +1,90 @@
+import { rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { bundleModule } from "../../../scripts/buildServer.ts"
+import { serverNodeFlags } from "../../../scripts/serverNodeFlags.ts"
+import { type Benchmark, BenchmarkFailure, figure, type Figure } from "../Benchmark.ts"
+import { runToEnd } from "../support/ChildProcess.ts"
+import { capacityRequests } from "./Capacity.ts"
+
+/** The cases: the capacity benchmark's bodies whose in-process cost the open issues track. */
+const CASES: ReadonlyArray<{ readonly id: string; readonly items: number }> = [
+  { id: "A", items: 5 },
+  { id: "A", items: 20 },
+  { id: "B-home-fixed", items: 5 },
+  { id: "B-all-search", items: 5 },
+  { id: "B-all-search", items: 20 }
+]
+
+const COLLECTED = /Collected : (\d+)/
+
+interface LoopRun {
+  readonly instructions: number
+  readonly answer: string
+}
+
+/** Instructions callgrind counted over a whole run of the answer loop, and the answer it printed. */
+const loopUnderCallgrind = async (bundle: string, variant: string, bodyFile: string, warmups: number, calls: number): Promise<LoopRun> => {
+  const { stderr, stdout } = await runToEnd(
+    "valgrind",
+    ["--tool=callgrind", "--callgrind-out-file=/dev/null", "node", ...serverNodeFlags(), bundle, variant, bodyFile, String(warmups), String(calls)],
+    `callgrind on the answer loop (${variant}, ${calls} calls)`
+  )
+  const collected = COLLECTED.exec(stderr)?.[1]
+  if (collected === undefined) throw new BenchmarkFailure(`callgrind printed no instruction count: ${stderr.slice(-300)}`)
+  return { instructions: Number(collected), answer: stdout.trim() }
+}
+
+/**
+ * Issue 25 (and 22)'s per-request cost, counted instead of timed: the machine's speed moves timed
+ * figures by 2x from one hour to the next, and callgrind counts the same instructions for the same
+ * program and input whatever else runs. Each case runs the bundled in-process path twice, with the
+ * calls and without, after the same warm-up, both at once.
+ */
+export const capacityInstructions: Benchmark = {
+  name: "capacity-instructions",
+  description:
+    "Instructions per request of the capacity endpoint's in-process work (decode, evaluate, encode; the capacity benchmark's bodies on the demo network, every plan reused), counted by valgrind's callgrind: a bundle built as the server is runs each body `warm-up + N` times and `warm-up` times under callgrind, with npm start's Node flags; the figure is the difference over N. JIT and GC make counts move by a few per cent between runs, far less than timings do.",
+  sizeUnit: "calls counted per case",
+  defaultSize: 3000,
+  smokeSize: 20,
+  defaultRuns: 1,
+  configuration: () => "no servers: the in-process answer path, bundled as the server is, under valgrind's callgrind with npm start's Node flags",
+  open: async (ctx) => {
+    await runToEnd("valgrind", ["--version"], "valgrind (Debian package valgrind)").catch((error: unknown) => {
+      throw new BenchmarkFailure(`capacity-instructions needs valgrind: ${error instanceof Error ? error.message : String(error)}`)
+    })
+    const bundle = await bundleModule("benchmarks/src/support/answerLoopMain.ts", join("dist", "bench", `answer-loop-${process.pid}.mjs`))
+    const kinds = capacityRequests()
+    // The smoke run (npm test) counts one case: node starts slowly under valgrind.
+    const bodies = (ctx.scale === "smoke" ? CASES.slice(0, 1) : CASES).map(({ id, items }) => {
+      const kind = kinds.find((k) => k.id === id)
+      if (kind === undefined) throw new BenchmarkFailure(`no capacity request kind ${id}`)
+      const file = join(tmpdir(), `capacity-instructions-${process.pid}-${id}-${items}.json`)
+      writeFileSync(file, JSON.stringify(kind.body(items)))
+      return { label: `${kind.label}, ${items} items`, variant: id === "A" ? "A" : "B", file }
+    })
+    const warmups = ctx.scale === "smoke" ? 20 : 3000
+    ctx.note(`Warm-up ${warmups} calls per case, then ${ctx.size} counted; node ${process.version}, flags ${serverNodeFlags().join(" ") || "none"}.`)
+    return {
+      run: async (run) => {
+        const figures: Array<Figure> = []
+        for (const body of bodies) {
+          run.progress(`${body.label}: callgrind`)
+          const [without, withCalls] = await Promise.all([
+            loopUnderCallgrind(bundle, body.variant, body.file, warmups, 0),
+            loopUnderCallgrind(bundle, body.variant, body.file, warmups, run.size)
+          ])
+          if (without.answer !== withCalls.answer) throw new BenchmarkFailure(`${body.label}: the two runs answered differently (${without.answer} / ${withCalls.answer})`)
+          figures.push(figure(`${body.label}: instructions per request in-process (callgrind)`, "instructions", (withCalls.instructions - without.instructions) / run.size, { better: "lower" }))
+        }
+        return figures
+      },
+      close: async () => {
+        for (const body of bodies) rmSync(body.file, { force: true })
+        rmSync(bundle, { force: true })
+        rmSync(`${bundle}.map`, { force: true })
+      }
+    }
+  }
+}

@@ -1,0 +1,16 @@
+// The capacity endpoint's in-process work (CapacityInProcess.ts) on one body, `warmups` times and
+// then `calls` times, on the demo network; prints the last answer's SHA-256 and length. Run under
+// callgrind by capacity-instructions: the instructions of `calls` calls are the difference between
+// a run with them and one with none.
+import { createHash } from "node:crypto"
+import { readFileSync } from "node:fs"
+import { answerVariantA, answerVariantB, demoSnapshot } from "./CapacityInProcess.ts"
+
+const [variant, bodyFile, warmups, calls] = process.argv.slice(2)
+const body = readFileSync(bodyFile ?? "", "utf8")
+const snapshot = demoSnapshot()
+const answer = variant === "A" ? answerVariantA : answerVariantB
+let last = answer(snapshot, body)
+const times = Number(warmups) + Number(calls)
+for (let i = 0; i < times; i++) last = answer(snapshot, body)
+console.log(JSON.stringify({ sha256: createHash("sha256").update(last).digest("hex"), bytes: last.byteLength }))
