@@ -1,7 +1,7 @@
 // The capacity endpoint's in-process work (CapacityInProcess.ts) on one body, `warmups` times and
 // then `calls` times, on the demo network; prints the last answer's SHA-256 and length. Run under
-// callgrind by capacity-instructions: the instructions of `calls` calls are the difference between
-// a run with them and one with none.
+// callgrind by capacity-instructions, which counts N calls as the difference between a run of 2N and
+// one of N.
 import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { answerVariantA, answerVariantB, demoSnapshot } from "./CapacityInProcess.ts"
