@@ -37,8 +37,8 @@ const loopUnderCallgrind = async (bundle: string, variant: string, bodyFile: str
 
 /**
  * Issue 25 (and 22)'s per-request cost, counted instead of timed: the machine's speed moves timed
- * figures by 2x from one hour to the next, and callgrind counts the same instructions for the same
- * program and input whatever else runs. Each case runs the bundled in-process path twice after the
+ * figures by 2x and more from one hour to the next, and callgrind counts instructions, not time
+ * (JIT tiers and GC still move counts: two runs of one tree agreed within 1-20% by case). Each case runs the bundled in-process path twice after the
  * same warm-up, N and 2N calls, both at once: the difference is N calls of warm code (a run that
  * stopped right after its warm-up still had optimised code to compile, which made the count move
  * by 15%).
@@ -46,7 +46,7 @@ const loopUnderCallgrind = async (bundle: string, variant: string, bodyFile: str
 export const capacityInstructions: Benchmark = {
   name: "capacity-instructions",
   description:
-    "Instructions per request of the capacity endpoint's in-process work (decode, evaluate, encode; the capacity benchmark's bodies on the demo network, every plan reused), counted by valgrind's callgrind: a bundle built as the server is runs each body `warm-up + 2N` times and `warm-up + N` times under callgrind, with npm start's Node flags; the figure is the difference over N. JIT and GC make counts move by a few per cent between runs, far less than timings do.",
+    "Instructions per request of the capacity endpoint's in-process work (decode, evaluate, encode; the capacity benchmark's bodies on the demo network, every plan reused), counted by valgrind's callgrind: a bundle built as the server is runs each body `warm-up + 2N` times and `warm-up + N` times under callgrind, with npm start's Node flags; the figure is the difference over N. JIT tiers and GC still move counts between runs (two runs of one tree: within 1% for variant A 5 items and variant B all modes, 8% for B home delivery, 20% for A 20 items): compare with --runs 3 when a change is small.",
   sizeUnit: "calls counted per case",
   defaultSize: 3000,
   smokeSize: 20,
@@ -78,6 +78,7 @@ export const capacityInstructions: Benchmark = {
             loopUnderCallgrind(bundle, body.variant, body.file, warmups, 2 * run.size)
           ])
           if (once.answer !== twice.answer) throw new BenchmarkFailure(`${body.label}: the two runs answered differently (${once.answer} / ${twice.answer})`)
+          if (twice.instructions <= once.instructions) throw new BenchmarkFailure(`${body.label}: ${2 * run.size} calls counted ${twice.instructions} instructions, no more than ${run.size} calls (${once.instructions})`)
           figures.push(figure(`${body.label}: instructions per request in-process (callgrind)`, "instructions", (twice.instructions - once.instructions) / run.size, { better: "lower" }))
         }
         return figures

@@ -25,18 +25,19 @@ export const demoSnapshot = (): Snapshot =>
     onSuccess: (document) => buildSnapshot(document, ledgerFromUses([]))
   })
 
-export const answerVariantA = (snapshot: Snapshot, body: string, label = "variant A"): Uint8Array => {
+/** `epochMillis`: the clock the engine reads (now unless given; answers change at cut-offs and dates). */
+export const answerVariantA = (snapshot: Snapshot, body: string, label = "variant A", epochMillis = Date.now()): Uint8Array => {
   const decoded = decodeDeliveryRequestA(JSON.parse(body))
   if (Result.isFailure(decoded)) throw new BenchmarkFailure(`${label} body refused: ${decoded.failure.message}`)
-  const results = evaluateVariantA(snapshot, decoded.success, Date.now(), defaultEngineOptions)
+  const results = evaluateVariantA(snapshot, decoded.success, epochMillis, defaultEngineOptions)
   if (Result.isFailure(results)) throw new BenchmarkFailure(`${label} body not routed: ${results.failure.message}`)
   return encodeDeliveryResults(results.success)
 }
 
-export const answerVariantB = (snapshot: Snapshot, body: string, label = "variant B"): Uint8Array => {
+export const answerVariantB = (snapshot: Snapshot, body: string, label = "variant B", epochMillis = Date.now()): Uint8Array => {
   const decoded = decodeDeliveryRequestB(JSON.parse(body))
   if (Result.isFailure(decoded)) throw new BenchmarkFailure(`${label} body refused: ${decoded.failure.message}`)
-  const response = evaluateVariantB(snapshot, decoded.success, Date.now(), defaultEngineOptions)
+  const response = evaluateVariantB(snapshot, decoded.success, epochMillis, defaultEngineOptions)
   if (Result.isFailure(response)) throw new BenchmarkFailure(`${label} body not routed: ${response.failure.message}`)
   return encodeDeliveryResponseB(response.success)
 }

@@ -2,19 +2,36 @@ import { JsonBytes } from "./JsonBytes.ts"
 import { isJsonLasting, sharedJsonParts } from "./JsonTextReuse.ts"
 import type { DeliveryResult } from "./VariantA.ts"
 
-/**
- * The text of a result's fields from `pickingDays` to `deliveryTrace`, kept across answers, and
- * the result it was written from. They are a dispatch's: a reused plan's parts (VariantAMapping.ts
- * `sharedPartsOf`, marked lasting) and its picking date, the same for every item the dispatch
- * carries in every answer that reuses the plan. Keyed by the trace, which is one list per parts.
- */
-const keptRuns = new WeakMap<object, { readonly from: DeliveryResult; readonly bytes: Buffer }>()
+/** What a run's text is written from: a result's fields from `pickingDays` to `deliveryTrace`. */
+type Run = Pick<
+  DeliveryResult,
+  "pickingDays" | "processingDays" | "leadTimes" | "routeDaysOfWeek" | "route" | "pickingDate" | "deliveryDates" | "deliveryTrace"
+>
 
-/** Whether `a` and `b` hold the same run: the same lists (by identity) and the same scalars. */
-const sameRun = (a: DeliveryResult, b: DeliveryResult): boolean =>
-  a.deliveryTrace === b.deliveryTrace && a.deliveryDates === b.deliveryDates && a.routeDaysOfWeek === b.routeDaysOfWeek &&
-  a.leadTimes === b.leadTimes && a.pickingDays === b.pickingDays && a.processingDays === b.processingDays &&
-  a.route === b.route && a.pickingDate === b.pickingDate
+/**
+ * The text of a run, kept across answers, and what it was written from. A run is a dispatch's: a
+ * reused plan's parts (VariantAMapping.ts `sharedPartsOf`, marked lasting) and its picking date,
+ * the same for every item the dispatch carries in every answer that reuses the plan. Keyed by the
+ * trace, which is one list per parts.
+ */
+const keptRuns = new WeakMap<object, { readonly from: Run; readonly bytes: Buffer }>()
+
+const runOf = (r: DeliveryResult): Run => ({
+  pickingDays: r.pickingDays,
+  processingDays: r.processingDays,
+  leadTimes: r.leadTimes,
+  routeDaysOfWeek: r.routeDaysOfWeek,
+  route: r.route,
+  pickingDate: r.pickingDate,
+  deliveryDates: r.deliveryDates,
+  deliveryTrace: r.deliveryTrace
+})
+
+/** Whether `r` holds the run `a`: the same lists (by identity) and the same scalars. */
+const sameRun = (a: Run, r: DeliveryResult): boolean =>
+  a.deliveryTrace === r.deliveryTrace && a.deliveryDates === r.deliveryDates && a.routeDaysOfWeek === r.routeDaysOfWeek &&
+  a.leadTimes === r.leadTimes && a.pickingDays === r.pickingDays && a.processingDays === r.processingDays &&
+  a.route === r.route && a.pickingDate === r.pickingDate
 
 /** Whether the run's lists never change again, so that its text can be kept. */
 const lastingRun = (r: DeliveryResult): boolean =>
@@ -28,7 +45,7 @@ const lastingRun = (r: DeliveryResult): boolean =>
  * 3 dispatches are ~70 KB of which ~60 KB repeat. Arrays are written once per distinct array (by
  * identity) and their bytes repeated; a dispatch's run of fields from `pickingDays` to
  * `deliveryTrace` is copied from its text kept across answers while its plan is reused (`keptRuns`:
- * a quarter fewer instructions for 5 items). Scalar fields go through `out.json` (JSON.stringify's text), keys in
+ * 14% fewer instructions a request for 5 items, docs/capacity.md). Scalar fields go through `out.json` (JSON.stringify's text), keys in
  * DeliveryResult's field order (the order `deliveryResult` builds them in, which is the order
  * JSON.stringify would write).
  */
@@ -78,7 +95,7 @@ export const encodeDeliveryResults = (results: ReadonlyArray<DeliveryResult>): B
         array(r.deliveryDates)
         out.text(`,"deliveryTrace":`)
         array(r.deliveryTrace)
-        if (kept === undefined && lastingRun(r)) keptRuns.set(r.deliveryTrace, { from: r, bytes: out.since(start) })
+        if (kept === undefined && lastingRun(r)) keptRuns.set(r.deliveryTrace, { from: runOf(r), bytes: out.since(start) })
       }
       out.text(`,"message":`)
       value(r.message)

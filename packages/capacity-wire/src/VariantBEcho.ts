@@ -7,8 +7,9 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
 /**
  * An item as the answer echoes it, shipped from `origin` when given: `units` filled in (quantity
- * rounded up) when the request left it out. Built field by field in ItemB's order: a spread with an
- * extra property makes a slow-path object that JSON.stringify then writes slowly too.
+ * rounded up) when the request left it out. Built field by field (skuCode and quantity first, then
+ * the rest in ItemB's order; VariantBText.ts writes them in this order): a spread with an extra
+ * property makes a slow-path object that JSON.stringify then writes slowly too.
  */
 export const echoItem = (item: ItemB, origin: string | undefined): ItemB => {
   const out: Mutable<ItemB> = { skuCode: item.skuCode, quantity: item.quantity }

@@ -39,8 +39,8 @@ export interface Line {
   readonly origin: string | undefined
   readonly units: number
   readonly weightKg: number
-  /** The line's echo shipped from each origin, made once per answer (`shippedEcho`). */
-  readonly shippedFrom: Map<string, ItemB>
+  /** The line's echo shipped from each origin, made once per answer (`shippedEcho`); made on the first. */
+  shippedFrom: Map<string, ItemB> | undefined
 }
 
 /**
@@ -50,6 +50,7 @@ export interface Line {
  */
 const shippedEcho = (line: Line, origin: string): ItemB => {
   if (line.item.origin === origin) return line.item
+  line.shippedFrom ??= new Map()
   let echo = line.shippedFrom.get(origin)
   if (echo === undefined) {
     echo = echoItem(line.item, origin)

@@ -88,7 +88,7 @@ export const evaluateVariantB = (
     const item = echoItem(request.items[index]!, undefined)
     const units = item.units ?? Math.ceil(item.quantity)
     echoedItems.push(item)
-    lines.push({ index, item, origin: originOfItem(item), units, weightKg: unitWeightKg(item, freight) * units, shippedFrom: new Map() })
+    lines.push({ index, item, origin: originOfItem(item), units, weightKg: unitWeightKg(item, freight) * units, shippedFrom: undefined })
   }
   // Items without an origin are searched whether or not `calculate` asks for it (docs/capacity.md, "Origin search").
   const searching = calculation?.calculate === "SEARCH_ORIGINS_BY_COORDINATES" || lines.some((line) => line.origin === undefined)

@@ -62,8 +62,9 @@ describe("variant A's answer text", () => {
         if (Result.isFailure(decoded)) return
         const snapshot = snapshots[which] ?? snapshots[0]
         if (snapshot === undefined) return
-        // Three times: plans are new, then reused (their parts' text is kept), then written from what was kept.
-        for (let round = 0; round < 3; round++) {
+        // Four times: a plan is new, then kept, then reused (its parts are marked lasting and its run's
+        // text kept), then its run is copied from that text (PlanCache.ts, VariantAMapping.ts sharedPartsOf).
+        for (let round = 0; round < 4; round++) {
           const results = evaluateVariantA(snapshot, decoded.success, limaTime("2027-03-01", "15:00"))
           if (Result.isFailure(results)) return
           if (round === 0) compared++
@@ -80,39 +81,57 @@ describe("variant A's answer text", () => {
     expect([...errorCodes].sort()).toEqual(["CAPACITY_ERROR", "STOCK_ERROR"])
   })
 
+/** A dispatch's lists, marked lasting as a reused plan's parts are; `day` and `days` vary their text. */
+const lastingLists = (day = "MON", days = 1) => {
+  const lists = {
+    pickingDays: [day],
+    leadTimes: [days],
+    routeDaysOfWeek: [[day]],
+    deliveryDates: [`2027-03-0${2 + days}`],
+    deliveryTrace: [{ deliveryDate: "2027-03-03", shippingEstimate: null, details: [], deliveryWindows: [] }]
+  }
+  markJsonLasting(lists.pickingDays, lists.leadTimes, lists.routeDaysOfWeek, lists.deliveryDates, lists.deliveryTrace)
+  return lists
+}
+
+/** A result with the run given, fields in DeliveryResult's order (the spread keeps each key's place). */
+const resultWith = (run: Partial<DeliveryResult>): DeliveryResult => ({
+  skuCode: "SKU-1",
+  line: null,
+  dispatchCode: "D1",
+  deliveryCost: 1,
+  measurable: null,
+  origin: "CD-LURIN",
+  zone: "LIMA-MODERNA",
+  pickingDays: [],
+  processingDays: 0,
+  leadTimes: [],
+  routeDaysOfWeek: [],
+  route: "R1",
+  pickingDate: "2027-03-01",
+  deliveryDates: [],
+  deliveryTrace: [],
+  message: "OK",
+  division: null,
+  arriveDates: [],
+  detailedCapacityError: [],
+  ...run
+})
+
   it("writes a kept dispatch's text only for results that hold exactly what it was written from", () => {
-    const trace = [{ deliveryDate: "2027-03-03", details: [], deliveryWindows: [] }]
-    const dates = ["2027-03-03"]
-    const lists = { pickingDays: ["MON"], leadTimes: [1], routeDaysOfWeek: [["MON"]], deliveryDates: dates, deliveryTrace: trace }
-    markJsonLasting(trace, dates, lists.pickingDays, lists.leadTimes, lists.routeDaysOfWeek)
-    const result = (route: string, pickingDate: string, deliveryDates: ReadonlyArray<string>): DeliveryResult => ({
-      skuCode: "SKU-1",
-      line: null,
-      dispatchCode: "D1",
-      deliveryCost: 1,
-      measurable: null,
-      origin: "CD-LURIN",
-      zone: "LIMA-MODERNA",
-      pickingDays: lists.pickingDays,
-      processingDays: 0,
-      leadTimes: lists.leadTimes,
-      routeDaysOfWeek: lists.routeDaysOfWeek,
-      route,
-      pickingDate,
-      deliveryDates,
-      deliveryTrace: trace,
-      message: "OK",
-      division: null,
-      arriveDates: [],
-      detailedCapacityError: []
-    })
-    // The first answer keeps the run; each later one differs from it in one field but shares its trace.
+    const lists = lastingLists()
+    const other = lastingLists("TUE", 2)
+    // The first answer keeps the run; each later one shares its trace but differs in one field of the run.
     for (const results of [
-      [result("R1", "2027-03-01", dates)],
-      [result("R2", "2027-03-01", dates)],
-      [result("R1", "2027-03-02", dates)],
-      [result("R1", "2027-03-01", ["2027-03-04"])],
-      [result("R1", "2027-03-01", dates), result("R1", "2027-03-01", dates)]
+      [resultWith(lists)],
+      [resultWith({ ...lists, route: "R2" })],
+      [resultWith({ ...lists, pickingDate: "2027-03-02" })],
+      [resultWith({ ...lists, processingDays: 1 })],
+      [resultWith({ ...lists, pickingDays: other.pickingDays })],
+      [resultWith({ ...lists, leadTimes: other.leadTimes })],
+      [resultWith({ ...lists, routeDaysOfWeek: other.routeDaysOfWeek })],
+      [resultWith({ ...lists, deliveryDates: other.deliveryDates })],
+      [resultWith(lists), resultWith(lists)]
     ]) {
       expect(encodeDeliveryResults(results).toString("utf8")).toBe(JSON.stringify(results))
     }
