@@ -46,3 +46,28 @@ export const sharedJsonParts = (out: JsonBytes): <A extends object>(value: A, wr
     written.set(value, [start, out.position])
   }
 }
+
+/**
+ * Runs of consecutive fields whose text is kept across answers: a run is keyed by an object unique
+ * to what it is written from (a reused plan's trace), and its text is copied only for a value that
+ * holds exactly what it was written from (`same`). Kept only when `lasting` says every part of it
+ * never changes. `pick` keeps just the run's fields of the first value, not the whole value.
+ */
+export class KeptRuns<R> {
+  private readonly runs = new WeakMap<object, { readonly from: R; readonly bytes: Buffer }>()
+
+  constructor(
+    private readonly same: (kept: R, value: R) => boolean,
+    private readonly lasting: (value: R) => boolean,
+    private readonly pick: (value: R) => R
+  ) {}
+
+  /** Writes `value`'s run: its kept text when there is one for it, else what `write` writes (kept when lasting). */
+  write(out: JsonBytes, key: object, value: R, write: () => void): void {
+    const kept = this.runs.get(key)
+    if (kept !== undefined && this.same(kept.from, value)) return out.bytes(kept.bytes)
+    const start = out.position
+    write()
+    if (kept === undefined && this.lasting(value)) this.runs.set(key, { from: this.pick(value), bytes: out.since(start) })
+  }
+}

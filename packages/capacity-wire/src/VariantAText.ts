@@ -1,5 +1,5 @@
 import { JsonBytes } from "./JsonBytes.ts"
-import { isJsonLasting, sharedJsonParts } from "./JsonTextReuse.ts"
+import { isJsonLasting, KeptRuns, sharedJsonParts } from "./JsonTextReuse.ts"
 import type { DeliveryResult } from "./VariantA.ts"
 
 /** What a run's text is written from: a result's fields from `pickingDays` to `deliveryTrace`. */
@@ -9,34 +9,30 @@ type Run = Pick<
 >
 
 /**
- * The text of a run, kept across answers, and what it was written from. A run is a dispatch's: a
- * reused plan's parts (VariantAMapping.ts `sharedPartsOf`, marked lasting) and its picking date,
- * the same for every item the dispatch carries in every answer that reuses the plan. Keyed by the
- * trace, which is one list per parts.
+ * Runs kept across answers (JsonTextReuse.ts `KeptRuns`). A run is a dispatch's: a reused plan's
+ * parts (VariantAMapping.ts `sharedPartsOf`, marked lasting) and its picking date, the same for
+ * every item the dispatch carries in every answer that reuses the plan. Keyed by the trace, which
+ * is one list per parts.
  */
-const keptRuns = new WeakMap<object, { readonly from: Run; readonly bytes: Buffer }>()
-
-const runOf = (r: DeliveryResult): Run => ({
-  pickingDays: r.pickingDays,
-  processingDays: r.processingDays,
-  leadTimes: r.leadTimes,
-  routeDaysOfWeek: r.routeDaysOfWeek,
-  route: r.route,
-  pickingDate: r.pickingDate,
-  deliveryDates: r.deliveryDates,
-  deliveryTrace: r.deliveryTrace
-})
-
-/** Whether `r` holds the run `a`: the same lists (by identity) and the same scalars. */
-const sameRun = (a: Run, r: DeliveryResult): boolean =>
-  a.deliveryTrace === r.deliveryTrace && a.deliveryDates === r.deliveryDates && a.routeDaysOfWeek === r.routeDaysOfWeek &&
-  a.leadTimes === r.leadTimes && a.pickingDays === r.pickingDays && a.processingDays === r.processingDays &&
-  a.route === r.route && a.pickingDate === r.pickingDate
-
-/** Whether the run's lists never change again, so that its text can be kept. */
-const lastingRun = (r: DeliveryResult): boolean =>
-  isJsonLasting(r.deliveryTrace) && isJsonLasting(r.deliveryDates) && isJsonLasting(r.routeDaysOfWeek) &&
-  isJsonLasting(r.leadTimes) && isJsonLasting(r.pickingDays)
+const keptRuns = new KeptRuns<Run>(
+  (a, r) =>
+    a.deliveryTrace === r.deliveryTrace && a.deliveryDates === r.deliveryDates && a.routeDaysOfWeek === r.routeDaysOfWeek &&
+    a.leadTimes === r.leadTimes && a.pickingDays === r.pickingDays && a.processingDays === r.processingDays &&
+    a.route === r.route && a.pickingDate === r.pickingDate,
+  (r) =>
+    isJsonLasting(r.deliveryTrace) && isJsonLasting(r.deliveryDates) && isJsonLasting(r.routeDaysOfWeek) &&
+    isJsonLasting(r.leadTimes) && isJsonLasting(r.pickingDays),
+  (r) => ({
+    pickingDays: r.pickingDays,
+    processingDays: r.processingDays,
+    leadTimes: r.leadTimes,
+    routeDaysOfWeek: r.routeDaysOfWeek,
+    route: r.route,
+    pickingDate: r.pickingDate,
+    deliveryDates: r.deliveryDates,
+    deliveryTrace: r.deliveryTrace
+  })
+)
 
 /**
  * `JSON.stringify(results)` of variant A's answer as UTF-8 bytes, byte for byte, with each shared
@@ -75,10 +71,7 @@ export const encodeDeliveryResults = (results: ReadonlyArray<DeliveryResult>): B
       value(r.origin)
       out.text(`,"zone":`)
       value(r.zone)
-      const kept = keptRuns.get(r.deliveryTrace)
-      if (kept !== undefined && sameRun(kept.from, r)) out.bytes(kept.bytes)
-      else {
-        const start = out.position
+      keptRuns.write(out, r.deliveryTrace, r, () => {
         out.text(`,"pickingDays":`)
         array(r.pickingDays)
         out.text(`,"processingDays":`)
@@ -95,8 +88,7 @@ export const encodeDeliveryResults = (results: ReadonlyArray<DeliveryResult>): B
         array(r.deliveryDates)
         out.text(`,"deliveryTrace":`)
         array(r.deliveryTrace)
-        if (kept === undefined && lastingRun(r)) keptRuns.set(r.deliveryTrace, { from: runOf(r), bytes: out.since(start) })
-      }
+      })
       out.text(`,"message":`)
       value(r.message)
       out.text(`,"division":`)

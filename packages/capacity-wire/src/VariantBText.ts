@@ -1,5 +1,5 @@
 import { JsonBytes } from "./JsonBytes.ts"
-import { type JsonWrite, sharedJsonParts, writeLasting } from "./JsonTextReuse.ts"
+import { isJsonLasting, type JsonWrite, KeptRuns, sharedJsonParts, writeLasting } from "./JsonTextReuse.ts"
 import type { DeliveryRequestB, DeliveryResponseB, DeliveryTraceB, EntityDetails, ItemB, LogisticsCapacity } from "./VariantB.ts"
 
 /** `out.text(key)` then the value's text, when the value is not undefined (JSON.stringify leaves such members out). */
@@ -36,6 +36,48 @@ const writeItem: JsonWrite<ItemB> = (item, out) => {
   out.text("}")
 }
 
+/** What a run's text is written from: an entry's fields from `pickingDays` to `arriveDates`. */
+type Run = Pick<
+  LogisticsCapacity,
+  | "pickingDays"
+  | "processingDays"
+  | "leadTimes"
+  | "routeDaysOfWeek"
+  | "deliveryDates"
+  | "originEntityDetails"
+  | "pickupEntityDetails"
+  | "deliveryTrace"
+  | "arriveDates"
+>
+
+const lastingOrNull = (details: EntityDetails | null) => details === null || isJsonLasting(details)
+
+/**
+ * Runs kept across answers (JsonTextReuse.ts `KeptRuns`): a dispatch's parts kept with its reused
+ * plan (VariantBEntries.ts `planPartsOf`) and the entity details of its origin and pickup store,
+ * the same for the dispatch in every answer that reuses the plan. Keyed by the trace, one list per parts.
+ */
+const keptRuns = new KeptRuns<Run>(
+  (a, e) =>
+    a.deliveryTrace === e.deliveryTrace && a.deliveryDates === e.deliveryDates && a.routeDaysOfWeek === e.routeDaysOfWeek &&
+    a.leadTimes === e.leadTimes && a.pickingDays === e.pickingDays && a.processingDays === e.processingDays &&
+    a.originEntityDetails === e.originEntityDetails && a.pickupEntityDetails === e.pickupEntityDetails && a.arriveDates === e.arriveDates,
+  (e) =>
+    isJsonLasting(e.deliveryTrace) && isJsonLasting(e.deliveryDates) && isJsonLasting(e.routeDaysOfWeek) && isJsonLasting(e.leadTimes) &&
+    isJsonLasting(e.pickingDays) && isJsonLasting(e.arriveDates) && lastingOrNull(e.originEntityDetails) && lastingOrNull(e.pickupEntityDetails),
+  (e) => ({
+    pickingDays: e.pickingDays,
+    processingDays: e.processingDays,
+    leadTimes: e.leadTimes,
+    routeDaysOfWeek: e.routeDaysOfWeek,
+    deliveryDates: e.deliveryDates,
+    originEntityDetails: e.originEntityDetails,
+    pickupEntityDetails: e.pickupEntityDetails,
+    deliveryTrace: e.deliveryTrace,
+    arriveDates: e.arriveDates
+  })
+)
+
 /**
  * `JSON.stringify(response)` of variant B's answer as UTF-8 bytes, byte for byte, with each shared
  * part written once. Every delivery option of a dispatch's trace refers to the same leg details
@@ -43,7 +85,8 @@ const writeItem: JsonWrite<ItemB> = (item, out) => {
  * windows to one windows list; entries from or to the same node share its entity details
  * (entityDetailsOf keeps one per node). Those are written once (by identity) and their bytes
  * repeated; the parts an entry keeps with its dispatch's plan (trace, dates, route lists:
- * planPartsOf) keep their bytes across answers while the plan is reused. Echoed items are written
+ * planPartsOf) keep their bytes across answers while the plan is reused, and so does an entry's
+ * whole run of them from `pickingDays` to `arriveDates` (`keptRuns`). Echoed items are written
  * once per answer by identity: a dispatch shipping a line from the origin the request gave it echoes
  * the request's own item, and alternatives shipping a line from the same origin share one echo
  * (VariantBEntries.ts `shippedEcho`). The rest goes through
@@ -125,24 +168,26 @@ export const encodeDeliveryResponseB = (response: DeliveryResponseB): Buffer =>
       value(e.dispatchMode)
       out.text(`,"deliveryCost":`)
       value(e.deliveryCost)
-      out.text(`,"pickingDays":`)
-      lasting(e.pickingDays)
-      out.text(`,"processingDays":`)
-      value(e.processingDays)
-      out.text(`,"leadTimes":`)
-      lasting(e.leadTimes)
-      out.text(`,"routeDaysOfWeek":`)
-      lasting(e.routeDaysOfWeek)
-      out.text(`,"deliveryDates":`)
-      lasting(e.deliveryDates)
-      out.text(`,"originEntityDetails":`)
-      entity(e.originEntityDetails)
-      out.text(`,"pickupEntityDetails":`)
-      entity(e.pickupEntityDetails)
-      out.text(`,"deliveryTrace":`)
-      lasting(e.deliveryTrace, trace)
-      out.text(`,"arriveDates":`)
-      lasting(e.arriveDates)
+      keptRuns.write(out, e.deliveryTrace, e, () => {
+        out.text(`,"pickingDays":`)
+        lasting(e.pickingDays)
+        out.text(`,"processingDays":`)
+        value(e.processingDays)
+        out.text(`,"leadTimes":`)
+        lasting(e.leadTimes)
+        out.text(`,"routeDaysOfWeek":`)
+        lasting(e.routeDaysOfWeek)
+        out.text(`,"deliveryDates":`)
+        lasting(e.deliveryDates)
+        out.text(`,"originEntityDetails":`)
+        entity(e.originEntityDetails)
+        out.text(`,"pickupEntityDetails":`)
+        entity(e.pickupEntityDetails)
+        out.text(`,"deliveryTrace":`)
+        lasting(e.deliveryTrace, trace)
+        out.text(`,"arriveDates":`)
+        lasting(e.arriveDates)
+      })
       out.text(`,"detailedCapacityError":`)
       value(e.detailedCapacityError)
       out.text(`,"dispatchItems":`)

@@ -2,7 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
 import fc from "fast-check"
 import { type CapacityUse, demoNetwork } from "@retail/capacity"
-import { decodeDeliveryRequestB, encodeDeliveryResponseB, evaluateVariantB } from "../src/index.ts"
+import { decodeDeliveryRequestB, type DeliveryResponseB, encodeDeliveryResponseB, type EntityDetails, evaluateVariantB, type LogisticsCapacity } from "../src/index.ts"
+import { markJsonLasting } from "../src/JsonTextReuse.ts"
 import { ledgerWith, limaTime, snapshotOf } from "../../capacity/test/fixtures.ts"
 
 /**
@@ -157,6 +158,12 @@ describe("variant B's answer text", () => {
         }
         if (decoded.success.calculationOptions?.rangeStart !== undefined) seen.add("date range")
         expect(encodeDeliveryResponseB(response.success).toString("utf8")).toBe(JSON.stringify(response.success))
+        // Three more times: a plan is kept, then reused (its entry's run of parts kept), then the run is copied.
+        for (let round = 0; round < 3; round++) {
+          const again = evaluateVariantB(snapshot, decoded.success, limaTime("2027-03-01", "15:00"))
+          if (Result.isFailure(again)) return
+          expect(encodeDeliveryResponseB(again.success).toString("utf8")).toBe(JSON.stringify(again.success))
+        }
       }),
       // Seeded, as variant A's: the coverage check below counts what the random requests happened to reach.
       { numRuns: 400, seed: 20261126 }
@@ -177,5 +184,86 @@ describe("variant B's answer text", () => {
         "unrouted"
       ]
     )
+  })
+
+  it("writes an entry's kept run only for entries that hold exactly what it was written from", () => {
+    const entity = (code: string): EntityDetails => {
+      const details = {
+        entityType: "CD",
+        entityCode: code,
+        name: code,
+        shortName: code,
+        platformWarehouseId: null,
+        platformDockId: null,
+        contactNumber: "1",
+        pickupPointId: null,
+        deliveryTime: null,
+        addressInfo: { address: "a", district: "d", province: "p", ubigeoCode: "150122", country: "PE", latitude: -12, longitude: -77 }
+      }
+      markJsonLasting(details)
+      return details
+    }
+    /** A dispatch's lists and entities, marked lasting as a reused plan's parts are; `day` and `days` vary their text. */
+    const parts = (day: string, days: number) => {
+      const lists = {
+        pickingDays: [day],
+        leadTimes: [days],
+        routeDaysOfWeek: [[day]],
+        deliveryDates: [[`2027-03-0${2 + days}`]],
+        deliveryTrace: [{ deliveryDate: `2027-03-0${2 + days}`, shippingEstimate: null, details: [], deliveryWindows: [] }],
+        arriveDates: [{ node: `N${days}`, arriveDate: `2027-03-0${1 + days}` }]
+      }
+      markJsonLasting(lists.pickingDays, lists.leadTimes, lists.routeDaysOfWeek, lists.deliveryDates, lists.deliveryTrace, lists.arriveDates)
+      return { ...lists, originEntityDetails: entity(`CD-${day}`), pickupEntityDetails: entity(`TD-${day}`) }
+    }
+    const run = parts("MON", 1)
+    const other = parts("TUE", 2)
+    // Fields in entryOfDispatch's order.
+    const entryWith = (changed: Partial<LogisticsCapacity>): LogisticsCapacity => {
+      const f = { ...run, processingDays: 0, ...changed }
+      return {
+        origin: "CD-MON",
+        destination: "TD-MON",
+        zone: "LIMA-MODERNA",
+        route: "R1",
+        pickingDate: "2027-03-01",
+        message: "OK",
+        dispatchType: "NORMAL",
+        dispatchMode: "STORE_WITHDRAWAL",
+        deliveryCost: 1,
+        pickingDays: f.pickingDays,
+        processingDays: f.processingDays,
+        leadTimes: f.leadTimes,
+        routeDaysOfWeek: f.routeDaysOfWeek,
+        deliveryDates: f.deliveryDates,
+        originEntityDetails: f.originEntityDetails,
+        pickupEntityDetails: f.pickupEntityDetails,
+        deliveryTrace: f.deliveryTrace,
+        arriveDates: f.arriveDates,
+        detailedCapacityError: [],
+        dispatchItems: []
+      }
+    }
+    const response = (entries: ReadonlyArray<LogisticsCapacity>): DeliveryResponseB => ({
+      request: { purchaseDate: "2027-03-01", saleChannel: "WEB", deliveryData: { latitude: -12, longitude: -77 }, items: [{ skuCode: "S", quantity: 1 }] },
+      logisticsCapacity: entries,
+      prioritizationCriteria: "PROXIMITY_STORE"
+    })
+    // The first answer keeps the run; each later one shares its trace but differs in one field of the run.
+    for (const entries of [
+      [entryWith({})],
+      [entryWith({ processingDays: 1 })],
+      [entryWith({ pickingDays: other.pickingDays })],
+      [entryWith({ leadTimes: other.leadTimes })],
+      [entryWith({ routeDaysOfWeek: other.routeDaysOfWeek })],
+      [entryWith({ deliveryDates: other.deliveryDates })],
+      [entryWith({ originEntityDetails: other.originEntityDetails })],
+      [entryWith({ pickupEntityDetails: null })],
+      [entryWith({ arriveDates: other.arriveDates })],
+      [entryWith({}), entryWith({})]
+    ]) {
+      const answer = response(entries)
+      expect(encodeDeliveryResponseB(answer).toString("utf8")).toBe(JSON.stringify(answer))
+    }
   })
 })
