@@ -77,10 +77,6 @@ const decodedOrFail = (what: string, input: unknown): NetworkDocument =>
     onSuccess: (document) => document
   })
 
-/** The endpoint's work in-process (decode, evaluate, encode), as the `capacity` benchmark measures it, on a given snapshot. */
-const answerA = (snapshot: Snapshot, body: string): Uint8Array => answerVariantA(snapshot, body)
-const answerB = (snapshot: Snapshot, body: string): Uint8Array => answerVariantB(snapshot, body)
-
 interface EngineCase {
   readonly label: string
   readonly body: string
@@ -148,12 +144,12 @@ export const capacityNational: Benchmark = {
     const demoA = variantA()
     const demoB = variantBAllModesSearch()
     const cases: ReadonlyArray<EngineCase> = [
-      { label: `variant A, ${ITEMS} items`, body: JSON.stringify(demoA.body(ITEMS)), answer: answerA, wrongAnswer: demoA.wrongAnswer, onDemo: true },
-      { label: `variant B all modes, origins searched, ${ITEMS} items`, body: JSON.stringify(demoB.body(ITEMS)), answer: answerB, wrongAnswer: demoB.wrongAnswer, onDemo: true },
+      { label: `variant A, ${ITEMS} items`, body: JSON.stringify(demoA.body(ITEMS)), answer: answerVariantA, wrongAnswer: demoA.wrongAnswer, onDemo: true },
+      { label: `variant B all modes, origins searched, ${ITEMS} items`, body: JSON.stringify(demoB.body(ITEMS)), answer: answerVariantB, wrongAnswer: demoB.wrongAnswer, onDemo: true },
       {
         label: `variant B all modes, origins searched, ${ITEMS} items of the national catalogue`,
         body: JSON.stringify(nationalSkuRequestB(national.skuCodes, ITEMS)),
-        answer: answerB,
+        answer: answerVariantB,
         wrongAnswer: demoB.wrongAnswer,
         onDemo: false
       }
@@ -163,7 +159,7 @@ export const capacityNational: Benchmark = {
     // stock and origin index, less the same network without stock (the rows are the document's, generated above).
     const heapBase = heapUsedAfterGc()
     const withoutStock = buildSnapshot({ ...structure, stock: [] }, ledgerFromUses([]))
-    answerB(withoutStock, searchBody)
+    answerVariantB(withoutStock, searchBody)
     const heapWithoutStock = heapUsedAfterGc() - heapBase
     let built = performance.now()
     const networks: Networks = {
@@ -181,7 +177,7 @@ export const capacityNational: Benchmark = {
     }
     const firstAnswersSeconds = seconds(built)
     const heapWithStock = heapUsedAfterGc() - heapBase - heapWithoutStock
-    answerB(withoutStock, searchBody)
+    answerVariantB(withoutStock, searchBody)
     const bytesPerRow = Math.max(0, heapWithStock - heapWithoutStock) / Math.max(1, rows.length)
     setup.progress(`snapshot ${snapshotSeconds.toFixed(1)} s, first answers (origin index) ${firstAnswersSeconds.toFixed(1)} s, ${bytesPerRow.toFixed(0)} bytes per stock row held (rows ${rowsBytes.toFixed(0)})`)
 

@@ -48,19 +48,16 @@ export const sharedJsonParts = (out: JsonBytes): <A extends object>(value: A, wr
 }
 
 /**
- * Runs of consecutive fields whose text is kept across answers: a run is keyed by an object unique
+ * Runs of consecutive fields whose text is kept across answers. A run is keyed by an object unique
  * to what it is written from (a reused plan's trace), and its text is copied only for a value that
- * holds exactly what it was written from (`same`). Kept only when `lasting` says every part of it
- * never changes. `pick` keeps just the run's fields of the first value, not the whole value.
+ * holds exactly what it was written from: the same `fields`, objects by identity and scalars by
+ * value. It is kept only when every object among them (null aside) is marked lasting, and it keeps
+ * just those fields of the first value, not the whole value.
  */
-export class KeptRuns<R> {
+export class KeptRuns<R extends object> {
   private readonly runs = new WeakMap<object, { readonly from: R; readonly bytes: Buffer }>()
 
-  constructor(
-    private readonly same: (kept: R, value: R) => boolean,
-    private readonly lasting: (value: R) => boolean,
-    private readonly pick: (value: R) => R
-  ) {}
+  constructor(private readonly fields: ReadonlyArray<keyof R>) {}
 
   /** Writes `value`'s run: its kept text when there is one for it, else what `write` writes (kept when lasting). */
   write(out: JsonBytes, key: object, value: R, write: () => void): void {
@@ -69,5 +66,24 @@ export class KeptRuns<R> {
     const start = out.position
     write()
     if (kept === undefined && this.lasting(value)) this.runs.set(key, { from: this.pick(value), bytes: out.since(start) })
+  }
+
+  private same(kept: R, value: R): boolean {
+    for (const field of this.fields) if (kept[field] !== value[field]) return false
+    return true
+  }
+
+  private lasting(value: R): boolean {
+    for (const field of this.fields) {
+      const part: unknown = value[field]
+      if (typeof part === "object" && part !== null && !isJsonLasting(part)) return false
+    }
+    return true
+  }
+
+  private pick(value: R): R {
+    const from: Partial<R> = {}
+    for (const field of this.fields) from[field] = value[field]
+    return from as R
   }
 }

@@ -1,12 +1,19 @@
 import { JsonBytes } from "./JsonBytes.ts"
-import { isJsonLasting, KeptRuns, sharedJsonParts } from "./JsonTextReuse.ts"
+import { KeptRuns, sharedJsonParts } from "./JsonTextReuse.ts"
 import type { DeliveryResult } from "./VariantA.ts"
 
 /** What a run's text is written from: a result's fields from `pickingDays` to `deliveryTrace`. */
-type Run = Pick<
-  DeliveryResult,
-  "pickingDays" | "processingDays" | "leadTimes" | "routeDaysOfWeek" | "route" | "pickingDate" | "deliveryDates" | "deliveryTrace"
->
+const RUN_FIELDS = [
+  "pickingDays",
+  "processingDays",
+  "leadTimes",
+  "routeDaysOfWeek",
+  "route",
+  "pickingDate",
+  "deliveryDates",
+  "deliveryTrace"
+] as const satisfies ReadonlyArray<keyof DeliveryResult>
+type Run = Pick<DeliveryResult, typeof RUN_FIELDS[number]>
 
 /**
  * Runs kept across answers (JsonTextReuse.ts `KeptRuns`). A run is a dispatch's: a reused plan's
@@ -14,25 +21,7 @@ type Run = Pick<
  * every item the dispatch carries in every answer that reuses the plan. Keyed by the trace, which
  * is one list per parts.
  */
-const keptRuns = new KeptRuns<Run>(
-  (a, r) =>
-    a.deliveryTrace === r.deliveryTrace && a.deliveryDates === r.deliveryDates && a.routeDaysOfWeek === r.routeDaysOfWeek &&
-    a.leadTimes === r.leadTimes && a.pickingDays === r.pickingDays && a.processingDays === r.processingDays &&
-    a.route === r.route && a.pickingDate === r.pickingDate,
-  (r) =>
-    isJsonLasting(r.deliveryTrace) && isJsonLasting(r.deliveryDates) && isJsonLasting(r.routeDaysOfWeek) &&
-    isJsonLasting(r.leadTimes) && isJsonLasting(r.pickingDays),
-  (r) => ({
-    pickingDays: r.pickingDays,
-    processingDays: r.processingDays,
-    leadTimes: r.leadTimes,
-    routeDaysOfWeek: r.routeDaysOfWeek,
-    route: r.route,
-    pickingDate: r.pickingDate,
-    deliveryDates: r.deliveryDates,
-    deliveryTrace: r.deliveryTrace
-  })
-)
+const keptRuns = new KeptRuns<Run>(RUN_FIELDS)
 
 /**
  * `JSON.stringify(results)` of variant A's answer as UTF-8 bytes, byte for byte, with each shared

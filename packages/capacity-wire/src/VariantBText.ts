@@ -1,5 +1,5 @@
 import { JsonBytes } from "./JsonBytes.ts"
-import { isJsonLasting, type JsonWrite, KeptRuns, sharedJsonParts, writeLasting } from "./JsonTextReuse.ts"
+import { type JsonWrite, KeptRuns, sharedJsonParts, writeLasting } from "./JsonTextReuse.ts"
 import type { DeliveryRequestB, DeliveryResponseB, DeliveryTraceB, EntityDetails, ItemB, LogisticsCapacity } from "./VariantB.ts"
 
 /** `out.text(key)` then the value's text, when the value is not undefined (JSON.stringify leaves such members out). */
@@ -37,46 +37,25 @@ const writeItem: JsonWrite<ItemB> = (item, out) => {
 }
 
 /** What a run's text is written from: an entry's fields from `pickingDays` to `arriveDates`. */
-type Run = Pick<
-  LogisticsCapacity,
-  | "pickingDays"
-  | "processingDays"
-  | "leadTimes"
-  | "routeDaysOfWeek"
-  | "deliveryDates"
-  | "originEntityDetails"
-  | "pickupEntityDetails"
-  | "deliveryTrace"
-  | "arriveDates"
->
-
-const lastingOrNull = (details: EntityDetails | null) => details === null || isJsonLasting(details)
+const RUN_FIELDS = [
+  "pickingDays",
+  "processingDays",
+  "leadTimes",
+  "routeDaysOfWeek",
+  "deliveryDates",
+  "originEntityDetails",
+  "pickupEntityDetails",
+  "deliveryTrace",
+  "arriveDates"
+] as const satisfies ReadonlyArray<keyof LogisticsCapacity>
+type Run = Pick<LogisticsCapacity, typeof RUN_FIELDS[number]>
 
 /**
  * Runs kept across answers (JsonTextReuse.ts `KeptRuns`): a dispatch's parts kept with its reused
  * plan (VariantBEntries.ts `planPartsOf`) and the entity details of its origin and pickup store,
  * the same for the dispatch in every answer that reuses the plan. Keyed by the trace, one list per parts.
  */
-const keptRuns = new KeptRuns<Run>(
-  (a, e) =>
-    a.deliveryTrace === e.deliveryTrace && a.deliveryDates === e.deliveryDates && a.routeDaysOfWeek === e.routeDaysOfWeek &&
-    a.leadTimes === e.leadTimes && a.pickingDays === e.pickingDays && a.processingDays === e.processingDays &&
-    a.originEntityDetails === e.originEntityDetails && a.pickupEntityDetails === e.pickupEntityDetails && a.arriveDates === e.arriveDates,
-  (e) =>
-    isJsonLasting(e.deliveryTrace) && isJsonLasting(e.deliveryDates) && isJsonLasting(e.routeDaysOfWeek) && isJsonLasting(e.leadTimes) &&
-    isJsonLasting(e.pickingDays) && isJsonLasting(e.arriveDates) && lastingOrNull(e.originEntityDetails) && lastingOrNull(e.pickupEntityDetails),
-  (e) => ({
-    pickingDays: e.pickingDays,
-    processingDays: e.processingDays,
-    leadTimes: e.leadTimes,
-    routeDaysOfWeek: e.routeDaysOfWeek,
-    deliveryDates: e.deliveryDates,
-    originEntityDetails: e.originEntityDetails,
-    pickupEntityDetails: e.pickupEntityDetails,
-    deliveryTrace: e.deliveryTrace,
-    arriveDates: e.arriveDates
-  })
-)
+const keptRuns = new KeptRuns<Run>(RUN_FIELDS)
 
 /**
  * `JSON.stringify(response)` of variant B's answer as UTF-8 bytes, byte for byte, with each shared
