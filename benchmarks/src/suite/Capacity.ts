@@ -4,7 +4,7 @@ import { writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Benchmark, BenchmarkFailure, figure, type Figure } from "../Benchmark.ts"
-import { autocannon, type LoadResult } from "../support/Autocannon.ts"
+import { autocannon, type LoadResult, WARM_UP_NOTE, warmUp } from "../support/Autocannon.ts"
 import { type BareServer, startBareServer } from "../support/BareServer.ts"
 import { post } from "../support/Http.ts"
 import { type ServerHandle, startServer, withServerLog } from "../support/ServerProcess.ts"
@@ -180,6 +180,7 @@ export const capacity: Benchmark = {
   defaultSize: 2,
   smokeSize: 1,
   open: async (setup) => {
+    setup.note(WARM_UP_NOTE)
     setup.note("Each case sends one body over and over with no order placed meanwhile, so every plan after the first request is reused (docs/capacity.md, \"Plans reused across requests\", has the server's CPU per request when none is).")
     const cases: Array<Case> = capacityRequests().flatMap((kind) =>
       ITEM_COUNTS.map((items) => {
@@ -219,9 +220,11 @@ export const capacity: Benchmark = {
       for (const c of cases) {
         const amount = setup.scale === "smoke" ? { amount: CONNECTIONS * 4 } : {}
         const load = { connections: CONNECTIONS, seconds: setup.size, method: "POST" as const, headers, bodyFile: c.bodyFile, ...amount }
+        await warmUp({ ...load, url: `${target.url}${c.kind.path}` })
         const before = await scrapeServer(target)
         const measured = await withServerLog(target, () => autocannon({ ...load, url: `${target.url}${c.kind.path}` }))
         const fromMetrics = capacityFromMetrics(c.label, before, await scrapeServer(target), measured)
+        await warmUp({ ...load, url: `${limit.url}${c.barePath}` })
         const reference = await autocannon({ ...load, url: `${limit.url}${c.barePath}` })
         // Warmed up first: the figure is the engine's steady cost, not its first compilation.
         for (let i = 0; i < (setup.scale === "smoke" ? 5 : 500); i++) c.kind.inProcess(c.bodyText)

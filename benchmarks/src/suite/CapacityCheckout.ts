@@ -2,7 +2,7 @@ import { Result, Schema } from "effect"
 import { type Benchmark, BenchmarkFailure, figure, type Figure } from "../Benchmark.ts"
 import { runMonday } from "../soak/CapacityTraffic.ts"
 import { paced, Tally, timed } from "../soak/Tally.ts"
-import { autocannon } from "../support/Autocannon.ts"
+import { autocannon, WARM_UP_NOTE, warmUp } from "../support/Autocannon.ts"
 import { type BareServer, startBareServer } from "../support/BareServer.ts"
 import { decodeOffers, type Offer, orderOf } from "../support/CapacityOrders.ts"
 import { post } from "../support/Http.ts"
@@ -202,6 +202,7 @@ export const capacityCheckout: Benchmark = {
       const bodies = poolOf(checkout, poolSize, purchaseDate, ships)
       return { label: `${checkout.kind.label}, ${checkout.items} item(s), varied carts`, bodies, path: checkout.kind.path, checkout }
     })
+    setup.note(WARM_UP_NOTE)
     setup.note(`Carts: ${poolSize} per case, purchase date ${purchaseDate} (a Monday of its own per run); orders released after each case.`)
     const headers = { "content-type": "application/json", authorization: `Bearer ${BENCH_CAPACITY_KEY}` }
     let server: ServerHandle | undefined
@@ -231,8 +232,8 @@ export const capacityCheckout: Benchmark = {
     const orders = orderFlow(target, cases.filter((c) => c.checkout.kind.id === "A").flatMap((c) => offersOf(c.bodies, answers)))
     // A server in service has placed orders before: the order path is warmed up (JIT) as the quotes were.
     try {
-      const warmUp = await orders.place(setup.scale === "smoke" ? 0.5 : 3, ORDERS_PER_SECOND * 4)
-      await orders.release(warmUp.held)
+      const ordersWarmUp = await orders.place(setup.scale === "smoke" ? 0.5 : 3, ORDERS_PER_SECOND * 4)
+      await orders.release(ordersWarmUp.held)
     } catch (error) {
       await close()
       throw error
@@ -250,11 +251,13 @@ export const capacityCheckout: Benchmark = {
       for (const c of cases) {
         const amount = setup.scale === "smoke" ? { amount: CONNECTIONS * 4 } : {}
         const load = { connections: CONNECTIONS, seconds: setup.size, method: "POST" as const, headers, bodies: { texts: c.bodies, seed: SEED + ctx.runIndex }, ...amount }
+        await warmUp({ ...load, url: `${target.url}${c.path}` })
         const before = await scrapeServer(target)
         const served = await cpuOfDuring(target.pid, () =>
           withServerLog(target, () => Promise.all([autocannon({ ...load, url: `${target.url}${c.path}` }), orders.place(setup.size, ordersPerSecond)])))
         const after = await scrapeServer(target)
         const [measured, placed] = served.result
+        await warmUp({ ...load, url: `${limit.url}${c.path}` })
         const bareServed = await cpuOfDuring(limit.pid, () => autocannon({ ...load, url: `${limit.url}${c.path}` }))
         const reference = bareServed.result
         await orders.release(placed.held)

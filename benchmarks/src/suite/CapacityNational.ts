@@ -16,7 +16,7 @@ import { type Benchmark, BenchmarkFailure, figure, type Figure } from "../Benchm
 import { nationalNetwork, type StockRow, withStock } from "../national/NationalNetwork.ts"
 import { nationalSkuRequestB } from "../national/NationalRequests.ts"
 import { databaseUrl } from "../StoreUrls.ts"
-import { autocannon, type LoadResult } from "../support/Autocannon.ts"
+import { autocannon, type LoadResult, WARM_UP_NOTE, warmUp } from "../support/Autocannon.ts"
 import { type BareServer, startBareServer } from "../support/BareServer.ts"
 import { answerVariantA, answerVariantB } from "../support/CapacityInProcess.ts"
 import { post } from "../support/Http.ts"
@@ -138,6 +138,7 @@ export const capacityNational: Benchmark = {
     const rows: Array<StockRow> = [...national.stockRows()]
     const rowsBytes = (heapUsedAfterGc() - heapBeforeRows) / Math.max(1, rows.length)
     setup.progress(`${rows.length} stock rows in ${seconds(generated).toFixed(1)} s; ${JSON.stringify(national.shape)}`)
+    setup.note(WARM_UP_NOTE)
     setup.note(`National network: ${JSON.stringify(national.shape)}, ${rows.length} stock rows (seed ${national.options.seed}).`)
 
     const structure = decodedOrFail("the national network (without stock)", national.network)
@@ -276,6 +277,7 @@ export const capacityNational: Benchmark = {
 
     /** One load of case i on the server (with what runs beside it): autocannon's figures, the server's CPU per request and its plans reused. */
     const serve = async (server: ServerHandle, label: string, i: number, alongside?: Alongside): Promise<Served> => {
+      await warmUp({ ...loadOf(i), url: `${server.url}/v1/delivery/capacity` })
       const before = await scrapeServer(server)
       const running = alongside?.start()
       const served = await cpuOfDuring(server.pid, () => withServerLog(server, () => autocannon({ ...loadOf(i), url: `${server.url}/v1/delivery/capacity` })))
@@ -297,6 +299,7 @@ export const capacityNational: Benchmark = {
     /** Case i on the server, then on the bare server: the figures of every server case. */
     const loadOn = async (server: ServerHandle, bare: BareServer, label: string, i: number, alongside?: Alongside): Promise<{ readonly figures: Array<Figure>; readonly served: Served }> => {
       const served = await serve(server, label, i, alongside)
+      await warmUp({ ...loadOf(i), url: `${bare.url}/case-${i}` })
       const bareServed = await cpuOfDuring(bare.pid, () => autocannon({ ...loadOf(i), url: `${bare.url}/case-${i}` }))
       const bareCpu = cpuMicrosPerRequest(bareServed.cpuSeconds, bareServed.result.requests)
       const bareName = "bare node:http, same answer, same run"
