@@ -5,6 +5,7 @@ import { BenchmarkFailure, figure } from "../src/Benchmark.ts"
 import { toMarkdown } from "../src/Markdown.ts"
 import { decodeReport, type Report } from "../src/Report.ts"
 import { failures, runSuite } from "../src/Runner.ts"
+import { WORK_MICROS } from "../src/suite/CapacityBudget.ts"
 import { allBenchmarks, benchmarks } from "../src/suite/index.ts"
 import { withOwnDatabase } from "./support/OwnDatabase.ts"
 
@@ -241,6 +242,26 @@ describe("capacity-instructions, smoke size", () => {
     // callgrind counting nothing of the loop, one of hundreds of millions the whole run divided.
     expect(figures[0]?.median).toBeGreaterThan(10_000)
     expect(figures[0]?.median).toBeLessThan(20_000_000)
+  }, SMOKE_TIMEOUT)
+})
+
+describe("capacity-budget, smoke size", () => {
+  it("is run only when named, and measures the server beside bare servers doing more CPU work per request", async () => {
+    expect(benchmarks.map((b) => b.name)).not.toContain("capacity-budget")
+    const label = "variant A, 5 items"
+    const figures = expectWellFormed(await smoke([byName("capacity-budget")]), [
+      `${label}: requests/s, npm start server`,
+      `${label}: requests/s, bare node:http + 0 µs CPU per request`,
+      `${label}: requests/s, bare node:http + ${WORK_MICROS.at(-1) ?? 0} µs CPU per request`,
+      "variant B all modes, origins searched, 5 items: requests/s, npm start server"
+    ])
+    const cpu = (work: number) => figures.find((f) => f.name === `${label}: server CPU per request (/proc), bare node:http + ${work} µs CPU per request`)?.median ?? 0
+    // The spin is CPU time: the most loaded bare server used at least half of the extra work per
+    // request more than the one spinning a quarter of it (/proc counts in 10 ms ticks, ~10 µs a
+    // request at this size; the points without work come first, on a bare server still compiling).
+    const most = WORK_MICROS.at(-1) ?? 0
+    expect(WORK_MICROS).toContain(most / 4)
+    expect(cpu(most) - cpu(most / 4)).toBeGreaterThan((most * 3) / 8)
   }, SMOKE_TIMEOUT)
 })
 

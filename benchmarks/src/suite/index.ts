@@ -1,6 +1,7 @@
 import type { Benchmark } from "../Benchmark.ts"
 import { capacity } from "./Capacity.ts"
 import { capacityBesideLoad } from "./CapacityBesideLoad.ts"
+import { capacityBudget } from "./CapacityBudget.ts"
 import { capacityCheckout } from "./CapacityCheckout.ts"
 import { capacityInstructions } from "./CapacityInstructions.ts"
 import { capacityNational } from "./CapacityNational.ts"
@@ -22,6 +23,7 @@ export const benchmarks: ReadonlyArray<Benchmark> = [loadProducts, handleJson, h
  * Run only when named: the soak (`npm run bench -- soak`), whose minutes of traffic would double the
  * whole suite's time; `embedded` (npm start's defaults beside PostgreSQL + Redis), about a minute a run;
  * `effect4` (issue 19: the fast lane beside in-tree Effect 4 HttpRouter and HttpApi candidates and bare node:http);
- * `capacity-instructions` (the endpoint's in-process instructions per request under valgrind, minutes).
+ * `capacity-instructions` (the endpoint's in-process instructions per request under valgrind, minutes);
+ * `capacity-budget` (what the requests/s ratio goal allows per request on this machine: a yardstick, not a figure of the service).
  */
-export const allBenchmarks: ReadonlyArray<Benchmark> = [...benchmarks, embedded, soak, effect4, capacityInstructions]
+export const allBenchmarks: ReadonlyArray<Benchmark> = [...benchmarks, embedded, soak, effect4, capacityInstructions, capacityBudget]
