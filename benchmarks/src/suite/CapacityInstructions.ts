@@ -18,6 +18,14 @@ const CASES: ReadonlyArray<{ readonly id: string; readonly items: number }> = [
 
 const COLLECTED = /Collected : (\d+)/
 
+/**
+ * V8 compiles and collects on threads of its own by default, and under valgrind's scheduler when
+ * they finish moves what the main thread runs: two runs of one bundle counted 412k and 818k
+ * instructions a call for variant B all modes, 5 items. On one thread (`--single-threaded`: the
+ * same work, done in turn) four runs of it counted 625-635k.
+ */
+const COUNTING_FLAGS = ["--single-threaded"] as const
+
 interface LoopRun {
   readonly instructions: number
   readonly answer: string
@@ -27,7 +35,7 @@ interface LoopRun {
 const loopUnderCallgrind = async (bundle: string, variant: string, bodyFile: string, warmups: number, calls: number): Promise<LoopRun> => {
   const { stderr, stdout } = await runToEnd(
     "valgrind",
-    ["--tool=callgrind", "--callgrind-out-file=/dev/null", "node", ...serverNodeFlags(), bundle, variant, bodyFile, String(warmups), String(calls)],
+    ["--tool=callgrind", "--callgrind-out-file=/dev/null", "node", ...serverNodeFlags(), ...COUNTING_FLAGS, bundle, variant, bodyFile, String(warmups), String(calls)],
     `callgrind on the answer loop (${variant}, ${calls} calls)`
   )
   const collected = COLLECTED.exec(stderr)?.[1]
@@ -38,7 +46,7 @@ const loopUnderCallgrind = async (bundle: string, variant: string, bodyFile: str
 /**
  * Issue 25 (and 22)'s per-request cost, counted instead of timed: the machine's speed moves timed
  * figures by 2x and more from one hour to the next, and callgrind counts instructions, not time
- * (JIT tiers and GC still move counts: two runs of one tree agreed within 1-20% by case). Each case runs the bundled in-process path twice after the
+ * (on one V8 thread, `COUNTING_FLAGS`). Each case runs the bundled in-process path twice after the
  * same warm-up, N and 2N calls, both at once: the difference is N calls of warm code (a run that
  * stopped right after its warm-up still had optimised code to compile, which made the count move
  * by 15%).
@@ -46,12 +54,12 @@ const loopUnderCallgrind = async (bundle: string, variant: string, bodyFile: str
 export const capacityInstructions: Benchmark = {
   name: "capacity-instructions",
   description:
-    "Instructions per request of the capacity endpoint's in-process work (decode, evaluate, encode; the capacity benchmark's bodies on the demo network, every plan reused), counted by valgrind's callgrind: a bundle built as the server is runs each body `warm-up + 2N` times and `warm-up + N` times under callgrind, with npm start's Node flags; the figure is the difference over N. JIT tiers and GC still move counts between runs (two runs of one tree: within 1% for variant A 5 items and variant B all modes, 8% for B home delivery, 20% for A 20 items): compare with --runs 3 when a change is small.",
+    "Instructions per request of the capacity endpoint's in-process work (decode, evaluate, encode; the capacity benchmark's bodies on the demo network, every plan reused), counted by valgrind's callgrind: a bundle built as the server is runs each body `warm-up + 2N` times and `warm-up + N` times under callgrind, with npm start's Node flags and --single-threaded (V8 compiling and collecting on the main thread, in turn: with its own threads, whose timing valgrind's scheduler moves, two runs of one bundle counted 412k and 818k a call); the figure is the difference over N. Two runs of one bundle on one thread: within 3% for variant B all modes, 5 items; compare with --runs 3 when a change is small. Counts of the reports before this flag (results/capacity-instructions-{before-946c8a3,after-189d658-1,after-189d658-2,after-16463b2}.md) do not compare with later ones.",
   sizeUnit: "calls counted per case",
   defaultSize: 3000,
   smokeSize: 20,
   defaultRuns: 1,
-  configuration: () => "no servers: the in-process answer path, bundled as the server is, under valgrind's callgrind with npm start's Node flags",
+  configuration: () => "no servers: the in-process answer path, bundled as the server is, under valgrind's callgrind with npm start's Node flags and --single-threaded",
   open: async (ctx) => {
     await runToEnd("valgrind", ["--version"], "valgrind (Debian package valgrind)").catch((error: unknown) => {
       throw new BenchmarkFailure(`capacity-instructions needs valgrind: ${error instanceof Error ? error.message : String(error)}`)
@@ -67,7 +75,7 @@ export const capacityInstructions: Benchmark = {
       return { label: `${kind.label}, ${items} items`, variant: id === "A" ? "A" : "B", file }
     })
     const warmups = ctx.scale === "smoke" ? 20 : 3000
-    ctx.note(`Warm-up ${warmups} calls per case, then ${ctx.size} counted; node ${process.version}, flags ${serverNodeFlags().join(" ") || "none"}.`)
+    ctx.note(`Warm-up ${warmups} calls per case, then ${ctx.size} counted; node ${process.version}, flags ${[...serverNodeFlags(), ...COUNTING_FLAGS].join(" ")}.`)
     return {
       run: async (run) => {
         const figures: Array<Figure> = []
