@@ -22,7 +22,7 @@ const COLLECTED = /Collected : (\d+)/
  * V8 compiles and collects on threads of its own by default, and under valgrind's scheduler when
  * they finish moves what the main thread runs: two runs of one bundle counted 412k and 818k
  * instructions a call for variant B all modes, 5 items. On one thread (`--single-threaded`: the
- * same work, done in turn) four runs of it counted 625-635k.
+ * same work, done in turn) two runs of every case agreed within 2%.
  */
 const COUNTING_FLAGS = ["--single-threaded"] as const
 
@@ -54,7 +54,7 @@ const loopUnderCallgrind = async (bundle: string, variant: string, bodyFile: str
 export const capacityInstructions: Benchmark = {
   name: "capacity-instructions",
   description:
-    "Instructions per request of the capacity endpoint's in-process work (decode, evaluate, encode; the capacity benchmark's bodies on the demo network, every plan reused), counted by valgrind's callgrind: a bundle built as the server is runs each body `warm-up + 2N` times and `warm-up + N` times under callgrind, with npm start's Node flags and --single-threaded (V8 compiling and collecting on the main thread, in turn: with its own threads, whose timing valgrind's scheduler moves, two runs of one bundle counted 412k and 818k a call); the figure is the difference over N. Two runs of one bundle on one thread: within 3% for variant B all modes, 5 items; compare with --runs 3 when a change is small. Counts of the reports before this flag (results/capacity-instructions-{before-946c8a3,after-189d658-1,after-189d658-2,after-16463b2}.md) do not compare with later ones.",
+    "Instructions per request of the capacity endpoint's in-process work (decode, evaluate, encode; the capacity benchmark's bodies on the demo network, every plan reused), counted by valgrind's callgrind: a bundle built as the server is runs each body `warm-up + 2N` times and `warm-up + N` times under callgrind, with npm start's Node flags and --single-threaded (V8 compiling and collecting on the main thread, in turn: with its own threads, whose timing valgrind's scheduler moves, two runs of one bundle counted 412k and 818k a call); the figure is the difference over N. Two runs of one bundle on one thread agreed within 2% in every case; compare with --runs 3 when a change is small. Counts of the reports before this flag (results/capacity-instructions-{before-946c8a3,after-189d658-1,after-189d658-2,after-16463b2}.md) do not compare with later ones.",
   sizeUnit: "calls counted per case",
   defaultSize: 3000,
   smokeSize: 20,
