@@ -5,7 +5,7 @@ import { type Benchmark, BenchmarkFailure, figure, type Figure } from "../Benchm
 import { autocannon, type LoadOptions, type LoadResult, WARM_UP_NOTE, warmUp } from "../support/Autocannon.ts"
 import { type BareServer, startBareServer } from "../support/BareServer.ts"
 import { post } from "../support/Http.ts"
-import { cpuOfDuring } from "../support/ProcessCpu.ts"
+import { cpuMicrosPerRequest, cpuOfDuring } from "../support/ProcessCpu.ts"
 import { type ServerHandle, startServer, withServerLog } from "../support/ServerProcess.ts"
 import { BENCH_CAPACITY_KEY } from "../support/Tokens.ts"
 import { type WorkPoint, workAt } from "../support/WorkCurve.ts"
@@ -24,26 +24,28 @@ interface Measured {
   readonly cpuMicros: number | undefined
 }
 
-const cpuMicrosPer = (cpuSeconds: number | undefined, requests: number) =>
-  cpuSeconds === undefined || requests === 0 ? undefined : (cpuSeconds * 1e6) / requests
+const mean = (values: ReadonlyArray<number>) => values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length)
+
+/** The mean of the values, or undefined when one is (no /proc). */
+const meanOrUndefined = (values: ReadonlyArray<number | undefined>): number | undefined =>
+  values.some((v) => v === undefined) || values.length === 0 ? undefined : mean(values.filter((v): v is number => v !== undefined))
 
 /**
  * What the requests/s goal of issues 22 and 25 (at least 0.5x a bare node:http server answering the
- * same bytes) allows the server to do per request on the machine it runs on. The load generator
- * shares the machine: a bare server that does nothing is limited by the client, and a server's CPU
- * per request costs it more than its own time (each answer wakes the client, and the client's
- * core sits idle meanwhile). So the ratio is not the CPU ratio; this curve says which work per
- * request it corresponds to.
+ * same bytes) allows the server to do per request on the machine it runs on, with the load
+ * generator on the same cores: the work per request, in CPU time, at which a bare server answering
+ * the same bytes falls to half its rate. The figure is this machine's and this client's, not the
+ * service's; the server's own figures beside it say how far it is.
  */
 export const capacityBudget: Benchmark = {
   name: "capacity-budget",
-  description: `What the requests/s goal of issues 22 and 25 (at least ${GOAL_RATIO}x bare node:http) allows per request on this machine: bare node:http servers answering the capacity benchmark's ${ITEMS}-item answers of variant A and of variant B all modes (origins searched) after ${WORK_MICROS.join(", ")} µs of CPU work per request (a spin until the process has used that much more CPU), at ${CONNECTIONS} connections (autocannon), beside the npm start server answering the same requests; requests/s and server CPU per request of each, their ratio to the bare server without work, the work per request at which the bare curve crosses ${GOAL_RATIO}x, and where the server's requests/s falls on that curve (the work per request it answers like).`,
+  description: `What the requests/s goal of issues 22 and 25 (at least ${GOAL_RATIO}x bare node:http) allows per request on this machine: bare node:http servers answering the capacity benchmark's ${ITEMS}-item answers of variant A and of variant B all modes (origins searched) after ${WORK_MICROS.join(", ")} µs of CPU work per request (a spin until the process has used that much more CPU), at ${CONNECTIONS} connections (autocannon), beside the npm start server answering the same requests; requests/s and server CPU per request of each, their ratio to the bare server without work, the work per request at which the bare curve reaches ${GOAL_RATIO}x of no work, and where the server's requests/s falls on that curve (the work per request it answers like); both interpolated linearly in time per request between neighbouring points.`,
   sizeUnit: "seconds of load per point",
   defaultSize: 2,
   smokeSize: 1,
   open: async (setup) => {
     setup.note(WARM_UP_NOTE)
-    setup.note("The work of a curve's point is CPU time, not wall time: a spin that is preempted still does all of it. The points are measured one after the other, the server first; the machine's other load moves them all.")
+    setup.note("The work of a curve's point is CPU time, not wall time: a spin that is preempted still does all of it. The loads run one after the other: the server, the bare points from no work up, and the bare server without work again (the reference is the mean of its two loads); every other run in the reverse order. The machine's other load moves them all: read the budget beside its spread.")
     const kinds = capacityRequests()
     const cases = KINDS.map((id) => {
       const kind = kinds.find((k) => k.id === id)
@@ -82,10 +84,10 @@ export const capacityBudget: Benchmark = {
     const measure = async (pid: number, options: LoadOptions): Promise<Measured> => {
       await warmUp(options)
       const { result, cpuSeconds } = await cpuOfDuring(pid, () => autocannon(options))
-      return { load: result, cpuMicros: cpuMicrosPer(cpuSeconds, result.requests) }
+      return { load: result, cpuMicros: cpuMicrosPerRequest(cpuSeconds, result.requests) }
     }
 
-    const run = async (): Promise<ReadonlyArray<Figure>> => {
+    const run = async (ctx: { readonly runIndex: number }): Promise<ReadonlyArray<Figure>> => {
       const figures: Array<Figure> = []
       for (const c of cases) {
         const load = {
@@ -97,37 +99,54 @@ export const capacityBudget: Benchmark = {
           // Smoke: enough requests that the work spun outweighs the 64 connections' set-up in the CPU counted.
           ...(setup.scale === "smoke" ? { amount: CONNECTIONS * 16 } : {})
         }
-        const served = await withServerLog(target, () => measure(target.pid, { ...load, url: `${target.url}${c.kind.path}` }))
-        const curve: Array<{ readonly work: number } & Measured> = []
-        for (const work of WORK_MICROS) curve.push({ work, ...await measure(limit.pid, { ...load, url: `${limit.url}/busy/${work}/${c.id}` }) })
-        const [idle] = curve
-        if (idle === undefined) throw new BenchmarkFailure("no bare point")
-        const bareName = "bare node:http, same answer, no work, same run"
-        const ratios: ReadonlyArray<WorkPoint> = curve.map((p) => ({ workMicros: p.work, value: p.load.requestsPerSecond / idle.load.requestsPerSecond }))
-        const budget = workAt(ratios, GOAL_RATIO)
-        const serverLike = workAt(ratios, served.load.requestsPerSecond / idle.load.requestsPerSecond)
-        setup.progress(`${c.label}: server ${served.load.requestsPerSecond.toFixed(0)} req/s; bare ${curve.map((p) => `+${p.work} µs ${p.load.requestsPerSecond.toFixed(0)}`).join(", ")}; ${GOAL_RATIO}x at ${budget?.toFixed(1) ?? "?"} µs, the server like ${serverLike?.toFixed(1) ?? "?"} µs`)
-        figures.push(figure(`${c.label}: requests/s, npm start server`, "req/s", served.load.requestsPerSecond, {
-          limit: { name: bareName, sample: idle.load.requestsPerSecond }
+        // The server, the bare points by work, and the bare server without work again at the end (its
+        // two loads make the reference); reversed every other run, so that a drift of the machine's
+        // load does not always bend the curve the same way.
+        const steps: ReadonlyArray<number | "server"> = ["server", ...WORK_MICROS, 0]
+        const measured = new Map<number | "server", Array<Measured>>()
+        for (const step of ctx.runIndex % 2 === 0 ? steps : [...steps].reverse()) {
+          const taken = step === "server"
+            ? await withServerLog(target, () => measure(target.pid, { ...load, url: `${target.url}${c.kind.path}` }))
+            : await measure(limit.pid, { ...load, url: `${limit.url}/busy/${step}/${c.id}` })
+          measured.set(step, [...(measured.get(step) ?? []), taken])
+        }
+        const [served] = measured.get("server") ?? []
+        const idle = measured.get(0) ?? []
+        if (served === undefined || idle.length === 0) throw new BenchmarkFailure("a point of the curve was not measured")
+        const idleRate = mean(idle.map((m) => m.load.requestsPerSecond))
+        const idleCpu = meanOrUndefined(idle.map((m) => m.cpuMicros))
+        const curve: ReadonlyArray<WorkPoint> = WORK_MICROS.map((work) => ({
+          workMicros: work,
+          slowdown: work === 0 ? 1 : idleRate / mean((measured.get(work) ?? []).map((m) => m.load.requestsPerSecond))
         }))
-        if (served.cpuMicros !== undefined && idle.cpuMicros !== undefined) {
-          figures.push(figure(`${c.label}: server CPU per request (all threads, /proc), npm start server`, "µs", served.cpuMicros, {
+        const budget = workAt(curve, 1 / GOAL_RATIO)
+        const serverLike = workAt(curve, idleRate / served.load.requestsPerSecond)
+        setup.progress(`${c.label}: server ${served.load.requestsPerSecond.toFixed(0)} req/s; bare ${WORK_MICROS.map((work) => `+${work} µs ${(idleRate / (curve.find((p) => p.workMicros === work)?.slowdown ?? 1)).toFixed(0)}`).join(", ")}; ${GOAL_RATIO}x at ${budget?.toFixed(1) ?? "?"} µs, the server like ${serverLike?.toFixed(1) ?? "?"} µs`)
+        const bareName = "bare node:http, same answer, no work, same run (mean of two loads)"
+        figures.push(figure(`${c.label}: requests/s, npm start server`, "req/s", served.load.requestsPerSecond, {
+          limit: { name: bareName, sample: idleRate }
+        }))
+        if (served.cpuMicros !== undefined && idleCpu !== undefined) {
+          figures.push(figure(`${c.label}: server CPU per request (/proc), npm start server`, "µs", served.cpuMicros, {
             better: "lower",
-            limit: { name: bareName, sample: idle.cpuMicros }
+            limit: { name: bareName, sample: idleCpu }
           }))
         }
-        for (const point of curve) {
-          figures.push(figure(`${c.label}: requests/s, bare node:http + ${point.work} µs CPU per request`, "req/s", point.load.requestsPerSecond,
-            point === idle ? {} : { limit: { name: bareName, sample: idle.load.requestsPerSecond } }))
-          if (point.cpuMicros !== undefined) {
-            figures.push(figure(`${c.label}: server CPU per request (/proc), bare node:http + ${point.work} µs CPU per request`, "µs", point.cpuMicros, { better: "lower" }))
+        for (const work of WORK_MICROS) {
+          const points = measured.get(work) ?? []
+          const rate = mean(points.map((m) => m.load.requestsPerSecond))
+          const cpu = meanOrUndefined(points.map((m) => m.cpuMicros))
+          figures.push(figure(`${c.label}: requests/s, bare node:http + ${work} µs CPU per request`, "req/s", rate,
+            work === 0 ? {} : { limit: { name: bareName, sample: idleRate } }))
+          if (cpu !== undefined) {
+            figures.push(figure(`${c.label}: server CPU per request (/proc), bare node:http + ${work} µs CPU per request`, "µs", cpu, { better: "lower" }))
           }
         }
         if (budget !== undefined) {
-          figures.push(figure(`${c.label}: CPU work per request at which the bare curve reaches ${GOAL_RATIO}x of no work (issues 22 and 25's requests/s goal)`, "µs", budget))
+          figures.push(figure(`${c.label}: CPU work per request at which the bare curve reaches ${GOAL_RATIO}x of no work (interpolated; issues 22 and 25's requests/s goal)`, "µs", budget))
         }
         if (serverLike !== undefined) {
-          figures.push(figure(`${c.label}: the npm start server's requests/s on the bare curve: CPU work per request it answers like`, "µs", serverLike, { better: "lower" }))
+          figures.push(figure(`${c.label}: the npm start server's requests/s on the bare curve: CPU work per request it answers like (interpolated)`, "µs", serverLike, { better: "lower" }))
         }
       }
       return figures

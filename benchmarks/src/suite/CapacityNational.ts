@@ -20,7 +20,7 @@ import { autocannon, type LoadResult, WARM_UP_NOTE, warmUp } from "../support/Au
 import { type BareServer, startBareServer } from "../support/BareServer.ts"
 import { answerVariantA, answerVariantB } from "../support/CapacityInProcess.ts"
 import { post } from "../support/Http.ts"
-import { cpuOfDuring } from "../support/ProcessCpu.ts"
+import { cpuMicrosPerRequest, cpuOfDuring } from "../support/ProcessCpu.ts"
 import { type ServerHandle, startServer, withServerLog } from "../support/ServerProcess.ts"
 import { type StockChange, startStockFeeder } from "../support/StockFeeder.ts"
 import { BENCH_CAPACITY_KEY } from "../support/Tokens.ts"
@@ -103,9 +103,6 @@ interface Served {
   /** Garbage collection over the load, ms by kind (nodejs_gc_duration_seconds_total: only with METRICS_GC=true, else 0). */
   readonly gcMs: { readonly major: number; readonly minor: number }
 }
-
-const cpuMicrosPerRequest = (cpuSeconds: number | undefined, requests: number): number | undefined =>
-  cpuSeconds === undefined || requests === 0 ? undefined : (cpuSeconds * 1e6) / requests
 
 /** What runs beside a server's load: started just before it, stopped just after, with the figures it adds. */
 interface Alongside {

@@ -26,6 +26,10 @@ export const cpuOfDuring = async <A>(pid: number, measure: () => Promise<A>): Pr
   return { result, cpuSeconds: before === undefined || after === undefined ? undefined : after - before }
 }
 
+/** CPU µs per request from CPU seconds over a load of `requests` (undefined without /proc, or without requests). */
+export const cpuMicrosPerRequest = (cpuSeconds: number | undefined, requests: number): number | undefined =>
+  cpuSeconds === undefined || requests === 0 ? undefined : (cpuSeconds * 1e6) / requests
+
 /** CPU seconds used so far by each process of this machine whose command is `command` (PostgreSQL's backends and helpers, say), by pid. */
 export const commandCpuSeconds = (command: string): ReadonlyMap<number, number> | undefined => {
   try {

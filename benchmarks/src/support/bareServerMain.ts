@@ -1,7 +1,8 @@
 // A bare node:http server: reads each request body to its end, answers the JSON configured for its
 // path, or for its path and body (key `${path} ${body}`) when the path alone has none. A path under
 // `/busy/<n>/` first spins on the event loop until the process has used n µs more CPU (work a server
-// would do per request, counted in CPU time so that a preempted spin still does all of it: capacity-budget).
+// would do per request, counted in CPU time so that a preempted spin still does all of it; the
+// process's, so V8's helper threads count too: capacity-budget).
 import { readFileSync } from "node:fs"
 import { createServer } from "node:http"
 import { Schema } from "effect"
@@ -24,7 +25,7 @@ const spin = (micros: number) => {
 
 const server = createServer((request, response) => {
   const path = request.url ?? ""
-  const busyMicros = Number(BUSY.exec(path)?.[1] ?? 0)
+  const busyMicros = path.startsWith("/busy/") ? Number(BUSY.exec(path)?.[1] ?? 0) : 0
   const byPath = answers.get(path)
   const chunks: Array<Buffer> = []
   request.on("data", (chunk: Buffer) => {
