@@ -108,7 +108,8 @@ describe("benchmark suite, smoke size, one run each", () => {
       "variant A, 1 item(s), varied carts: requests/s",
       "variant A, 5 item(s), varied carts: p99 latency",
       "variant B home delivery, fixed origins, 5 item(s), varied carts: requests/s",
-      "variant B all modes, origins searched, 5 item(s), varied carts: p99 latency"
+      "variant B all modes, origins searched, 5 item(s), varied carts: p99 latency",
+      "variant A, 5 item(s), varied carts, orders at 100/s: p99 latency"
     ])
     const applied = figures.filter((f) => f.name.endsWith("orders applied meanwhile"))
     expect(applied).toHaveLength(5)

@@ -21,8 +21,9 @@ const COLLECTED = /Collected : (\d+)/
 /**
  * V8 compiles and collects on threads of its own by default, and under valgrind's scheduler when
  * they finish moves what the main thread runs: two runs of one bundle counted 412k and 818k
- * instructions a call for variant B all modes, 5 items. On one thread (`--single-threaded`: the
- * same work, done in turn) two runs of every case agreed within 2%.
+ * instructions a call for variant B all modes, 5 items. On one thread (`--single-threaded`: V8
+ * marks, sweeps and compiles on the main thread, not concurrently, so the counts include what
+ * npm start does on helper threads) two runs of every case agreed within 2%.
  */
 const COUNTING_FLAGS = ["--single-threaded"] as const
 
