@@ -273,13 +273,15 @@ export const capacityCheckout: Benchmark = {
       for (const { c, ordersPerSecond, label, goals } of loads) {
         const amount = setup.scale === "smoke" ? { amount: CONNECTIONS * 4 } : {}
         const load = { connections: CONNECTIONS, seconds: setup.size, method: "POST" as const, headers, bodies: { texts: c.bodies, seed: SEED + ctx.runIndex }, ...amount }
-        await warmUp({ ...load, url: `${target.url}${c.path}` })
+        // The warm-ups draw from the same carts with another seed, not the measured load's own sequence.
+        const warmUpLoad = { ...load, bodies: { ...load.bodies, seed: load.bodies.seed + 1000 } }
+        await warmUp({ ...warmUpLoad, url: `${target.url}${c.path}` })
         const before = await scrapeServer(target)
         const served = await cpuOfDuring(target.pid, () =>
           withServerLog(target, () => Promise.all([autocannon({ ...load, url: `${target.url}${c.path}` }), orders.place(setup.size, ordersPerSecond)])))
         const after = await scrapeServer(target)
         const [measured, placed] = served.result
-        await warmUp({ ...load, url: `${limit.url}${c.path}` })
+        await warmUp({ ...warmUpLoad, url: `${limit.url}${c.path}` })
         const bareServed = await cpuOfDuring(limit.pid, () => autocannon({ ...load, url: `${limit.url}${c.path}` }))
         const reference = bareServed.result
         await orders.release(placed.held)

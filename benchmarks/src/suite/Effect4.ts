@@ -7,7 +7,7 @@ import { build } from "esbuild"
 import { external } from "../../../scripts/buildServer.ts"
 import { serverNodeFlags } from "../../../scripts/serverNodeFlags.ts"
 import { type Benchmark, BenchmarkFailure, figure, type Figure } from "../Benchmark.ts"
-import { autocannon, type LoadResult } from "../support/Autocannon.ts"
+import { autocannon, type LoadResult, WARM_UP_NOTE, warmUp } from "../support/Autocannon.ts"
 import { startBareServer } from "../support/BareServer.ts"
 import { post } from "../support/Http.ts"
 import { cpuOfDuring } from "../support/ProcessCpu.ts"
@@ -132,6 +132,7 @@ export const effect4: Benchmark = {
   defaultRuns: 5,
   open: async (setup) => {
     const [routerFile, apiFile] = await Promise.all([bundle("capacityRouter"), bundle("capacityApi")])
+    setup.note(WARM_UP_NOTE)
     setup.note(`Candidates: benchmarks/src/effect4/ on the root's effect ${effectVersion} and @effect/platform-node, bundled by esbuild as npm start's server is and run with npm start's Node flags (${serverNodeFlags().join(" ")}); the fast lane is the server itself, the npm start bundle (RUN_WORKERS=false, embedded in-memory PGlite unless DATABASE_URL). The bare server runs under tsx, as in the capacity benchmark.`)
     setup.note("Candidates answer with the server's function once the checks passed (answerBody, services/capacity/src/answer/AnswerCapacityRequest.ts) on the demo network with no usage (benchmarks/src/effect4/DemoCapacity.ts) and leave out the per-key rate limit; the HttpApi candidate decodes each body twice (the contract's Schema, packages/api/src/CapacityApi.ts, then the engine's own decoder). Before anything is measured, every candidate's answer to every case must equal the fast lane's byte for byte.")
     const kinds = [variantA(), variantBAllModesSearch()]
@@ -204,8 +205,9 @@ export const effect4: Benchmark = {
         }
         const results = new Map<string, { readonly load: LoadResult; readonly cpuSeconds: number | undefined; readonly peakMiB: number }>()
         for (const server of order) {
-          server.rss.reset()
           const url = `${server.url}${server.label === BARE ? c.barePath : PATH}`
+          await warmUp({ ...load, url })
+          server.rss.reset()
           const { result, cpuSeconds } = await cpuOfDuring(server.pid, () => autocannon({ ...load, url }))
           results.set(server.label, { load: result, cpuSeconds, peakMiB: server.rss.peakMiB() })
         }
