@@ -277,8 +277,13 @@ export const capacityCheckout: Benchmark = {
         const warmUpLoad = { ...load, bodies: { ...load.bodies, seed: load.bodies.seed + 1000 } }
         await warmUp({ ...warmUpLoad, url: `${target.url}${c.path}` })
         const before = await scrapeServer(target)
+        // The orders begin when the quotes do: the load's own process takes a moment to start.
         const served = await cpuOfDuring(target.pid, () =>
-          withServerLog(target, () => Promise.all([autocannon({ ...load, url: `${target.url}${c.path}` }), orders.place(setup.size, ordersPerSecond)])))
+          withServerLog(target, () => {
+            let quotesStarted = () => {}
+            const placed = new Promise<void>((started) => (quotesStarted = started)).then(() => orders.place(setup.size, ordersPerSecond))
+            return Promise.all([autocannon({ ...load, url: `${target.url}${c.path}`, onStarted: () => quotesStarted() }), placed])
+          }))
         const after = await scrapeServer(target)
         const [measured, placed] = served.result
         await warmUp({ ...warmUpLoad, url: `${limit.url}${c.path}` })

@@ -37,6 +37,8 @@ export interface LoadOptions {
   readonly rate?: number
   /** "any": non-2xx answers, errors and timeouts are counted in the result instead of failing the benchmark. */
   readonly accept?: "2xx" | "any"
+  /** With varied bodies: called once the load's own process is up and about to send (it takes a moment to start). */
+  readonly onStarted?: () => void
 }
 
 export interface LoadResult {
@@ -62,8 +64,12 @@ export interface LoadResult {
  */
 export const AMOUNT_SAMPLE_MS = 10
 
-const runCli = (options: LoadOptions) =>
-  runToEnd(process.execPath, [
+/** The line the varied-bodies load process (variedLoadMain.ts) writes to stderr right before its load begins. */
+export const LOAD_STARTED = "load starting"
+
+const runCli = (options: LoadOptions) => {
+  if (options.onStarted !== undefined) throw new BenchmarkFailure("onStarted is told by the varied-bodies load process only")
+  return runToEnd(process.execPath, [
     AUTOCANNON, "--json", "--connections", String(options.connections),
     ...(options.amount === undefined ? ["--duration", String(options.seconds)] : ["--amount", String(options.amount), "--sampleInt", String(AMOUNT_SAMPLE_MS)]),
     "--method", options.method ?? "GET", "--timeout", "180",
@@ -72,6 +78,7 @@ const runCli = (options: LoadOptions) =>
     ...(options.bodyFile === undefined ? [] : ["--input", options.bodyFile]),
     options.url
   ], "autocannon")
+}
 
 /** The CLI takes one body; a script of ours drives autocannon's API to draw each request's body. */
 const runVaried = async (options: LoadOptions, bodies: NonNullable<LoadOptions["bodies"]>) => {
@@ -87,7 +94,14 @@ const runVaried = async (options: LoadOptions, bodies: NonNullable<LoadOptions["
     seed: bodies.seed
   }))
   try {
-    return await runToEnd(process.execPath, ["--import", "tsx", VARIED_LOAD, file], "autocannon (varied bodies)")
+    const { onStarted } = options
+    let heard = ""
+    const told = onStarted === undefined ? undefined : (chunk: string) => {
+      if (heard.includes(LOAD_STARTED)) return
+      heard = (heard + chunk).slice(-4 * LOAD_STARTED.length)
+      if (heard.includes(LOAD_STARTED)) onStarted()
+    }
+    return await runToEnd(process.execPath, ["--import", "tsx", VARIED_LOAD, file], "autocannon (varied bodies)", undefined, told)
   } finally {
     rmSync(file, { force: true })
   }

@@ -6,8 +6,17 @@ export interface Finished {
   readonly stderr: string
 }
 
-/** Runs a command to its end; a non-zero exit is a BenchmarkFailure carrying the tail of its stderr. */
-export const runToEnd = (command: string, args: ReadonlyArray<string>, what: string, timeoutMs = 30 * 60_000): Promise<Finished> =>
+/**
+ * Runs a command to its end; a non-zero exit is a BenchmarkFailure carrying the tail of its stderr.
+ * `onStderr` sees its stderr as it comes (a process saying where it is).
+ */
+export const runToEnd = (
+  command: string,
+  args: ReadonlyArray<string>,
+  what: string,
+  timeoutMs = 30 * 60_000,
+  onStderr?: (chunk: string) => void
+): Promise<Finished> =>
   new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] })
     let stdout = ""
@@ -17,6 +26,7 @@ export const runToEnd = (command: string, args: ReadonlyArray<string>, what: str
     })
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
       stderr = (stderr + chunk).slice(-4000)
+      onStderr?.(chunk)
     })
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs)
     child.on("error", (error) => {
