@@ -4,7 +4,7 @@ import { writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Benchmark, BenchmarkFailure, figure, type Figure } from "../Benchmark.ts"
-import { autocannon, type LoadResult, WARM_UP_NOTE, warmUp } from "../support/Autocannon.ts"
+import { autocannon, bodyFileLoad, type LoadResult, WARM_UP_NOTE, warmUp } from "../support/Autocannon.ts"
 import { type BareServer, startBareServer } from "../support/BareServer.ts"
 import { post } from "../support/Http.ts"
 import { type ServerHandle, startServer, withServerLog } from "../support/ServerProcess.ts"
@@ -222,8 +222,7 @@ export const capacity: Benchmark = {
     const run = async (): Promise<ReadonlyArray<Figure>> => {
       const figures: Array<Figure> = []
       for (const c of cases) {
-        const amount = setup.scale === "smoke" ? { amount: CONNECTIONS * 4 } : {}
-        const load = { connections: CONNECTIONS, seconds: setup.size, method: "POST" as const, headers, bodyFile: c.bodyFile, ...amount }
+        const load = bodyFileLoad(setup, { connections: CONNECTIONS, headers, bodyFile: c.bodyFile })
         await warmUp({ ...load, url: `${target.url}${c.kind.path}` })
         const before = await scrapeServer(target)
         const measured = await withServerLog(target, () => autocannon({ ...load, url: `${target.url}${c.kind.path}` }))

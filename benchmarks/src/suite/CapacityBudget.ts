@@ -2,7 +2,7 @@ import { rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Benchmark, BenchmarkFailure, figure, type Figure } from "../Benchmark.ts"
-import { autocannon, type LoadOptions, type LoadResult, WARM_UP_NOTE, warmUp } from "../support/Autocannon.ts"
+import { autocannon, bodyFileLoad, type LoadOptions, type LoadResult, WARM_UP_NOTE, warmUp } from "../support/Autocannon.ts"
 import { type BareServer, startBareServer } from "../support/BareServer.ts"
 import { post } from "../support/Http.ts"
 import { cpuMicrosPerRequest, cpuOfDuring } from "../support/ProcessCpu.ts"
@@ -90,15 +90,8 @@ export const capacityBudget: Benchmark = {
     const run = async (ctx: { readonly runIndex: number }): Promise<ReadonlyArray<Figure>> => {
       const figures: Array<Figure> = []
       for (const c of cases) {
-        const load = {
-          connections: CONNECTIONS,
-          seconds: setup.size,
-          method: "POST" as const,
-          headers,
-          bodyFile: c.bodyFile,
-          // Smoke: enough requests that the work spun outweighs the 64 connections' set-up in the CPU counted.
-          ...(setup.scale === "smoke" ? { amount: CONNECTIONS * 16 } : {})
-        }
+        // Smoke: enough requests that the work spun outweighs the 64 connections' set-up in the CPU counted.
+        const load = bodyFileLoad(setup, { connections: CONNECTIONS, headers, bodyFile: c.bodyFile, smokeRequests: CONNECTIONS * 16 })
         // The server, the bare points by work, and the bare server without work again at the end (its
         // two loads make the reference); reversed every other run, so that a drift of the machine's
         // load does not always bend the curve the same way.

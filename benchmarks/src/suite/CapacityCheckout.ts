@@ -6,7 +6,7 @@ import { autocannon, WARM_UP_NOTE, warmUp } from "../support/Autocannon.ts"
 import { type BareServer, startBareServer } from "../support/BareServer.ts"
 import { decodeOffers, type Offer, orderOf } from "../support/CapacityOrders.ts"
 import { post } from "../support/Http.ts"
-import { cpuOfDuring } from "../support/ProcessCpu.ts"
+import { cpuMicrosPerRequest, cpuOfDuring } from "../support/ProcessCpu.ts"
 import { type ServerHandle, startServer, withServerLog } from "../support/ServerProcess.ts"
 import { BENCH_CAPACITY_KEY, runTag } from "../support/Tokens.ts"
 import { meanSeconds } from "./LoadProducts.ts"
@@ -261,14 +261,10 @@ export const capacityCheckout: Benchmark = {
       }
       // Every case at the peak's rate, then variant A's 5-item carts again at ten times it (smoke: 10 and 100/s).
       const highCase = cases.find((c) => c.checkout.kind.id === "A" && c.checkout.items === 5)
+      const highRate = ordersPerSecond * (ORDERS_PER_SECOND_HIGH / ORDERS_PER_SECOND)
       const loads = [
         ...cases.map((c) => ({ c, ordersPerSecond, label: c.label, goals: true })),
-        ...(highCase === undefined ? [] : [{
-          c: highCase,
-          ordersPerSecond: ordersPerSecond * (ORDERS_PER_SECOND_HIGH / ORDERS_PER_SECOND),
-          label: `${highCase.label}, orders at ${ordersPerSecond * (ORDERS_PER_SECOND_HIGH / ORDERS_PER_SECOND)}/s`,
-          goals: false
-        }])
+        ...(highCase === undefined ? [] : [{ c: highCase, ordersPerSecond: highRate, label: `${highCase.label}, orders at ${highRate}/s`, goals: false }])
       ]
       for (const { c, ordersPerSecond, label, goals } of loads) {
         const amount = setup.scale === "smoke" ? { amount: CONNECTIONS * 4 } : {}
@@ -302,12 +298,14 @@ export const capacityCheckout: Benchmark = {
         const gc = { major: gcMsOver(before, after, "major"), minor: gcMsOver(before, after, "minor") }
         setup.progress(`${label}: ${measured.requestsPerSecond.toFixed(0)} req/s (bare ${reference.requestsPerSecond.toFixed(0)}), p99 ${measured.p99} ms, ${placed.held.length} orders applied, ${placed.refused} refused, ${placed.notSent} not sent, plans reused ${planReuse.toFixed(1)}%, GC ${gc.major.toFixed(0)} ms major ${gc.minor.toFixed(0)} ms minor (METRICS_GC=true counts it)`)
         const bareName = "bare node:http, same answers, same run"
+        const serverCpu = cpuMicrosPerRequest(served.cpuSeconds, measured.requests)
+        const bareCpu = cpuMicrosPerRequest(bareServed.cpuSeconds, reference.requests)
         figures.push(
           ...loadFigures(label, measured, reference, bareName).map((f) => (goals ? f : withoutGoal(f))),
-          ...(served.cpuSeconds === undefined || bareServed.cpuSeconds === undefined ? [] : [
-            figure(`${label}: server CPU per request (all threads, the orders' work included)`, "µs", (served.cpuSeconds / measured.requests) * 1e6, {
+          ...(serverCpu === undefined || bareCpu === undefined ? [] : [
+            figure(`${label}: server CPU per request (all threads, the orders' work included)`, "µs", serverCpu, {
               better: "lower",
-              limit: { name: bareName, sample: (bareServed.cpuSeconds / reference.requests) * 1e6 }
+              limit: { name: bareName, sample: bareCpu }
             })
           ]),
           ...(engineSeconds === undefined ? [] : [figure(`${label}: engine time per request in-process (decode, evaluate, encode; no order placed)`, "µs", engineSeconds * 1e6, { better: "lower" })]),

@@ -7,7 +7,7 @@ import { build } from "esbuild"
 import { external } from "../../../scripts/buildServer.ts"
 import { serverNodeFlags } from "../../../scripts/serverNodeFlags.ts"
 import { type Benchmark, BenchmarkFailure, figure, type Figure } from "../Benchmark.ts"
-import { autocannon, type LoadResult, WARM_UP_NOTE, warmUp } from "../support/Autocannon.ts"
+import { autocannon, bodyFileLoad, type LoadResult, WARM_UP_NOTE, warmUp } from "../support/Autocannon.ts"
 import { startBareServer } from "../support/BareServer.ts"
 import { post } from "../support/Http.ts"
 import { cpuOfDuring } from "../support/ProcessCpu.ts"
@@ -195,14 +195,7 @@ export const effect4: Benchmark = {
       // The order rotates from run to run: no server always runs first (or right after another's load).
       const order = started.map((_, i) => started[(i + ctx.runIndex) % started.length]).filter((c): c is Candidate => c !== undefined)
       for (const c of cases) {
-        const load = {
-          connections: CONNECTIONS,
-          seconds: setup.size,
-          method: "POST" as const,
-          headers,
-          bodyFile: c.bodyFile,
-          ...(setup.scale === "smoke" ? { amount: CONNECTIONS * 4 } : {})
-        }
+        const load = bodyFileLoad(setup, { connections: CONNECTIONS, headers, bodyFile: c.bodyFile })
         const results = new Map<string, { readonly load: LoadResult; readonly cpuSeconds: number | undefined; readonly peakMiB: number }>()
         for (const server of order) {
           const url = `${server.url}${server.label === BARE ? c.barePath : PATH}`

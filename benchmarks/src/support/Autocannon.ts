@@ -138,6 +138,22 @@ export const autocannon = async (options: LoadOptions): Promise<LoadResult> => {
   }
 }
 
+/**
+ * One body file POSTed flat out at `connections` for the run's seconds (`size`); a smoke run sends
+ * `smokeRequests` instead (4 a connection unless given). Without its url, which each server adds.
+ */
+export const bodyFileLoad = (
+  run: { readonly size: number; readonly scale: "full" | "smoke" },
+  load: { readonly connections: number; readonly headers: Readonly<Record<string, string>>; readonly bodyFile: string; readonly smokeRequests?: number }
+): Omit<LoadOptions, "url"> => ({
+  connections: load.connections,
+  seconds: run.size,
+  method: "POST",
+  headers: load.headers,
+  bodyFile: load.bodyFile,
+  ...(run.scale === "smoke" ? { amount: load.smokeRequests ?? load.connections * 4 } : {})
+})
+
 /** The unmeasured load before a measured one (`warmUp`): long enough for V8 to optimise the hot path of a server answering a few thousand requests/s. */
 export const WARM_UP_SECONDS = 1
 
@@ -146,9 +162,9 @@ export const WARM_UP_NOTE = `Each measured load of a server follows an unmeasure
 
 /**
  * An unmeasured load of the same requests, to run before a measured one: a server measured right
- * after its start, or after another kind of request, answers its first second or two with code V8
- * has not optimised yet (a 2 s load of the first case measured 25-35% fewer requests/s than the
- * same load later on the same server), while the bare server it is compared with has no such code.
+ * after its start answers its first second or two with code V8 has not optimised yet (a 2 s load of
+ * the first case measured 25-35% fewer requests/s than the same load later on the same server),
+ * while the bare server it is compared with has no such code.
  */
 export const warmUp = async (options: LoadOptions): Promise<void> => {
   await autocannon({ ...options, seconds: WARM_UP_SECONDS })
