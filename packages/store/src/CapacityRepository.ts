@@ -1,5 +1,5 @@
 import { type CapacityUse, resourceKey } from "@retail/capacity"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Result, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { columnsOf, LedgerRow, UsageRow, type UsageState, statesOfRows } from "./CapacityRows.ts"
 import { networkChangeStatements } from "./NetworkChangeStatements.ts"
@@ -31,6 +31,21 @@ export class OrderIdTaken extends Schema.TaggedError<OrderIdTaken>()("OrderIdTak
   applied: Schema.Unknown
 }) {}
 
+/** One order of a group (`consumeMany`): what `consume` takes. */
+export interface GroupedOrder {
+  readonly orderId: string
+  readonly uses: ReadonlyArray<LimitedUse>
+  readonly request?: unknown
+}
+
+/**
+ * What became of one order of a group: as `consume` answers it, or `Retry` when its id was released
+ * while the group ran (send it alone).
+ */
+export type GroupedOutcome =
+  | { readonly _tag: "Done"; readonly result: Result.Result<ConsumeOutcome, CapacityExhausted | OrderIdTaken> }
+  | { readonly _tag: "Retry" }
+
 export interface StoredNetwork {
   readonly version: number
   readonly document: unknown
@@ -48,13 +63,21 @@ const OutcomeColumns = {
   used: Schema.NullOr(Schema.Number),
   revision: Schema.NullOr(Schema.Number)
 }
-/** What capacity_consume answers (CapacitySchema.ts): one ALREADY_APPLIED, CONFLICT or EXHAUSTED row, or the APPLIED usage rows. */
-const decodeConsumeRows = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({
+const ConsumeRow = Schema.Struct({
   outcome: Schema.Literals(["APPLIED", "ALREADY_APPLIED", "CONFLICT", "EXHAUSTED"]),
   ...OutcomeColumns,
   amount: Schema.NullOr(Schema.Number),
   total: Schema.NullOr(Schema.Number),
   stored: Schema.Unknown
+})
+type ConsumeRow = typeof ConsumeRow.Type
+/** What capacity_consume answers (CapacitySchema.ts): one ALREADY_APPLIED, CONFLICT or EXHAUSTED row, or the APPLIED usage rows. */
+const decodeConsumeRows = Schema.decodeUnknownEffect(Schema.Array(ConsumeRow))
+/** What capacity_consume_many answers: capacity_consume's rows of each order, by its index in the group, or one RETRY row. */
+const decodeGroupRows = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({
+  ...ConsumeRow.fields,
+  ord: Schema.Number,
+  outcome: Schema.Literals(["APPLIED", "ALREADY_APPLIED", "CONFLICT", "EXHAUSTED", "RETRY"])
 })))
 /** What capacity_release answers: one UNKNOWN row, or the RELEASED usage rows. */
 const decodeReleaseRows = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({
@@ -82,6 +105,36 @@ const merge = (uses: ReadonlyArray<LimitedUse>): ReadonlyArray<LimitedUse> => {
     byKey.set(key, previous === undefined ? item : { use: { ...item.use, amount: previous.use.amount + item.use.amount }, total: item.total })
   }
   return [...byKey.values()]
+}
+
+/** The order's uses as capacity_consume takes them; a use past its total never fits, and is refused before any statement. */
+const wantedOf = (uses: ReadonlyArray<LimitedUse>) => {
+  const wanted = merge(uses).map(({ total, use }) => ({ ...columnsOf(use.resource), day: use.date, amount: use.amount, total }))
+  // Also, the statement's integer `used + amount` could overflow (a 500).
+  const over = wanted.find((want) => want.amount > want.total)
+  return over === undefined
+    ? Result.succeed(wanted)
+    : Result.fail(new CapacityExhausted({ kind: over.kind, code: over.code, slot: over.slot, date: over.day, requested: over.amount, total: over.total }))
+}
+
+/** One order's answer rows (capacity_consume's, or its rows of a group) as its outcome. */
+const outcomeOf = (orderId: string, rows: ReadonlyArray<Omit<ConsumeRow, "outcome"> & { readonly outcome: string }>): Result.Result<ConsumeOutcome, CapacityExhausted | OrderIdTaken> => {
+  const [first] = rows
+  if (first?.outcome === "ALREADY_APPLIED") return Result.succeed({ _tag: "AlreadyApplied" })
+  if (first?.outcome === "CONFLICT") return Result.fail(new OrderIdTaken({ orderId, applied: first.stored }))
+  if (first?.outcome === "EXHAUSTED") {
+    return Result.fail(
+      new CapacityExhausted({
+        kind: first.kind ?? "",
+        code: first.code ?? "",
+        slot: first.slot ?? "",
+        date: first.day ?? "",
+        requested: first.amount ?? 0,
+        total: first.total ?? 0
+      })
+    )
+  }
+  return Result.succeed({ _tag: "Applied", usage: statesOfRows(rows.flatMap(usageOf)) })
 }
 
 export class CapacityRepository extends Context.Service<CapacityRepository>()("@retail/store/CapacityRepository", {
@@ -141,37 +194,53 @@ export class CapacityRepository extends Context.Service<CapacityRepository>()("@
      */
     const consume = (orderId: string, uses: ReadonlyArray<LimitedUse>, request?: unknown) =>
       Effect.gen(function*() {
-        const wanted = merge(uses).map(({ total, use }) => ({ ...columnsOf(use.resource), day: use.date, amount: use.amount, total }))
-        // More than the total never fits: refused before the statement, whose integer `used + amount` it could overflow (a 500).
-        const over = wanted.find((want) => want.amount > want.total)
-        if (over !== undefined) {
-          return yield* new CapacityExhausted({ kind: over.kind, code: over.code, slot: over.slot, date: over.day, requested: over.amount, total: over.total })
-        }
+        const wanted = yield* Effect.fromResult(wantedOf(uses))
         const asked = request === undefined ? null : JSON.stringify(request)
         const rows = yield* Effect.flatMap(
           sql`SELECT * FROM capacity_consume(${orderId}, ${JSON.stringify(wanted)}::jsonb, ${asked}::jsonb)`,
           decodeConsumeRows
         )
-        const [first] = rows
-        if (first?.outcome === "ALREADY_APPLIED") return { _tag: "AlreadyApplied" } as ConsumeOutcome
-        if (first?.outcome === "CONFLICT") return yield* new OrderIdTaken({ orderId, applied: first.stored })
-        if (first?.outcome === "EXHAUSTED") {
-          return yield* new CapacityExhausted({
-            kind: first.kind ?? "",
-            code: first.code ?? "",
-            slot: first.slot ?? "",
-            date: first.day ?? "",
-            requested: first.amount ?? 0,
-            total: first.total ?? 0
-          })
-        }
-        return { _tag: "Applied", usage: statesOfRows(rows.flatMap(usageOf)) } as ConsumeOutcome
+        return yield* Effect.fromResult(outcomeOf(orderId, rows))
       }).pipe(
         Effect.catchIf(
           (e) => e._tag !== "CapacityExhausted" && e._tag !== "OrderIdTaken",
           (e) => Effect.fail(toStoreError("consumeCapacity")(e))
         )
       )
+
+    /**
+     * Orders that arrived together, taken in one statement: `capacity_consume_many` (CapacitySchema.ts)
+     * shares one transaction, round trip and call among them, and answers each as `consume` would,
+     * in the order given (an order sees the usage the orders before it left). No order id may come
+     * twice. The statement failing fails them all, and nothing of it is kept.
+     */
+    const consumeMany = (orders: ReadonlyArray<GroupedOrder>) =>
+      Effect.gen(function*() {
+        const outcomes: Array<GroupedOutcome> = orders.map(() => ({ _tag: "Retry" }))
+        const sent: Array<{ readonly index: number; readonly orderId: string }> = []
+        const body: Array<unknown> = []
+        orders.forEach((order, index) => {
+          const wanted = wantedOf(order.uses)
+          if (Result.isFailure(wanted)) {
+            outcomes[index] = { _tag: "Done", result: Result.fail(wanted.failure) }
+            return
+          }
+          sent.push({ index, orderId: order.orderId })
+          body.push({ orderId: order.orderId, request: order.request ?? null, wanted: wanted.success })
+        })
+        if (sent.length > 0) {
+          const rows = yield* Effect.flatMap(sql`SELECT * FROM capacity_consume_many(${JSON.stringify(body)}::jsonb)`, decodeGroupRows)
+          const rowsOf = sent.map((): Array<typeof rows[number]> => [])
+          for (const row of rows) rowsOf[row.ord]?.push(row)
+          sent.forEach(({ index, orderId }, ord) => {
+            const mine = rowsOf[ord] ?? []
+            outcomes[index] = mine[0]?.outcome === "RETRY"
+              ? { _tag: "Retry" }
+              : { _tag: "Done", result: outcomeOf(orderId, mine) }
+          })
+        }
+        return outcomes
+      }).pipe(storeOperation("consumeCapacityGroup"))
 
     /**
      * Gives back what an order took; none when the order is unknown (already released). One
@@ -209,6 +278,7 @@ export class CapacityRepository extends Context.Service<CapacityRepository>()("@
       loadUsage,
       loadUsageOf,
       consume,
+      consumeMany,
       release,
       nodeLedger,
       applyNetworkChanges,

@@ -65,7 +65,8 @@ const INTEGER_SUM = "u.used + w.amount"
 /** Migration 0012's: two integers added in bigint always fit, and the sum compares with the total as it is. */
 const BIGINT_SUM = "u.used::bigint + w.amount"
 
-const lockUsageFindShortest = (sum: string) => `     INSERT INTO capacity_usage AS u (kind, code, slot, day, used)
+/** Creates the usage rows `p_wanted` names, then locks them in one fixed order (no deadlock between orders). */
+const lockUsage = `     INSERT INTO capacity_usage AS u (kind, code, slot, day, used)
        SELECT w.kind, w.code, w.slot, w.day, 0 FROM jsonb_to_recordset(p_wanted) AS w(kind text, code text, slot text, day date)
        ORDER BY 1, 2, 3, 4
        ON CONFLICT DO NOTHING;
@@ -73,13 +74,17 @@ const lockUsageFindShortest = (sum: string) => `     INSERT INTO capacity_usage 
        JOIN jsonb_to_recordset(p_wanted) AS w(kind text, code text, slot text, day date)
          ON u.kind = w.kind AND u.code = w.code AND u.slot = w.slot AND u.day = w.day
        ORDER BY u.kind, u.code, u.slot, u.day
-       FOR UPDATE OF u;
-     SELECT w.kind, w.code, w.slot, w.day, w.amount, w.total INTO short
+       FOR UPDATE OF u;`
+
+/** The first use of `p_wanted` short of room (`short`; FOUND says whether there is one). */
+const findShortest = (sum: string) => `     SELECT w.kind, w.code, w.slot, w.day, w.amount, w.total INTO short
        FROM jsonb_to_recordset(p_wanted) AS w(kind text, code text, slot text, day date, amount integer, total integer)
        JOIN capacity_usage u ON u.kind = w.kind AND u.code = w.code AND u.slot = w.slot AND u.day = w.day
        WHERE ${sum} > w.total
        ORDER BY w.kind, w.code, w.slot, w.day
        LIMIT 1;`
+
+const lockUsageFindShortest = (sum: string) => `${lockUsage}\n${findShortest(sum)}`
 
 const takeAndRecord = `     RETURN QUERY
        WITH wanted AS (
@@ -262,4 +267,86 @@ export const bigintRoomCheck: ReadonlyArray<string> = [
 
 export const migration0012 = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   Effect.forEach(bigintRoomCheck, (statement) => sql.unsafe(statement), { discard: true })
+)
+
+/**
+ * capacity_consume_many(orders): the orders that arrived together, in one statement and one
+ * transaction (CapacityRepository.consumeMany). `orders` is a JSON array of {orderId, request,
+ * wanted}, no order id twice; every answer row carries `ord`, the order's index in it.
+ *
+ * It keeps the lock order of capacity_consume and capacity_release, so that groups, single orders
+ * and releases in any process cannot deadlock: first the order rows of the whole group in id order,
+ * then every usage row the group needs in the one key order, then each order in turn, in the
+ * array's order: its room check against the usage as the orders before it left it, then its uses
+ * and ledger rows, or, short of room, its order row removed again. An order is answered as
+ * capacity_consume answers it (APPLIED rows, or one ALREADY_APPLIED, CONFLICT or EXHAUSTED row),
+ * except that an order id whose row was released between the insert and the read is one RETRY row:
+ * capacity_consume would try the insert again, out of the group's lock order here, so the caller
+ * sends it alone.
+ */
+const consumeManyFunction = `CREATE FUNCTION capacity_consume_many(p_orders jsonb)
+   RETURNS TABLE (ord integer, outcome text, kind text, code text, slot text, day text, used integer, revision integer, amount integer, total integer, stored jsonb)
+   LANGUAGE plpgsql AS $fn$
+   #variable_conflict use_column
+   DECLARE
+     g record;
+     short record;
+     applied jsonb;
+     fresh text[];
+     p_order_id text;
+     p_wanted jsonb;
+   BEGIN
+     WITH inserted AS (
+       INSERT INTO capacity_orders (order_id, request)
+         SELECT e.v->>'orderId', NULLIF(e.v->'request', 'null'::jsonb) FROM jsonb_array_elements(p_orders) AS e(v)
+         ORDER BY 1
+         ON CONFLICT (order_id) DO NOTHING
+         RETURNING capacity_orders.order_id
+     ) SELECT coalesce(array_agg(i.order_id), '{}') INTO fresh FROM inserted i;
+
+     FOR g IN SELECT (e.i - 1)::integer AS ord, e.v->>'orderId' AS order_id, NULLIF(e.v->'request', 'null'::jsonb) AS request
+              FROM jsonb_array_elements(p_orders) WITH ORDINALITY AS e(v, i)
+              WHERE NOT (e.v->>'orderId' = ANY (fresh)) ORDER BY e.i LOOP
+       SELECT o.request INTO applied FROM capacity_orders o WHERE o.order_id = g.order_id FOR SHARE;
+       IF NOT FOUND THEN
+         RETURN QUERY SELECT g.ord, 'RETRY'::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::integer, NULL::integer, NULL::integer, NULL::jsonb;
+       ELSIF applied IS NULL OR g.request IS NULL OR applied = g.request THEN
+         RETURN QUERY SELECT g.ord, 'ALREADY_APPLIED'::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::integer, NULL::integer, NULL::integer, NULL::jsonb;
+       ELSE
+         RETURN QUERY SELECT g.ord, 'CONFLICT'::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::integer, NULL::integer, NULL::integer, applied;
+       END IF;
+     END LOOP;
+
+     SELECT jsonb_agg(DISTINCT jsonb_build_object('kind', w.kind, 'code', w.code, 'slot', w.slot, 'day', w.day)) INTO p_wanted
+       FROM jsonb_array_elements(p_orders) AS e(v), jsonb_to_recordset(e.v->'wanted') AS w(kind text, code text, slot text, day date)
+       WHERE e.v->>'orderId' = ANY (fresh);
+     IF p_wanted IS NULL THEN
+       RETURN;
+     END IF;
+${lockUsage}
+
+     FOR g IN SELECT (e.i - 1)::integer AS ord, e.v->>'orderId' AS order_id, e.v->'wanted' AS wanted
+              FROM jsonb_array_elements(p_orders) WITH ORDINALITY AS e(v, i)
+              WHERE e.v->>'orderId' = ANY (fresh) ORDER BY e.i LOOP
+       p_order_id := g.order_id;
+       p_wanted := g.wanted;
+${findShortest(BIGINT_SUM)}
+       IF FOUND THEN
+         DELETE FROM capacity_orders o WHERE o.order_id = p_order_id;
+         RETURN QUERY SELECT g.ord, 'EXHAUSTED'::text, short.kind, short.code, short.slot, to_char(short.day, 'YYYY-MM-DD'), NULL::integer, NULL::integer, short.amount, short.total, NULL::jsonb;
+         CONTINUE;
+       END IF;
+${takeAndRecord}
+         SELECT g.ord, 'APPLIED'::text, t.kind, t.code, t.slot, to_char(t.day, 'YYYY-MM-DD'), t.used, t.revision, t.amount, t.total, NULL::jsonb FROM taken t;
+     END LOOP;
+   END
+   $fn$`
+
+export const orderGroupStatements: ReadonlyArray<string> = [
+  consumeManyFunction,
+  `ALTER FUNCTION capacity_consume_many(jsonb) SET enable_seqscan = off`
+]
+
+export const migration0013 = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.forEach(orderGroupStatements, (statement) => sql.unsafe(statement), { discard: true })
 )

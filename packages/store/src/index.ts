@@ -16,6 +16,8 @@ export {
   CapacityExhausted,
   CapacityRepository,
   type ConsumeOutcome,
+  type GroupedOrder,
+  type GroupedOutcome,
   type LimitedUse,
   OrderIdTaken,
   type StoredNetwork

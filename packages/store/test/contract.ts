@@ -99,7 +99,7 @@ export const storeContract = (name: string, options: DatabaseOptions): void => {
         expect(yield* migrate).toEqual([])
         const sql = yield* SqlClient.SqlClient
         const rows = yield* sql`SELECT migration_id FROM ${sql(MIGRATIONS_TABLE)} ORDER BY migration_id`
-        expect(rows.map((row) => row["migration_id"])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
+        expect(rows.map((row) => row["migration_id"])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13])
       }))
 
     for (const format of FORMATS) {
@@ -623,6 +623,104 @@ export const storeContract = (name: string, options: DatabaseOptions): void => {
         // Replaced, both functions still look each usage row up by its key (migration 0010's setting).
         expect(yield* sql`SELECT array_to_string(proconfig, ',') AS settings FROM pg_proc WHERE proname = 'capacity_consume'`)
           .toEqual([{ settings: "enable_seqscan=off" }, { settings: "enable_seqscan=off" }])
+      }))
+
+    it.effect("orders in one group are taken in turn: each sees what the ones before it took, and each is answered as alone", () =>
+      Effect.gen(function* () {
+        const capacity = yield* CapacityRepository
+        const node = `GROUP-${crypto.randomUUID().slice(0, 8)}`
+        const picking = (amount: number, total = 10) => ({ use: { resource: { _tag: "Picking" as const, node, pool: "ALL" as const }, date: "2031-02-03", amount }, total })
+        const dispatch = (amount: number) => ({ use: { resource: { _tag: "NodeDispatch" as const, node, pool: "ALL" as const }, date: "2031-02-03", amount }, total: 100 })
+        const request = (units: number) => ({ units })
+        expect(yield* capacity.consume(`${node}-before`, [picking(2)], request(2))).toMatchObject({ _tag: "Applied" })
+
+        const outcomes = yield* capacity.consumeMany([
+          { orderId: `${node}-a`, uses: [picking(3), dispatch(3)], request: request(3) },
+          { orderId: `${node}-before`, uses: [picking(2)], request: request(2) },
+          { orderId: `${node}-b`, uses: [picking(4), dispatch(4)], request: request(4) },
+          { orderId: `${node}-c`, uses: [picking(2), dispatch(2)], request: request(2) },
+          { orderId: `${node}-too-big`, uses: [picking(11)], request: request(11) },
+          { orderId: `${node}-d`, uses: [picking(1), dispatch(1)], request: request(1) },
+          { orderId: `${node}-nothing`, uses: [], request: request(0) }
+        ])
+        const done = outcomes.map((outcome) => (outcome._tag === "Done" ? outcome.result : outcome))
+        // The usage an applied order answers, by resource (the statement's rows come in no set order).
+        const usedBy = (outcome: (typeof done)[number] | undefined) =>
+          outcome?._tag === "Success" && outcome.success._tag === "Applied"
+            ? Object.fromEntries(outcome.success.usage.map((state) => [state.resource._tag, state.used]))
+            : outcome
+        // 2 taken before; a takes 3 (5), b 4 (9); c's 2 would make 11 of 10; d's 1 makes 10.
+        expect(usedBy(done[0])).toEqual({ Picking: 5, NodeDispatch: 3 })
+        expect(done[1]).toMatchObject({ _tag: "Success", success: { _tag: "AlreadyApplied" } })
+        expect(usedBy(done[2])).toEqual({ Picking: 9, NodeDispatch: 7 })
+        expect(done[3]).toMatchObject({ _tag: "Failure", failure: { _tag: "CapacityExhausted", kind: "PICKING", code: node, requested: 2, total: 10 } })
+        // Past its total on its own: refused before the statement, as `consume` refuses it.
+        expect(done[4]).toMatchObject({ _tag: "Failure", failure: { _tag: "CapacityExhausted", requested: 11, total: 10 } })
+        expect(usedBy(done[5])).toEqual({ Picking: 10, NodeDispatch: 8 })
+        // An order with no uses is applied with nothing to show, as alone.
+        expect(usedBy(done[6])).toEqual({})
+
+        // The usage revisions follow the orders: each order's rows are the absolute values after it.
+        const sql = yield* SqlClient.SqlClient
+        expect(yield* sql`SELECT kind, used, revision FROM capacity_usage WHERE code = ${node} ORDER BY kind`).toEqual([
+          { kind: "NODE_DISPATCH", used: 8, revision: 3 },
+          { kind: "PICKING", used: 10, revision: 4 }
+        ])
+        expect(yield* sql`SELECT order_id AS "orderId", kind, units FROM capacity_ledger WHERE code = ${node} ORDER BY order_id, kind`).toEqual([
+          { orderId: `${node}-a`, kind: "NODE_DISPATCH", units: 3 },
+          { orderId: `${node}-a`, kind: "PICKING", units: 3 },
+          { orderId: `${node}-b`, kind: "NODE_DISPATCH", units: 4 },
+          { orderId: `${node}-b`, kind: "PICKING", units: 4 },
+          { orderId: `${node}-before`, kind: "PICKING", units: 2 },
+          { orderId: `${node}-d`, kind: "NODE_DISPATCH", units: 1 },
+          { orderId: `${node}-d`, kind: "PICKING", units: 1 }
+        ])
+        // The exhausted orders hold no order row: they can be sent again later.
+        expect(yield* sql`SELECT order_id AS "orderId" FROM capacity_orders WHERE order_id IN (${`${node}-c`}, ${`${node}-too-big`})`).toEqual([])
+        // Replaying the group changes nothing: every order it applied is ALREADY_APPLIED.
+        const replay = yield* capacity.consumeMany([
+          { orderId: `${node}-a`, uses: [picking(3), dispatch(3)], request: request(3) },
+          { orderId: `${node}-b`, uses: [picking(4), dispatch(4)], request: { units: 5 } }
+        ])
+        expect(replay[0]).toMatchObject({ _tag: "Done", result: { _tag: "Success", success: { _tag: "AlreadyApplied" } } })
+        // The same id with other content: OrderIdTaken with what is stored, as alone.
+        expect(replay[1]).toMatchObject({ _tag: "Done", result: { _tag: "Failure", failure: { _tag: "OrderIdTaken", orderId: `${node}-b`, applied: { units: 4 } } } })
+        expect(yield* sql`SELECT sum(used)::integer AS used FROM capacity_usage WHERE code = ${node}`).toEqual([{ used: 18 }])
+        expect(yield* sql`SELECT array_to_string(proconfig, ',') AS settings FROM pg_proc WHERE proname = 'capacity_consume_many'`)
+          .toEqual([{ settings: "enable_seqscan=off" }])
+      }))
+
+    it.effect("groups, single orders and releases racing over the same rows in any order neither deadlock nor oversell", () =>
+      Effect.gen(function* () {
+        const capacity = yield* CapacityRepository
+        const sql = yield* SqlClient.SqlClient
+        const run = crypto.randomUUID().slice(0, 8)
+        const nodes = ["A", "B", "C", "D"].map((letter) => `RACE-${run}-${letter}`)
+        const use = (node: string) => ({ use: { resource: { _tag: "Picking" as const, node, pool: "ALL" as const }, date: "2031-03-03", amount: 1 }, total: 25 })
+        // Every order takes one unit of each of two nodes, named in an order of its own.
+        const order = (i: number) => {
+          const first = nodes[i % 4]!
+          const second = nodes[(i * 3 + 1) % 4]!
+          return { orderId: `race-${run}-${i}`, uses: first === second ? [use(first)] : [use(second), use(first)], request: { i } }
+        }
+        const groups = Array.from({ length: 12 }, (_, g) => Array.from({ length: 8 }, (_, k) => order(g * 8 + k)))
+        const singles = Array.from({ length: 16 }, (_, i) => order(200 + i))
+        const taken = yield* Effect.all([
+          Effect.forEach(groups, (group) => capacity.consumeMany(group), { concurrency: "unbounded" }),
+          Effect.forEach(singles, (one) => Effect.result(capacity.consume(one.orderId, one.uses, one.request)), { concurrency: "unbounded" }),
+          Effect.forEach(groups.slice(0, 3), (group) => capacity.release(group[0]!.orderId), { concurrency: "unbounded" })
+        ], { concurrency: "unbounded" })
+        const applied = [
+          taken[0].flat().filter((outcome) => outcome._tag === "Done" && Result.isSuccess(outcome.result)).length,
+          taken[1].filter(Result.isSuccess).length
+        ]
+        const rows = yield* sql<{ code: string; used: number }>`SELECT code, used FROM capacity_usage WHERE code LIKE ${`RACE-${run}-%`} ORDER BY code`
+        // 112 orders want 1-2 units each of 4 nodes with 25 units: some are refused, none oversold.
+        for (const row of rows) expect(row.used).toBeLessThanOrEqual(25)
+        const ledger = yield* sql<{ code: string; units: number }>`SELECT code, sum(units)::integer AS units FROM capacity_ledger WHERE code LIKE ${`RACE-${run}-%`} GROUP BY code ORDER BY code`
+        expect(ledger).toEqual(rows.map((row) => ({ code: row.code, units: row.used })))
+        expect(applied[0]! + applied[1]!).toBeGreaterThan(0)
+        expect(rows.reduce((sum, row) => sum + row.used, 0)).toBeGreaterThan(80)
       }))
 
     it.effect("the outbox publishes in id order and marks rows only after the callback succeeded", () =>
