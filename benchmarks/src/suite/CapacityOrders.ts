@@ -14,6 +14,7 @@ import { runToEnd } from "../support/ChildProcess.ts"
 import { post } from "../support/Http.ts"
 import { cpuSharesDuring, databaseCpuDuring } from "../support/ProcessCpu.ts"
 import { type ServerHandle, startServer } from "../support/ServerProcess.ts"
+import { METRICS_ON_PUBLIC_PORT, scrapeServer } from "./MetricsCheck.ts"
 import { BENCH_CAPACITY_KEY, runTag } from "../support/Tokens.ts"
 
 /** Orders placed before the measured cases, so that the server's order path is compiled (JIT) as in service. */
@@ -21,6 +22,8 @@ const WARM_UP_ORDERS = (smoke: boolean) => (smoke ? 50 : 2000)
 /** The concurrent clients of each case (issue 22). */
 const CLIENTS = [16, 64] as const
 const GOAL = "issue 22"
+/** Orders taken by each database statement (services/capacity/src/OrderGroups.ts). */
+const GROUP_SIZE = "capacity_order_group_size"
 const ORDERS_LOAD = fileURLToPath(new URL("../support/ordersLoadMain.ts", import.meta.url))
 const headers = { authorization: `Bearer ${BENCH_CAPACITY_KEY}`, "content-type": "application/json" }
 
@@ -146,7 +149,12 @@ export const capacityOrders: Benchmark = {
 
     const run = async (ctx: { readonly runIndex: number }): Promise<ReadonlyArray<Figure>> => {
       const dataDir = mkdtempSync(join(tmpdir(), "retail-bench-orders-pg-"))
-      const server = await startServer({ RUN_WORKERS: "false", API_KEY_RATE_LIMIT_PER_SECOND: "0", ...(database === undefined ? { DATA_DIR: dataDir } : {}) }, setup.progress)
+      const server = await startServer({
+        RUN_WORKERS: "false",
+        API_KEY_RATE_LIMIT_PER_SECOND: "0",
+        ...METRICS_ON_PUBLIC_PORT,
+        ...(database === undefined ? { DATA_DIR: dataDir } : {})
+      }, setup.progress)
       const tag = runTag()
       const prefix = `orders-${tag}-`
       const firstDay = runMonday()
@@ -174,14 +182,18 @@ export const capacityOrders: Benchmark = {
         const ownDatabase = database === undefined ? undefined : new URL(database).pathname.slice(1)
         for (const clients of CLIENTS) {
           const amount = Math.round(setup.size * 1000)
+          const before = await scrapeServer(server)
           const inDatabase = await databaseCpuDuring(ownDatabase ?? "", () => cpuSharesDuring([server.pid], () => place(`c${clients}`, clients, amount)))
+          const after = await scrapeServer(server)
+          const statements = after.value(GROUP_SIZE) - before.value(GROUP_SIZE)
+          const perStatement = statements === 0 ? 0 : (after.sum(GROUP_SIZE) - before.sum(GROUP_SIZE)) / statements
           const measured = { ...inDatabase.result, postgres: ownDatabase === undefined ? undefined : inDatabase.cpuSeconds }
           const placed = measured.result
           const applied = placed.applied.length
           const refused = placed.result.statusCodeStats["409"]?.count ?? 0
           const perOrder = (seconds: number | undefined) => (seconds === undefined || applied === 0 ? [] : [seconds / applied * 1000])
           const name = `${clients} clients`
-          setup.progress(`${name}: ${(applied / placed.result.duration).toFixed(0)} orders/s applied, p50 ${placed.result.latency.p50} ms, p99 ${placed.result.latency.p99} ms, ${refused} refused; server CPU ${perOrder(measured.servers)[0]?.toFixed(3) ?? "?"} ms per order`)
+          setup.progress(`${name}: ${(applied / placed.result.duration).toFixed(0)} orders/s applied, p50 ${placed.result.latency.p50} ms, p99 ${placed.result.latency.p99} ms, ${refused} refused; server CPU ${perOrder(measured.servers)[0]?.toFixed(3) ?? "?"} ms per order; ${perStatement.toFixed(1)} orders per statement`)
           figures.push(
             figure(`${name}: orders applied/s`, "orders/s", applied / placed.result.duration, { goal: { on: "median", atLeast: 1000, source: GOAL } }),
             figure(`${name}: p50 latency`, "ms", placed.result.latency.p50, { better: "lower" }),
@@ -190,6 +202,7 @@ export const capacityOrders: Benchmark = {
             ...perOrder(measured.servers).map((ms) => figure(`${name}: server CPU per applied order (all threads)`, "ms", ms, { better: "lower", goal: { on: "median", atMost: 0.5, source: GOAL } })),
             ...perOrder(measured.postgres).map((ms) => figure(`${name}: PostgreSQL CPU per applied order (the backends of DATABASE_URL's database)`, "ms", ms, { better: "lower" })),
             ...perOrder(measured.redis).map((ms) => figure(`${name}: Redis CPU per applied order (the whole redis-server, shared)`, "ms", ms, { better: "lower" })),
+            figure(`${name}: orders per database statement (mean; ${GROUP_SIZE} over the case)`, "orders", perStatement),
             figure(`${name}: orders applied`, "orders", applied),
             figure(`${name}: orders refused (409, capacity gone)`, "orders", refused, { better: "lower" })
           )

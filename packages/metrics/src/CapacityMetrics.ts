@@ -2,6 +2,11 @@ import { counter, ENGINE_SECONDS, gauge, histogram } from "./Families.ts"
 
 export const engineSeconds = histogram("capacity_engine_duration_seconds", "Engine time of one POST /v1/delivery/capacity (parse, plan, answer text)", ENGINE_SECONDS)
 export const orders = counter("capacity_orders_total", "Capacity orders (consumptions) by outcome: taken, refused (409, the order id taken with other content)", ["outcome"])
+export const orderGroupSize = histogram(
+  "capacity_order_group_size",
+  "Orders taken by one database statement: 1 alone, more when they arrived while earlier groups were in flight",
+  [1, 2, 4, 8, 16, 32, 64]
+)
 export const replicaEventLagSeconds = gauge(
   "capacity_replica_event_lag_seconds",
   "Time between another process publishing a capacity event and this replica applying it (the last one applied)"

@@ -76,6 +76,8 @@ export interface CapacityEventsShape {
   readonly position: Effect.Effect<string>
   /** After the Postgres commit. A failure is logged, not returned: the change is committed and served here. */
   readonly publish: (event: CapacityEvent) => Effect.Effect<void>
+  /** As `publish`, the events of several commits in one round trip, in their order. */
+  readonly publishAll: (events: ReadonlyArray<CapacityEvent>) => Effect.Effect<void>
   /** Applies every event after `from`, in order, for the life of the scope; supervised. */
   readonly follow: (from: string, follower: Follower) => Effect.Effect<void, never, Scope.Scope>
 }
@@ -100,6 +102,7 @@ const recordLag = (id: string) =>
 const none: CapacityEventsShape = {
   position: Effect.succeed("0-0"),
   publish: () => Effect.void,
+  publishAll: () => Effect.void,
   follow: () => Effect.void
 }
 
@@ -110,19 +113,24 @@ const none: CapacityEventsShape = {
  */
 const onStream = (queue: typeof StreamQueue.Service, stream: string, origin: string): CapacityEventsShape => {
   const ownMark = `"origin":${JSON.stringify(origin)}`
+  const publishAll = (events: ReadonlyArray<CapacityEvent>) =>
+    queue.publish(stream, events.map((event) => encodeEvent({ ...event, origin })), { maxLen: STREAM_MAX_LEN }).pipe(
+      Effect.catch((error) =>
+        Effect.logError(
+          `capacity events: ${events.map((event) => event._tag).join(", ")} not published on ${stream}; other processes learn it at their next resync`,
+          error
+        )
+      ),
+      Effect.asVoid
+    )
   return {
     position: queue.lastId(stream).pipe(
       Effect.catch((error) =>
         Effect.as(Effect.logWarning(`capacity events: no position on ${stream} (${error.message}); following new events only`), "$")
       )
     ),
-    publish: (event) =>
-      queue.publish(stream, [encodeEvent({ ...event, origin })], { maxLen: STREAM_MAX_LEN }).pipe(
-        Effect.catch((error) =>
-          Effect.logError(`capacity events: ${event._tag} not published on ${stream}; other processes learn it at their next resync`, error)
-        ),
-        Effect.asVoid
-      ),
+    publish: (event) => publishAll([event]),
+    publishAll,
     follow: (from, follower) =>
       followStream(from, {
         queue,

@@ -25,6 +25,7 @@ import { ActorFaults } from "./actors/ActorFaults.ts"
 import { actorKey, actorsOf, ownerOf } from "./actors/ActorIds.ts"
 import { startActor, type UsageActor } from "./actors/UsageActor.ts"
 import { type CapacityEvent, CapacityEvents, statesOfEvent, usageEvent } from "./CapacityEvents.ts"
+import { makeOrderGroups } from "./OrderGroups.ts"
 import { StockReplica } from "./stock/StockReplica.ts"
 
 interface State {
@@ -228,6 +229,13 @@ export class CapacityNetwork extends Context.Service<CapacityNetwork>()("@retail
         return { sequence: batch.sequence, received: batch.received, rows: batch.rows.length, applied: applied.length, stale: batch.rows.length - applied.length }
       })
 
+    // Orders placed together share a statement; each is shown to the actors and published before it is answered.
+    const takeInGroup = yield* makeOrderGroups(repository, (applied) =>
+      Effect.andThen(
+        deliver(applied.flatMap((order) => order.usage), true),
+        events.publishAll(applied.map((order) => usageEvent("CONSUMED", order.orderId, order.usage)))
+      ))
+
     /** Totals come from the current network; an unknown resource is refused before the database is touched. */
     const consumeUses = (orderId: string, uses: ReadonlyArray<CapacityUse>, request?: unknown) =>
       Effect.gen(function*() {
@@ -238,12 +246,7 @@ export class CapacityNetwork extends Context.Service<CapacityNetwork>()("@retail
           if (total === undefined) return yield* Effect.fail(new UnknownResource({ resource: use.resource }))
           limited.push({ use, total })
         }
-        const outcome = yield* repository.consume(orderId, limited, request)
-        if (outcome._tag === "Applied") {
-          yield* deliver(outcome.usage, true)
-          yield* events.publish(usageEvent("CONSUMED", orderId, outcome.usage))
-        }
-        return outcome
+        return yield* takeInGroup({ orderId, uses: limited, request })
       })
 
     /**
