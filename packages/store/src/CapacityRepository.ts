@@ -40,7 +40,7 @@ export interface GroupedOrder {
 
 /**
  * What became of one order of a group: as `consume` answers it, or `Retry` when its id was released
- * while the group ran (send it alone).
+ * while the group ran, or came earlier in the same group (send it alone, after the group).
  */
 export type GroupedOutcome =
   | { readonly _tag: "Done"; readonly result: Result.Result<ConsumeOutcome, CapacityExhausted | OrderIdTaken> }
@@ -211,22 +211,28 @@ export class CapacityRepository extends Context.Service<CapacityRepository>()("@
     /**
      * Orders that arrived together, taken in one statement: `capacity_consume_many` (CapacitySchema.ts)
      * shares one transaction, round trip and call among them, and answers each as `consume` would,
-     * in the order given (an order sees the usage the orders before it left). No order id may come
-     * twice. The statement failing fails them all, and nothing of it is kept.
+     * in the order given (an order sees the usage the orders before it left). An order id already
+     * in the group is answered Retry (take it after this group). The statement failing fails them
+     * all, and nothing of it is kept.
      */
     const consumeMany = (orders: ReadonlyArray<GroupedOrder>) =>
       Effect.gen(function*() {
         const outcomes: Array<GroupedOutcome> = orders.map(() => ({ _tag: "Retry" }))
         const sent: Array<{ readonly index: number; readonly orderId: string }> = []
         const body: Array<unknown> = []
+        const ids = new Set<string>()
         orders.forEach((order, index) => {
+          // A second copy of an id would be taken as another order: it is sent back, to go after this group.
+          if (ids.has(order.orderId)) return
+          ids.add(order.orderId)
           const wanted = wantedOf(order.uses)
           if (Result.isFailure(wanted)) {
             outcomes[index] = { _tag: "Done", result: Result.fail(wanted.failure) }
             return
           }
           sent.push({ index, orderId: order.orderId })
-          body.push({ orderId: order.orderId, request: order.request ?? null, wanted: wanted.success })
+          // JSON.stringify leaves an undefined request out: NULL, as consume stores it; null stays JSON null, as there.
+          body.push({ orderId: order.orderId, request: order.request, wanted: wanted.success })
         })
         if (sent.length > 0) {
           const rows = yield* Effect.flatMap(sql`SELECT * FROM capacity_consume_many(${JSON.stringify(body)}::jsonb)`, decodeGroupRows)

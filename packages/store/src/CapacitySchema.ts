@@ -272,7 +272,8 @@ export const migration0012 = Effect.flatMap(SqlClient.SqlClient, (sql) =>
 /**
  * capacity_consume_many(orders): the orders that arrived together, in one statement and one
  * transaction (CapacityRepository.consumeMany). `orders` is a JSON array of {orderId, request,
- * wanted}, no order id twice; every answer row carries `ord`, the order's index in it.
+ * wanted} (`request` left out where capacity_consume's is NULL), no order id twice: the caller sees
+ * to that; every answer row carries `ord`, the order's index in it.
  *
  * It keeps the lock order of capacity_consume and capacity_release, so that groups, single orders
  * and releases in any process cannot deadlock: first the order rows of the whole group in id order,
@@ -298,13 +299,13 @@ const consumeManyFunction = `CREATE FUNCTION capacity_consume_many(p_orders json
    BEGIN
      WITH inserted AS (
        INSERT INTO capacity_orders (order_id, request)
-         SELECT e.v->>'orderId', NULLIF(e.v->'request', 'null'::jsonb) FROM jsonb_array_elements(p_orders) AS e(v)
+         SELECT e.v->>'orderId', e.v->'request' FROM jsonb_array_elements(p_orders) AS e(v)
          ORDER BY 1
          ON CONFLICT (order_id) DO NOTHING
          RETURNING capacity_orders.order_id
      ) SELECT coalesce(array_agg(i.order_id), '{}') INTO fresh FROM inserted i;
 
-     FOR g IN SELECT (e.i - 1)::integer AS ord, e.v->>'orderId' AS order_id, NULLIF(e.v->'request', 'null'::jsonb) AS request
+     FOR g IN SELECT (e.i - 1)::integer AS ord, e.v->>'orderId' AS order_id, e.v->'request' AS request
               FROM jsonb_array_elements(p_orders) WITH ORDINALITY AS e(v, i)
               WHERE NOT (e.v->>'orderId' = ANY (fresh)) ORDER BY e.i LOOP
        SELECT o.request INTO applied FROM capacity_orders o WHERE o.order_id = g.order_id FOR SHARE;

@@ -686,6 +686,13 @@ export const storeContract = (name: string, options: DatabaseOptions): void => {
         // The same id with other content: OrderIdTaken with what is stored, as alone.
         expect(replay[1]).toMatchObject({ _tag: "Done", result: { _tag: "Failure", failure: { _tag: "OrderIdTaken", orderId: `${node}-b`, applied: { units: 4 } } } })
         expect(yield* sql`SELECT sum(used)::integer AS used FROM capacity_usage WHERE code = ${node}`).toEqual([{ used: 18 }])
+        // An id twice in one group: the second copy is sent back (Retry), not taken as another order.
+        const twice = yield* capacity.consumeMany([
+          { orderId: `${node}-e`, uses: [dispatch(1)], request: request(1) },
+          { orderId: `${node}-e`, uses: [dispatch(2)], request: request(2) }
+        ])
+        expect(twice).toMatchObject([{ _tag: "Done", result: { _tag: "Success", success: { _tag: "Applied" } } }, { _tag: "Retry" }])
+        expect(yield* sql`SELECT units FROM capacity_ledger WHERE order_id = ${`${node}-e`}`).toEqual([{ units: 1 }])
         expect(yield* sql`SELECT array_to_string(proconfig, ',') AS settings FROM pg_proc WHERE proname = 'capacity_consume_many'`)
           .toEqual([{ settings: "enable_seqscan=off" }])
       }))
@@ -703,17 +710,25 @@ export const storeContract = (name: string, options: DatabaseOptions): void => {
           const second = nodes[(i * 3 + 1) % 4]!
           return { orderId: `race-${run}-${i}`, uses: first === second ? [use(first)] : [use(second), use(first)], request: { i } }
         }
-        const groups = Array.from({ length: 12 }, (_, g) => Array.from({ length: 8 }, (_, k) => order(g * 8 + k)))
+        const fresh = Array.from({ length: 12 }, (_, g) => Array.from({ length: 8 }, (_, k) => order(g * 8 + k)))
+        // Four more groups on ids of the groups above, in another order: the order rows are contended too.
+        const repeats = Array.from({ length: 4 }, (_, g) => Array.from({ length: 8 }, (_, k) => order(((g + 1) * 8 + k * 5) % 96)).reverse())
+        const groups = [...fresh, ...repeats]
         const singles = Array.from({ length: 16 }, (_, i) => order(200 + i))
         const taken = yield* Effect.all([
           Effect.forEach(groups, (group) => capacity.consumeMany(group), { concurrency: "unbounded" }),
           Effect.forEach(singles, (one) => Effect.result(capacity.consume(one.orderId, one.uses, one.request)), { concurrency: "unbounded" }),
           Effect.forEach(groups.slice(0, 3), (group) => capacity.release(group[0]!.orderId), { concurrency: "unbounded" })
         ], { concurrency: "unbounded" })
+        const outcomes = taken[0].flat()
         const applied = [
-          taken[0].flat().filter((outcome) => outcome._tag === "Done" && Result.isSuccess(outcome.result)).length,
+          outcomes.filter((outcome) => outcome._tag === "Done" && Result.isSuccess(outcome.result) && outcome.result.success._tag === "Applied").length,
           taken[1].filter(Result.isSuccess).length
         ]
+        // Every order held has exactly its two uses in the ledger, whichever copy of its id took it.
+        expect(yield* sql`SELECT o.order_id FROM capacity_orders o LEFT JOIN capacity_ledger l ON l.order_id = o.order_id
+                          WHERE o.order_id LIKE ${`race-${run}-%`} GROUP BY o.order_id HAVING count(l.order_id) <> 2`).toEqual([])
+        expect(outcomes.some((outcome) => outcome._tag === "Done" && Result.isSuccess(outcome.result) && outcome.result.success._tag === "AlreadyApplied")).toBe(true)
         const rows = yield* sql<{ code: string; used: number }>`SELECT code, used FROM capacity_usage WHERE code LIKE ${`RACE-${run}-%`} ORDER BY code`
         // 112 orders want 1-2 units each of 4 nodes with 25 units: some are refused, none oversold.
         for (const row of rows) expect(row.used).toBeLessThanOrEqual(25)

@@ -154,6 +154,20 @@ export class CapacityNetwork extends Context.Service<CapacityNetwork>()("@retail
         if (dones.length > 0) yield* waitFor(dones)
       })
 
+    /** The actors owning these resources reload their usage from Postgres. */
+    const reloadOwnersOf = (resources: ReadonlyArray<CapacityUse["resource"]>) =>
+      Effect.gen(function*() {
+        const dones: Array<Deferred.Deferred<void>> = []
+        for (const key of new Set(resources.map((resource) => actorKey(ownerOf(resource))))) {
+          const actor = actors.get(key)
+          if (actor === undefined) continue
+          const done = yield* Deferred.make<void>()
+          dones.push(done)
+          yield* actor.send({ _tag: "Reload", done })
+        }
+        yield* waitFor(dones)
+      })
+
     /** A newer network stored by another process: load it and reconfigure the actors. */
     const followNetwork = (version: number) =>
       writes.withPermits(1)(Effect.gen(function*() {
@@ -230,11 +244,15 @@ export class CapacityNetwork extends Context.Service<CapacityNetwork>()("@retail
       })
 
     // Orders placed together share a statement; each is shown to the actors and published before it is answered.
-    const takeInGroup = yield* makeOrderGroups(repository, (applied) =>
-      Effect.andThen(
-        deliver(applied.flatMap((order) => order.usage), true),
-        events.publishAll(applied.map((order) => usageEvent("CONSUMED", order.orderId, order.usage)))
-      ))
+    const takeInGroup = yield* makeOrderGroups(repository, {
+      afterCommit: (applied) =>
+        Effect.andThen(
+          deliver(applied.flatMap((order) => order.usage), true),
+          events.publishAll(applied.map((order) => usageEvent("CONSUMED", order.orderId, order.usage)))
+        ),
+      // Their usage is read again by the actors owning it; other processes see it at their next reconciliation.
+      inDoubt: (orders) => reloadOwnersOf(orders.flatMap((order) => order.uses.map(({ use }) => use.resource)))
+    })
 
     /** Totals come from the current network; an unknown resource is refused before the database is touched. */
     const consumeUses = (orderId: string, uses: ReadonlyArray<CapacityUse>, request?: unknown) =>

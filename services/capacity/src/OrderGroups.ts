@@ -45,13 +45,26 @@ const turns = <E extends { readonly request: TakeOrder }>(entries: ReadonlyArray
  * (CapacityRepository.consumeMany) for the orders that arrived while earlier groups were in flight,
  * then `afterCommit` once for all the applied ones (the actors, the replica events), then every
  * order is answered. An order alone goes through `capacity_consume` as before. When a group's
- * statement fails, its orders are taken again one by one, so that one cannot fail the others.
+ * statement fails, its orders are taken again one by one, so that one cannot fail the others; those
+ * then found applied already go to `inDoubt`. The permit covers the statement only, so a slow
+ * actor or Redis holds up its own group's answers, not the next group's statement.
  * Batching is Effect's request batching (RequestResolver): the requests of every fiber that wait for
  * the same resolver join its pending batch.
  */
+export interface AfterGroups {
+  /** The orders a statement applied, with the usage it left: shown to the actors and published. */
+  readonly afterCommit: (applied: ReadonlyArray<AppliedOrder>) => Effect.Effect<void>
+  /**
+   * Orders of a failed group found applied when taken again alone: the group may have committed
+   * before its failure came back (a lost connection), so their usage was neither shown nor
+   * published; what shows them must read it from the database.
+   */
+  readonly inDoubt: (orders: ReadonlyArray<GroupedOrder>) => Effect.Effect<void>
+}
+
 export const makeOrderGroups = (
   repository: Pick<typeof CapacityRepository.Service, "consume" | "consumeMany">,
-  afterCommit: (applied: ReadonlyArray<AppliedOrder>) => Effect.Effect<void>
+  after: AfterGroups
 ) =>
   Effect.gen(function*() {
     const inFlight = yield* Semaphore.make(GROUPS_IN_FLIGHT)
@@ -64,10 +77,16 @@ export const makeOrderGroups = (
           Effect.forEach(outcomes, (outcome, i) => (outcome._tag === "Done" ? Effect.exit(Effect.fromResult(outcome.result)) : alone(orders[i]!)))
         ),
         Effect.catch((error) =>
-          Effect.andThen(
-            Effect.logWarning(`capacity: a group of ${orders.length} orders failed (${error.message}); taking them one by one`),
-            Effect.forEach(orders, alone, { concurrency: "unbounded" })
-          )
+          Effect.gen(function*() {
+            yield* Effect.logWarning(`capacity: a group of ${orders.length} orders failed (${error.message}); taking them one by one`)
+            const exits = yield* Effect.forEach(orders, alone, { concurrency: "unbounded" })
+            const doubtful = orders.filter((_, i) => {
+              const exit = exits[i]!
+              return Exit.isSuccess(exit) && exit.value._tag === "AlreadyApplied"
+            })
+            if (doubtful.length > 0) yield* after.inDoubt(doubtful)
+            return exits
+          })
         )
       )
 
@@ -77,17 +96,19 @@ export const makeOrderGroups = (
       Effect.gen(function*() {
         const orders = entries.map((entry) => entry.request.order)
         groupSize.observe(orders.length)
-        const exits: ReadonlyArray<Exit.Exit<ConsumeOutcome, TakeError>> = orders.length === 1 ? [yield* alone(orders[0]!)] : yield* together(orders)
+        const exits: ReadonlyArray<Exit.Exit<ConsumeOutcome, TakeError>> = yield* inFlight.withPermits(1)(
+          orders.length === 1 ? Effect.map(alone(orders[0]!), (exit) => [exit]) : together(orders)
+        )
         const applied: Array<AppliedOrder> = []
         exits.forEach((exit, i) => {
           if (Exit.isSuccess(exit) && exit.value._tag === "Applied") applied.push({ orderId: orders[i]!.orderId, usage: exit.value.usage })
         })
-        if (applied.length > 0) yield* afterCommit(applied)
+        if (applied.length > 0) yield* after.afterCommit(applied)
         entries.forEach((entry, i) => entry.completeUnsafe(exits[i]!))
       })
 
     const resolver = RequestResolver.make<TakeOrder>((entries: NonEmptyArray<Request.Entry<TakeOrder>>) =>
-      inFlight.withPermits(1)(Effect.forEach(turns(entries), runTurn, { discard: true }))
+      Effect.forEach(turns(entries), runTurn, { discard: true })
     ).pipe(
       // Gathers until a group can run: the orders arriving meanwhile join this one.
       RequestResolver.setDelayEffect(Effect.andThen(Effect.yieldNow, inFlight.withPermits(1)(Effect.void))),

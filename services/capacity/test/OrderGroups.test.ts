@@ -29,6 +29,7 @@ const recording = Effect.gen(function*() {
         calls.push({ kind: "alone", ids: [orderId] })
         if (gate !== undefined) yield* Deferred.await(gate)
         if (orderId.startsWith("full")) return yield* exhausted
+        if (orderId.startsWith("done")) return { _tag: "AlreadyApplied" } as const
         return applied(orderId)
       }),
     consumeMany: (orders: ReadonlyArray<GroupedOrder>) =>
@@ -39,13 +40,27 @@ const recording = Effect.gen(function*() {
           : Effect.succeed(orders.map(groupAnswer))
       })
   }
-  const groups = yield* makeOrderGroups(repository, (orders: ReadonlyArray<AppliedOrder>) =>
-    Effect.sync(() => {
-      committed.push(orders.map((o) => o.orderId))
-    }))
+  const doubted: Array<ReadonlyArray<string>> = []
+  const slowCommits = yield* Deferred.make<void>()
+  const groups = yield* makeOrderGroups(repository, {
+    // Orders named "slow…" are shown and published only once `slowCommits` is done (a stalled actor or Redis).
+    afterCommit: (orders: ReadonlyArray<AppliedOrder>) =>
+      Effect.andThen(
+        orders.some((o) => o.orderId.startsWith("slow")) ? Deferred.await(slowCommits) : Effect.void,
+        Effect.sync(() => {
+          committed.push(orders.map((o) => o.orderId))
+        })
+      ),
+    inDoubt: (orders) =>
+      Effect.sync(() => {
+        doubted.push(orders.map((o) => o.orderId))
+      })
+  })
   return {
     calls,
     committed,
+    doubted,
+    slowCommits,
     take: (orderId: string) => Effect.result(groups(order(orderId))),
     open: Effect.suspend(() => (gate === undefined ? Effect.void : Deferred.succeed(gate, undefined))).pipe(Effect.andThen(Effect.sync(() => {
       gate = undefined
@@ -111,6 +126,21 @@ describe("orders in groups (OrderGroups.ts)", () => {
       expect(repository.committed.at(-1)).toEqual(waiting.filter((id) => id !== "full-3"))
     }))
 
+  it.effect("an order whose commit is slow to show holds up its own answer, not the next group's statement", () =>
+    Effect.gen(function*() {
+      const repository = yield* recording
+      yield* repository.open
+      const slow = yield* Effect.forkChild(repository.take("slow-1"))
+      yield* until(() => repository.calls.length === 1)
+      const quick = yield* Effect.forkChild(repository.take("quick-1"))
+      yield* until(() => repository.calls.length === 2)
+      expect(yield* Fiber.join(quick)).toEqual(Result.succeed(applied("quick-1")))
+      expect(repository.committed).toEqual([["quick-1"]])
+      yield* Deferred.succeed(repository.slowCommits, undefined)
+      expect(yield* Fiber.join(slow)).toEqual(Result.succeed(applied("slow-1")))
+      expect(repository.committed).toEqual([["quick-1"], ["slow-1"]])
+    }))
+
   it.effect(`a group holds at most ${MAX_GROUP} orders; one order id twice goes in turns, the copy after the first's commit`, () =>
     Effect.gen(function*() {
       const repository = yield* recording
@@ -121,13 +151,13 @@ describe("orders in groups (OrderGroups.ts)", () => {
       yield* Fiber.joinAll([...first, ...next])
       const statements = repository.calls.slice(GROUPS_IN_FLIGHT)
       const full = { kind: "group", ids: many.slice(0, MAX_GROUP).filter((id, i) => id !== "twice" || i === 5) }
-      // The full group and the rest may run at once (two groups in flight), in either order.
+      // A full group goes at once and waits for the statement in flight like the rest: either may go first.
       expect(statements).toHaveLength(3)
       expect(statements).toEqual(expect.arrayContaining([full, { kind: "alone", ids: ["twice"] }, { kind: "group", ids: many.slice(MAX_GROUP) }]))
       expect(statements.findIndex((call) => call.ids.length === 1)).toBeGreaterThan(statements.findIndex((call) => call.ids.length === full.ids.length))
     }))
 
-  it.effect("a group whose statement fails, and an order the group sent back (RETRY), are taken one by one", () =>
+  it.effect("a group whose statement fails, and an order the group sent back (RETRY), are taken one by one; one found applied is in doubt", () =>
     Effect.gen(function*() {
       const repository = yield* recording
       const first = yield* holdEveryGroup(repository)
@@ -138,6 +168,19 @@ describe("orders in groups (OrderGroups.ts)", () => {
       const answers = yield* Fiber.joinAll([...first, ...next])
       expect(repository.calls.slice(GROUPS_IN_FLIGHT).map((call) => call.ids.join(","))).toEqual(["f-1,full-2,f-3", "f-1", "full-2", "f-3"])
       expect(answers.slice(GROUPS_IN_FLIGHT)).toEqual([Result.succeed(applied("f-1")), Result.fail(exhausted), Result.succeed(applied("f-3"))])
+
+      expect(repository.doubted).toEqual([])
+
+      // Found applied when taken alone: the group may have committed before it failed, so the order goes to inDoubt, not afterCommit.
+      const lost = yield* recording
+      const holding = yield* holdEveryGroup(lost)
+      lost.failGroups()
+      const cut = yield* place(lost, ["done-1", "d-2"])
+      yield* lost.open
+      const cutAnswers = yield* Fiber.joinAll([...holding, ...cut])
+      expect(cutAnswers.slice(GROUPS_IN_FLIGHT)).toEqual([Result.succeed({ _tag: "AlreadyApplied" }), Result.succeed(applied("d-2"))])
+      expect(lost.doubted).toEqual([["done-1"]])
+      expect(lost.committed.at(-1)).toEqual(["d-2"])
 
       const again = yield* recording
       const held = yield* holdEveryGroup(again)
