@@ -279,7 +279,8 @@ export const migration0012 = Effect.flatMap(SqlClient.SqlClient, (sql) =>
  * and releases in any process cannot deadlock: first the order rows of the whole group in id order,
  * then every usage row the group needs in the one key order, then each order in turn, in the
  * array's order: its room check against the usage as the orders before it left it, then its uses
- * and ledger rows, or, short of room, its order row removed again. An order is answered as
+ * and ledger rows, or, short of room, its order row removed again. When every order fits, that
+ * comes to one pass over all of them (a running sum per usage row), which is what it does then. An order is answered as
  * capacity_consume answers it (APPLIED rows, or one ALREADY_APPLIED, CONFLICT or EXHAUSTED row),
  * except that an order id whose row was released between the insert and the read is one RETRY row:
  * capacity_consume would try the insert again, out of the group's lock order here, so the caller
@@ -326,6 +327,38 @@ const consumeManyFunction = `CREATE FUNCTION capacity_consume_many(p_orders json
      END IF;
 ${lockUsage}
 
+     -- When every order fits, as most groups do, all are taken in one pass: each order's usage is the
+     -- usage before the group plus its own and the earlier orders' uses (a running sum per row).
+     RETURN QUERY
+       WITH wanted AS (
+         SELECT (e.i - 1)::integer AS ord, e.v->>'orderId' AS order_id, w.kind, w.code, w.slot, w.day, w.amount, w.total
+           FROM jsonb_array_elements(p_orders) WITH ORDINALITY AS e(v, i),
+                jsonb_to_recordset(e.v->'wanted') AS w(kind text, code text, slot text, day date, amount integer, total integer)
+           WHERE e.v->>'orderId' = ANY (fresh)
+       ), running AS (
+         SELECT w.ord, w.order_id, w.kind, w.code, w.slot, w.day, w.amount, w.total,
+                u.used::bigint + sum(w.amount) OVER turn AS used_after, u.revision + row_number() OVER turn AS revision_after
+           FROM wanted w JOIN capacity_usage u ON u.kind = w.kind AND u.code = w.code AND u.slot = w.slot AND u.day = w.day
+           WINDOW turn AS (PARTITION BY w.kind, w.code, w.slot, w.day ORDER BY w.ord)
+       ), fits AS (
+         SELECT NOT EXISTS (SELECT 1 FROM running r WHERE r.used_after > r.total) AS ok
+       ), taken AS (
+         UPDATE capacity_usage u SET used = s.used_after, revision = s.revision_after
+           FROM (SELECT DISTINCT ON (r.kind, r.code, r.slot, r.day) r.kind, r.code, r.slot, r.day, r.used_after, r.revision_after
+                   FROM running r ORDER BY r.kind, r.code, r.slot, r.day, r.ord DESC) s, fits f
+           WHERE f.ok AND u.kind = s.kind AND u.code = s.code AND u.slot = s.slot AND u.day = s.day
+       ), recorded AS (
+         INSERT INTO capacity_ledger (order_id, kind, code, slot, day, units)
+           SELECT r.order_id, r.kind, r.code, r.slot, r.day, r.amount FROM running r, fits f WHERE f.ok
+       )
+       SELECT r.ord, 'APPLIED'::text, r.kind, r.code, r.slot, to_char(r.day, 'YYYY-MM-DD'), r.used_after::integer, r.revision_after::integer,
+              r.amount, r.total, NULL::jsonb
+         FROM running r, fits f WHERE f.ok;
+     IF FOUND THEN
+       RETURN;
+     END IF;
+
+     -- Some order is short of room: each in turn, as capacity_consume takes one.
      FOR g IN SELECT (e.i - 1)::integer AS ord, e.v->>'orderId' AS order_id, e.v->'wanted' AS wanted
               FROM jsonb_array_elements(p_orders) WITH ORDINALITY AS e(v, i)
               WHERE e.v->>'orderId' = ANY (fresh) ORDER BY e.i LOOP

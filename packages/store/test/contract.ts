@@ -11,6 +11,7 @@ import { SqlClient } from "effect/sql"
 import {
   CapacityRepository,
   Database,
+  type GroupedOutcome,
   type DatabaseOptions,
   decodeEncodedBatch,
   encodeBatch,
@@ -695,6 +696,49 @@ export const storeContract = (name: string, options: DatabaseOptions): void => {
         expect(yield* sql`SELECT units FROM capacity_ledger WHERE order_id = ${`${node}-e`}`).toEqual([{ units: 1 }])
         expect(yield* sql`SELECT array_to_string(proconfig, ',') AS settings FROM pg_proc WHERE proname = 'capacity_consume_many'`)
           .toEqual([{ settings: "enable_seqscan=off" }])
+      }))
+
+    it.effect("a group where every order fits (taken in one pass) answers exactly as the same orders taken in turn", () =>
+      Effect.gen(function* () {
+        const capacity = yield* CapacityRepository
+        const sql = yield* SqlClient.SqlClient
+        // The same five orders on two fresh nodes; on the second, a last order that cannot fit sends the group down the turn-by-turn path.
+        const groupOn = (node: string, withRefused: boolean) => {
+          const use = (_tag: "Picking" | "NodeDispatch", amount: number) => ({ use: { resource: { _tag, node, pool: "ALL" as const }, date: "2031-04-07", amount }, total: 20 })
+          const orders = [
+            { orderId: `${node}-1`, uses: [use("Picking", 2), use("NodeDispatch", 2)] },
+            { orderId: `${node}-2`, uses: [use("Picking", 3)] },
+            { orderId: `${node}-3`, uses: [use("NodeDispatch", 5), use("Picking", 1)] },
+            { orderId: `${node}-4`, uses: [] },
+            { orderId: `${node}-5`, uses: [use("Picking", 4), use("NodeDispatch", 1)] },
+            ...(withRefused ? [{ orderId: `${node}-6`, uses: [use("Picking", 11)] }] : [])
+          ]
+          return capacity.consume(`${node}-0`, [use("Picking", 1)]).pipe(Effect.andThen(capacity.consumeMany(orders)))
+        }
+        const answered = (outcomes: ReadonlyArray<GroupedOutcome>) =>
+          outcomes.slice(0, 5).map((outcome) =>
+            outcome._tag === "Done" && Result.isSuccess(outcome.result) && outcome.result.success._tag === "Applied"
+              ? outcome.result.success.usage.map((state) => `${state.resource._tag} ${state.used} r${state.revision}`).sort()
+              : outcome)
+        const run = crypto.randomUUID().slice(0, 8)
+        const inOnePass = answered(yield* groupOn(`PASS-${run}`, false))
+        const inTurns = yield* groupOn(`TURNS-${run}`, true)
+        expect(inOnePass).toEqual([
+          ["NodeDispatch 2 r1", "Picking 3 r2"],
+          ["Picking 6 r3"],
+          ["NodeDispatch 7 r2", "Picking 7 r4"],
+          [],
+          ["NodeDispatch 8 r3", "Picking 11 r5"]
+        ])
+        expect(answered(inTurns)).toEqual(inOnePass)
+        expect(inTurns[5]).toMatchObject({ _tag: "Done", result: { _tag: "Failure", failure: { _tag: "CapacityExhausted", requested: 11 } } })
+        const rows = (node: string) => sql`SELECT kind, used, revision FROM capacity_usage WHERE code = ${node} ORDER BY kind`
+        expect(yield* rows(`PASS-${run}`)).toEqual([{ kind: "NODE_DISPATCH", used: 8, revision: 3 }, { kind: "PICKING", used: 11, revision: 5 }])
+        expect(yield* rows(`TURNS-${run}`)).toEqual(yield* rows(`PASS-${run}`))
+        const ledger = (node: string) =>
+          sql`SELECT replace(order_id, ${node}, '') AS "order", kind, units FROM capacity_ledger WHERE code = ${node} ORDER BY 1, 2`
+        expect(yield* ledger(`TURNS-${run}`)).toEqual(yield* ledger(`PASS-${run}`))
+        expect(yield* ledger(`PASS-${run}`)).toHaveLength(8)
       }))
 
     it.effect("groups, single orders and releases racing over the same rows in any order neither deadlock nor oversell", () =>
