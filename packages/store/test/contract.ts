@@ -702,43 +702,59 @@ export const storeContract = (name: string, options: DatabaseOptions): void => {
       Effect.gen(function* () {
         const capacity = yield* CapacityRepository
         const sql = yield* SqlClient.SqlClient
-        // The same five orders on two fresh nodes; on the second, a last order that cannot fit sends the group down the turn-by-turn path.
+        // The same orders on two fresh nodes, over two pools and two days of each; on the second node a
+        // last order that cannot fit sends the group down the turn-by-turn path.
         const groupOn = (node: string, withRefused: boolean) => {
-          const use = (_tag: "Picking" | "NodeDispatch", amount: number) => ({ use: { resource: { _tag, node, pool: "ALL" as const }, date: "2031-04-07", amount }, total: 20 })
+          const use = (_tag: "Picking" | "NodeDispatch", pool: "NORMAL" | "EXPRESS", date: string, amount: number, total = 20) => ({
+            use: { resource: { _tag, node, pool }, date, amount },
+            total
+          })
+          const [monday, tuesday] = ["2031-04-07", "2031-04-08"] as const
           const orders = [
-            { orderId: `${node}-1`, uses: [use("Picking", 2), use("NodeDispatch", 2)] },
-            { orderId: `${node}-2`, uses: [use("Picking", 3)] },
-            { orderId: `${node}-3`, uses: [use("NodeDispatch", 5), use("Picking", 1)] },
+            { orderId: `${node}-1`, uses: [use("Picking", "NORMAL", monday, 2), use("NodeDispatch", "NORMAL", monday, 2), use("Picking", "EXPRESS", monday, 4)] },
+            { orderId: `${node}-0`, uses: [use("Picking", "NORMAL", monday, 9)] },
+            { orderId: `${node}-2`, uses: [use("Picking", "NORMAL", tuesday, 3), use("Picking", "EXPRESS", monday, 1)] },
+            // Another total for the same rows (the network changed between two orders): each order is held to its own.
+            { orderId: `${node}-3`, uses: [use("NodeDispatch", "NORMAL", monday, 5, 7), use("Picking", "NORMAL", monday, 1, 4)] },
             { orderId: `${node}-4`, uses: [] },
-            { orderId: `${node}-5`, uses: [use("Picking", 4), use("NodeDispatch", 1)] },
-            ...(withRefused ? [{ orderId: `${node}-6`, uses: [use("Picking", 11)] }] : [])
+            { orderId: `${node}-5`, uses: [use("Picking", "NORMAL", monday, 4), use("Picking", "NORMAL", tuesday, 1), use("NodeDispatch", "EXPRESS", tuesday, 1)] },
+            ...(withRefused ? [{ orderId: `${node}-6`, uses: [use("Picking", "NORMAL", tuesday, 17)] }] : [])
           ]
-          return capacity.consume(`${node}-0`, [use("Picking", 1)]).pipe(Effect.andThen(capacity.consumeMany(orders)))
+          return Effect.map(capacity.consumeMany(orders), (outcomes) => ({ outcomes }))
         }
         const answered = (outcomes: ReadonlyArray<GroupedOutcome>) =>
-          outcomes.slice(0, 5).map((outcome) =>
+          outcomes.slice(0, 6).map((outcome) =>
             outcome._tag === "Done" && Result.isSuccess(outcome.result) && outcome.result.success._tag === "Applied"
-              ? outcome.result.success.usage.map((state) => `${state.resource._tag} ${state.used} r${state.revision}`).sort()
+              ? outcome.result.success.usage.map((state) => `${JSON.stringify(state.resource).replace(/-[0-9a-f]{8}/, "")} ${state.date} ${state.used} r${state.revision}`).sort()
               : outcome)
         const run = crypto.randomUUID().slice(0, 8)
-        const inOnePass = answered(yield* groupOn(`PASS-${run}`, false))
-        const inTurns = yield* groupOn(`TURNS-${run}`, true)
-        expect(inOnePass).toEqual([
-          ["NodeDispatch 2 r1", "Picking 3 r2"],
-          ["Picking 6 r3"],
-          ["NodeDispatch 7 r2", "Picking 7 r4"],
+        const [pass, turns] = [`PASS-${run}`, `TURNS-${run}`]
+        // Order 0 is applied before the group on each node: in the group it is ALREADY_APPLIED and takes nothing.
+        for (const node of [pass, turns]) {
+          yield* capacity.consume(`${node}-0`, [{ use: { resource: { _tag: "Picking", node, pool: "NORMAL" }, date: "2031-04-07", amount: 1 }, total: 20 }])
+        }
+        const inOnePass = yield* groupOn(pass, false)
+        const inTurns = yield* groupOn(turns, true)
+        const picking = (pool: string, date: string, used: number, revision: number) => `{"_tag":"Picking","node":"PASS","pool":"${pool}"} ${date} ${used} r${revision}`
+        const dispatch = (pool: string, date: string, used: number, revision: number) => `{"_tag":"NodeDispatch","node":"PASS","pool":"${pool}"} ${date} ${used} r${revision}`
+        expect(answered(inOnePass.outcomes)).toEqual([
+          [dispatch("NORMAL", "2031-04-07", 2, 1), picking("EXPRESS", "2031-04-07", 4, 1), picking("NORMAL", "2031-04-07", 3, 2)],
+          { _tag: "Done", result: Result.succeed({ _tag: "AlreadyApplied" }) },
+          [picking("EXPRESS", "2031-04-07", 5, 2), picking("NORMAL", "2031-04-08", 3, 1)],
+          [dispatch("NORMAL", "2031-04-07", 7, 2), picking("NORMAL", "2031-04-07", 4, 3)],
           [],
-          ["NodeDispatch 8 r3", "Picking 11 r5"]
-        ])
-        expect(answered(inTurns)).toEqual(inOnePass)
-        expect(inTurns[5]).toMatchObject({ _tag: "Done", result: { _tag: "Failure", failure: { _tag: "CapacityExhausted", requested: 11 } } })
-        const rows = (node: string) => sql`SELECT kind, used, revision FROM capacity_usage WHERE code = ${node} ORDER BY kind`
-        expect(yield* rows(`PASS-${run}`)).toEqual([{ kind: "NODE_DISPATCH", used: 8, revision: 3 }, { kind: "PICKING", used: 11, revision: 5 }])
-        expect(yield* rows(`TURNS-${run}`)).toEqual(yield* rows(`PASS-${run}`))
+          [dispatch("EXPRESS", "2031-04-08", 1, 1), picking("NORMAL", "2031-04-07", 8, 4), picking("NORMAL", "2031-04-08", 4, 2)]
+        ].map((answer) => (Array.isArray(answer) ? [...answer].sort() : answer)))
+        expect(answered(inTurns.outcomes).map((answer) => (Array.isArray(answer) ? answer.map((text) => text.replace(`"node":"TURNS"`, `"node":"PASS"`)).sort() : answer)))
+          .toEqual(answered(inOnePass.outcomes))
+        expect(inTurns.outcomes[6]).toMatchObject({ _tag: "Done", result: { _tag: "Failure", failure: { _tag: "CapacityExhausted", requested: 17 } } })
+        const rows = (node: string) => sql`SELECT kind, slot, to_char(day, 'YYYY-MM-DD') AS day, used, revision FROM capacity_usage WHERE code = ${node} ORDER BY 1, 2, 3`
+        expect(yield* rows(pass)).toEqual(yield* rows(turns))
+        expect((yield* rows(pass)).map((row) => row["used"])).toEqual([1, 7, 5, 8, 4])
         const ledger = (node: string) =>
-          sql`SELECT replace(order_id, ${node}, '') AS "order", kind, units FROM capacity_ledger WHERE code = ${node} ORDER BY 1, 2`
-        expect(yield* ledger(`TURNS-${run}`)).toEqual(yield* ledger(`PASS-${run}`))
-        expect(yield* ledger(`PASS-${run}`)).toHaveLength(8)
+          sql`SELECT replace(order_id, ${node}, '') AS "order", kind, slot, to_char(day, 'YYYY-MM-DD') AS day, units FROM capacity_ledger WHERE code = ${node} ORDER BY 1, 2, 3, 4`
+        expect(yield* ledger(turns)).toEqual(yield* ledger(pass))
+        expect(yield* ledger(pass)).toHaveLength(11)
       }))
 
     it.effect("groups, single orders and releases racing over the same rows in any order neither deadlock nor oversell", () =>
