@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import { Scrape } from "@retail/testkit"
 import { Effect, Ref, Schema } from "effect"
 import { CAPACITY_KEY, call, postJson, startApp } from "./support/App.ts"
 import { lab } from "./support/Lab.ts"
@@ -10,6 +11,8 @@ import { freePort } from "./support/Processes.ts"
 const CAPACITY = STORE_CAPACITY
 const AMOUNT = 1
 const ORDERS = 150
+/** Clients at once: enough that the server takes orders in groups (OrderGroups.ts), some of them with a refused order. */
+const CLIENTS = 32
 
 const Usage = Schema.Array(Schema.Struct({ used: Schema.Number, ledger: Schema.Number, orders: Schema.Number }))
 
@@ -18,7 +21,7 @@ describe("a capacity server restarted mid-traffic", () => {
     Effect.gen(function*() {
       const { dir, postgres, connection } = yield* lab("capacity-restart")
       const port = String(yield* freePort)
-      const settings = { ...connection, PORT: port }
+      const settings = { ...connection, PORT: port, METRICS_PUBLIC: "true" }
       const first = yield* startApp("app-1", dir, settings)
       const base = first.base
       // Orders are placed as a client would: from the dispatch of an answer (docs/capacity.md, consumptions).
@@ -51,7 +54,7 @@ describe("a capacity server restarted mid-traffic", () => {
         yield* first.child.exited
         yield* startApp("app-2", dir, settings)
       })
-      const traffic = Effect.forEach(Array.from({ length: ORDERS }, (_, i) => i), order, { concurrency: 8, discard: true })
+      const traffic = Effect.forEach(Array.from({ length: ORDERS }, (_, i) => i), order, { concurrency: CLIENTS, discard: true })
       yield* Effect.all([traffic, restart], { concurrency: 2 }).pipe(Effect.timeout("180 seconds"))
 
       const applied = [...(yield* Ref.get(answers)).entries()].filter(([, status]) => status === 200).map(([id]) => id)
@@ -78,5 +81,9 @@ describe("a capacity server restarted mid-traffic", () => {
       expect(more.status).toBe(409)
       const again = yield* postJson(base, "/v1/delivery/capacity/consumptions", orderOf(applied[0]!), CAPACITY_KEY)
       expect(again.json()).toMatchObject({ status: "ALREADY_APPLIED" })
+
+      // The restarted server took the orders after the restart in groups, not one statement each.
+      const metrics = new Scrape((yield* call(base, "/metrics")).text)
+      expect(metrics.sum("capacity_order_group_size")).toBeGreaterThan(metrics.value("capacity_order_group_size"))
     }))
 })
