@@ -11,7 +11,7 @@ import { freePort } from "./support/Processes.ts"
 const CAPACITY = STORE_CAPACITY
 const AMOUNT = 1
 const ORDERS = 150
-/** Clients at once: enough that the server takes orders in groups (OrderGroups.ts), some of them with a refused order. */
+/** Clients at once: enough that the server takes orders in groups (OrderGroups.ts), checked on its /metrics at the end. */
 const CLIENTS = 32
 
 const Usage = Schema.Array(Schema.Struct({ used: Schema.Number, ledger: Schema.Number, orders: Schema.Number }))
