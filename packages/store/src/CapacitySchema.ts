@@ -280,8 +280,9 @@ export const migration0012 = Effect.flatMap(SqlClient.SqlClient, (sql) =>
  * then every usage row the group needs in the one key order, then each order in turn, in the
  * array's order: its room check against the usage as the orders before it left it, then its uses
  * and ledger rows, or, short of room, its order row removed again. When every order fits, that
- * comes to one pass over all of them (a running sum per usage row), which is what it does then. An order is answered as
- * capacity_consume answers it (APPLIED rows, or one ALREADY_APPLIED, CONFLICT or EXHAUSTED row),
+ * comes to one pass over all of them (a running sum per usage row), which is what it does then.
+ * An order is answered as capacity_consume answers it (APPLIED rows, or one ALREADY_APPLIED,
+ * CONFLICT or EXHAUSTED row),
  * except that an order id whose row was released between the insert and the read is one RETRY row:
  * capacity_consume would try the insert again, out of the group's lock order here, so the caller
  * sends it alone.

@@ -27,30 +27,6 @@ export const GROUPS_IN_FLIGHT = 1
 /** The most orders one statement takes: a bound on its locks and on its JSON. */
 export const MAX_GROUP = 64
 
-/** Orders of one group in turns, none with an order id twice in a turn: a later copy sees the first's outcome. */
-const turns = <E extends { readonly request: TakeOrder }>(entries: ReadonlyArray<E>): Array<Array<E>> => {
-  const result: Array<Array<E>> = []
-  const turnOf = new Map<string, number>()
-  for (const entry of entries) {
-    const id = entry.request.order.orderId
-    const turn = turnOf.get(id) ?? 0
-    turnOf.set(id, turn + 1)
-    ;(result[turn] ??= []).push(entry)
-  }
-  return result
-}
-
-/**
- * Orders placed at the same time are taken together: one `capacity_consume_many` statement
- * (CapacityRepository.consumeMany) for the orders that arrived while earlier groups were in flight,
- * then `afterCommit` once for all the applied ones (the actors, the replica events), then every
- * order is answered. An order alone goes through `capacity_consume` as before. When a group's
- * statement fails, its orders are taken again one by one, so that one cannot fail the others; those
- * then found applied already go to `inDoubt`. The permit covers the statement only, so a slow
- * actor or Redis holds up its own group's answers, not the next group's statement.
- * Batching is Effect's request batching (RequestResolver): the requests of every fiber that wait for
- * the same resolver join its pending batch.
- */
 export interface AfterGroups {
   /** The orders a statement applied, with the usage it left: shown to the actors and published. */
   readonly afterCommit: (applied: ReadonlyArray<AppliedOrder>) => Effect.Effect<void>
@@ -62,6 +38,19 @@ export interface AfterGroups {
   readonly inDoubt: (orders: ReadonlyArray<GroupedOrder>) => Effect.Effect<void>
 }
 
+/**
+ * Orders placed at the same time are taken together: one `capacity_consume_many` statement
+ * (CapacityRepository.consumeMany) for the orders that arrived while earlier groups were in flight,
+ * then `afterCommit` once for all the applied ones (the actors, the replica events), then every
+ * order is answered. An order alone goes through `capacity_consume` as before. An order id twice
+ * in a batch: the repository sends the later copy back (Retry), and it is taken alone right after
+ * the group's statement, seeing the first copy's outcome. When a group's statement fails, its
+ * orders are taken again one by one, so that one cannot fail the others; those then found applied
+ * already go to `inDoubt`. The permit covers the statement only, so a slow actor or Redis holds up
+ * its own group's answers, not the next group's statement. Batching is Effect's request batching
+ * (RequestResolver): the requests of every fiber that wait for the same resolver join its pending
+ * batch.
+ */
 export const makeOrderGroups = (
   repository: Pick<typeof CapacityRepository.Service, "consume" | "consumeMany">,
   after: AfterGroups
@@ -92,7 +81,7 @@ export const makeOrderGroups = (
 
     const groupSize = CapacityMetrics.orderGroupSize.series({})
 
-    const runTurn = (entries: ReadonlyArray<Request.Entry<TakeOrder>>) =>
+    const runGroup = (entries: ReadonlyArray<Request.Entry<TakeOrder>>) =>
       Effect.gen(function*() {
         const orders = entries.map((entry) => entry.request.order)
         groupSize.observe(orders.length)
@@ -107,9 +96,7 @@ export const makeOrderGroups = (
         entries.forEach((entry, i) => entry.completeUnsafe(exits[i]!))
       })
 
-    const resolver = RequestResolver.make<TakeOrder>((entries: NonEmptyArray<Request.Entry<TakeOrder>>) =>
-      Effect.forEach(turns(entries), runTurn, { discard: true })
-    ).pipe(
+    const resolver = RequestResolver.make<TakeOrder>((entries: NonEmptyArray<Request.Entry<TakeOrder>>) => runGroup(entries)).pipe(
       // Gathers until a group can run: the orders arriving meanwhile join this one.
       RequestResolver.setDelayEffect(Effect.andThen(Effect.yieldNow, inFlight.withPermits(1)(Effect.void))),
       RequestResolver.batchN(MAX_GROUP)
