@@ -58,7 +58,10 @@ export const capacityInstructions: Benchmark = {
     "Instructions per request of the capacity endpoint's in-process work (decode, evaluate, encode; the capacity benchmark's bodies on the demo network, every plan reused), counted by valgrind's callgrind: a bundle built as the server is runs each body `warm-up + 2N` times and `warm-up + N` times under callgrind, with npm start's Node flags and --single-threaded (V8 compiling and collecting on the main thread, in turn: with its own threads, whose timing valgrind's scheduler moves, two runs of one bundle counted 412k and 818k a call); the figure is the difference over N. Two runs of one bundle on one thread agreed within 2% in every case; compare with --runs 3 when a change is small. Counts of the reports before this flag (results/capacity-instructions-{before-946c8a3,after-189d658-1,after-189d658-2,after-16463b2}.md) do not compare with later ones.",
   sizeUnit: "calls counted per case",
   defaultSize: 3000,
-  smokeSize: 20,
+  // Node's start under callgrind counts 1.23-1.26G instructions, differing by up to 33M from one
+  // run to the next: 20 calls (about 4M) drowned in it, and CI once counted fewer for 40 calls
+  // than for 20. 500 calls count about 200M.
+  smokeSize: 500,
   defaultRuns: 1,
   configuration: () => "no servers: the in-process answer path, bundled as the server is, under valgrind's callgrind with npm start's Node flags and --single-threaded",
   open: async (ctx) => {
@@ -75,7 +78,7 @@ export const capacityInstructions: Benchmark = {
       writeFileSync(file, JSON.stringify(kind.body(items)))
       return { label: `${kind.label}, ${items} items`, variant: id === "A" ? "A" : "B", file }
     })
-    const warmups = ctx.scale === "smoke" ? 20 : 3000
+    const warmups = ctx.scale === "smoke" ? 200 : 3000
     ctx.note(`Warm-up ${warmups} calls per case, then ${ctx.size} counted; node ${process.version}, flags ${[...serverNodeFlags(), ...COUNTING_FLAGS].join(" ")}.`)
     return {
       run: async (run) => {
