@@ -39,7 +39,7 @@ const plan = clusterPlan({
 })
 const bundle = await buildServer()
 const children = plan.map((member) => {
-  const child = spawn(process.execPath, [...serverNodeFlags(), bundle], {
+  const child = spawn(process.execPath, [...serverNodeFlags(), ...member.nodeFlags, bundle], {
     env: { ...process.env, ...member.env },
     stdio: ["ignore", "pipe", "pipe"]
   })

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { sampleProducts } from "@retail/testkit"
 import { Effect, Schema } from "effect"
+import { readFileSync } from "node:fs"
 import { clusterPlan } from "../../scripts/clusterPlan.ts"
 import { type App, CAPACITY_KEY, call, postJson, startApp, token } from "./support/App.ts"
 import { Offer, orderOf, pickupRequest, STORE, STORE_CAPACITY } from "./support/Capacity.ts"
@@ -43,10 +44,19 @@ describe("scale-out: the cluster plan (npm run cluster, docker-compose.yml) as p
       const started = yield* Effect.forEach(plan, (member) =>
         Effect.gen(function*() {
           // Free ports instead of the plan's consecutive ones: other suites run on this machine.
-          const app = yield* startApp(member.name, dir, { ...shared, ...member.env, PORT: String(yield* freePort), INTERNAL_PORT: "0" })
+          const app = yield* startApp(member.name, dir, { ...shared, ...member.env, PORT: String(yield* freePort), INTERNAL_PORT: "0" }, {
+            nodeFlags: member.nodeFlags
+          })
           return [member.name, { app, role: member.role }] as const
         }), { concurrency: 2 })
       const byName = new Map(started)
+      // Each process runs with its role's Node.js flags after npm start's (the compose file's commands).
+      for (const member of plan) {
+        const found = byName.get(member.name)
+        const argv = readFileSync(`/proc/${found?.app.child.pid ?? 0}/cmdline`, "utf8").split("\0")
+        for (const flag of member.nodeFlags) expect(argv, member.name).toContain(flag)
+        expect(argv.includes("--initial-old-space-size=64"), member.name).toBe(member.role === "worker")
+      }
       const app = (name: string): App => {
         const found = byName.get(name)
         if (found === undefined) throw new Error(`no process ${name}`)

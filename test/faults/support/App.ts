@@ -20,22 +20,22 @@ export interface App {
 export const EMBEDDED = { unset: ["DATABASE_URL", "REDIS_URL"] } as const
 
 /**
- * `npm start`'s server (its bundle and Node.js flags) as a child process of the test (its own PORT), started with `env`
- * on top of the suite's defaults; answers once GET /health does.
+ * `npm start`'s server (its bundle and Node.js flags, with `nodeFlags` after them: a role's) as a child process of
+ * the test (its own PORT), started with `env` on top of the suite's defaults; answers once GET /health does.
  */
 export const startApp = (
   name: string,
   dir: string,
   env: Record<string, string>,
-  options: { readonly unset?: ReadonlyArray<string> } = {}
+  options: { readonly unset?: ReadonlyArray<string>; readonly nodeFlags?: ReadonlyArray<string> } = {}
 ): Effect.Effect<App, never, Scope.Scope> =>
   Effect.gen(function*() {
     // A given PORT lets a restarted server answer where its clients already send.
     const port = env["PORT"] !== undefined ? Number(env["PORT"]) : yield* freePort
     const logFile = join(dir, `${name}.log`)
-    const child = yield* spawnChild(process.execPath, serverArgs(), {
+    const child = yield* spawnChild(process.execPath, serverArgs(options.nodeFlags), {
       logFile,
-      ...options,
+      ...(options.unset === undefined ? {} : { unset: options.unset }),
       env: {
         HOST: "127.0.0.1",
         PORT: String(port),
