@@ -3,6 +3,7 @@ import { Database, latestPerCode, LoadRepository, ProductRepository, upsertProdu
 import { Effect, Layer, ManagedRuntime, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { readFileSync } from "node:fs"
+import { WORKER_ROLE } from "../../../scripts/clusterPlan.ts"
 import { ensureInputs } from "../../parsers/generate.ts"
 import { type Benchmark, figure, type Figure } from "../Benchmark.ts"
 import { databaseUrl, redisUrl } from "../StoreUrls.ts"
@@ -21,7 +22,7 @@ const COMPLETION_TIMEOUT_MS = 15 * 60_000
 /** The upsert statements are compared on this many of the load's products (the baseline is slow). */
 const UPSERT_SAMPLE = 50_000
 
-/** Separate worker processes (of WORKERS_PER_PROCESS consumers each) beside an API process, as `npm run cluster` runs them. */
+/** Separate worker processes (of WORKERS_PER_PROCESS consumers each, the cluster plan's worker role) beside an API process, as `npm run cluster` runs them. */
 const WORKER_PROCESSES = [1, 2] as const
 const WORKERS_PER_PROCESS = 2
 
@@ -43,7 +44,9 @@ const startSeparateWorkers = async (processes: number, progress: (message: strin
   }
   const api = await startServer({ ...streams, RUN_WORKERS: "false" }, progress)
   const workers: Array<ServerHandle> = []
-  for (let i = 0; i < processes; i++) workers.push(await startServer({ ...streams, RUN_WORKERS: "true", WORKERS: String(WORKERS_PER_PROCESS) }, progress))
+  for (let i = 0; i < processes; i++) {
+    workers.push(await startServer({ ...streams, ...WORKER_ROLE.env, WORKERS: String(WORKERS_PER_PROCESS) }, progress, { kind: "suite" }, WORKER_ROLE.nodeFlags))
+  }
   return {
     label: `API process + ${processes} worker process${processes === 1 ? "" : "es"} (WORKERS=${WORKERS_PER_PROCESS} each)`,
     consumers: processes * WORKERS_PER_PROCESS,
@@ -57,7 +60,7 @@ const decodeFile = Schema.decodeUnknownSync(Schema.fromJsonString(Schema.Struct(
 
 export const endToEnd: Benchmark = {
   name: "end-to-end",
-  description: "A /v1/handle-json load (the handle-json file, seed 42) from its first byte to COMPLETED (every row committed), polling GET /v1/loads/{code} every 50 ms, on servers started with WORKERS 1, 2 and 4, and (with Redis) on an API process with 1 and 2 separate worker processes. " +
+  description: "A /v1/handle-json load (the handle-json file, seed 42) from its first byte to COMPLETED (every row committed), polling GET /v1/loads/{code} every 50 ms, on servers started with WORKERS 1, 2 and 4, and (with Redis) on an API process with 1 and 2 separate worker processes, started as npm run cluster starts its worker role (scripts/clusterPlan.ts WORKER_ROLE: workers on the event loop, --initial-old-space-size=64 after npm start's flags). " +
     "Beside each, at the same concurrency and batch size: the COPY-based limit (COPY into staging tables, then one INSERT ... SELECT per table with the dateUpdate guard; support/CopyLimit.ts), " +
     "the workers' own persistBatch called in-process, and the write statement alone against the one persistBatch ran before issue 21 (support/LegacyUpsert.ts). " +
     "CPU per product over each load: the server processes, every PostgreSQL process of the machine and Redis (/proc; on a quiet machine, these are the load's).",
@@ -95,7 +98,8 @@ export const endToEnd: Benchmark = {
         for (const processes of WORKER_PROCESSES) layouts.push(await startSeparateWorkers(processes, setup.progress))
         setup.note(
           `Separate worker processes (${WORKER_PROCESSES.join(" and ")}, WORKERS=${WORKERS_PER_PROCESS} each): the load goes to an API process started with ` +
-            "RUN_WORKERS=false, and worker processes (RUN_WORKERS=true) on the same streams persist it, as `npm run cluster` lays them out; the limits are those of the same number of consumers."
+            `RUN_WORKERS=false, and worker processes of the cluster plan's worker role (${Object.entries(WORKER_ROLE.env).map(([name, value]) => `${name}=${value}`).join(", ")}; ` +
+            `Node.js flags npm start's and ${WORKER_ROLE.nodeFlags.join(" ")}) on the same streams persist it, as \`npm run cluster\` lays them out; the limits are those of the same number of consumers.`
         )
       }
       await runtime.runPromise(Effect.void)

@@ -27,9 +27,9 @@ const START_TIMEOUT_MS = 180_000
 export const serverRuntime = (): "bundle" | "tsx" => (process.env["BENCH_SERVER_RUNTIME"] === "tsx" ? "tsx" : "bundle")
 
 let bundle: Promise<string> | undefined
-/** `npm start`'s Node.js flags (its V8 heap sizes) but those `overrides` (the server's NODE_OPTIONS and BENCH_SERVER_NODE_ARGS) set, then what to run. */
-const serverArgs = async (overrides: string, runtime: "bundle" | "tsx"): Promise<ReadonlyArray<string>> => {
-  const startFlags = flagsNotIn(serverNodeFlags(), overrides)
+/** `npm start`'s Node.js flags (its V8 heap sizes) and a role's (scripts/clusterPlan.ts) but those `overrides` (the server's NODE_OPTIONS and BENCH_SERVER_NODE_ARGS) set, then what to run. */
+const serverArgs = async (overrides: string, runtime: "bundle" | "tsx", roleFlags: ReadonlyArray<string>): Promise<ReadonlyArray<string>> => {
+  const startFlags = [...flagsNotIn(serverNodeFlags(), overrides), ...flagsNotIn(roleFlags, overrides)]
   if (runtime === "tsx") return [...startFlags, "--import", "tsx", SERVER_MAIN]
   bundle ??= buildServer(join("dist", "bench", `server-${process.pid}.mjs`)).then((file) => {
     process.on("exit", () => {
@@ -146,7 +146,8 @@ export const withServerLog = async <A>(server: ServerHandle, measure: () => Prom
 export const startServer = async (
   settings: Readonly<Record<string, string>>,
   progress: (m: string) => void,
-  mode: ServerMode = { kind: "suite" }
+  mode: ServerMode = { kind: "suite" },
+  roleFlags: ReadonlyArray<string> = []
 ): Promise<ServerHandle> => {
   const tag = runTag()
   const streams = {
@@ -181,7 +182,7 @@ export const startServer = async (
   // Node flags NODE_OPTIONS refuses, for the servers alone: `--cpu-prof --cpu-prof-dir=DIR` profiles them.
   const nodeArgs = process.env["BENCH_SERVER_NODE_ARGS"]?.split(" ").filter((arg) => arg !== "") ?? []
   const runtime = mode.kind === "suite" ? serverRuntime() : "bundle"
-  const args = [...nodeArgs, ...(await serverArgs(`${env["NODE_OPTIONS"] ?? ""} ${nodeArgs.join(" ")}`, runtime))]
+  const args = [...nodeArgs, ...(await serverArgs(`${env["NODE_OPTIONS"] ?? ""} ${nodeArgs.join(" ")}`, runtime, roleFlags))]
   const child = spawn(process.execPath, args, { cwd: repositoryRoot, env, stdio: ["ignore", "pipe", "pipe"] })
   let tail = ""
   let head = ""
