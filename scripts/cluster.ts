@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process"
 import { parseArgs } from "node:util"
 import { buildServer } from "./buildServer.ts"
-import { clusterPlan } from "./clusterPlan.ts"
+import { clusterPlan, nodeArgumentsOf } from "./clusterPlan.ts"
 import { serverNodeFlags } from "./serverNodeFlags.ts"
 
 /**
@@ -39,7 +39,7 @@ const plan = clusterPlan({
 })
 const bundle = await buildServer()
 const children = plan.map((member) => {
-  const child = spawn(process.execPath, [...serverNodeFlags(), ...member.nodeFlags, bundle], {
+  const child = spawn(process.execPath, nodeArgumentsOf(member, serverNodeFlags(), bundle), {
     env: { ...process.env, ...member.env },
     stdio: ["ignore", "pipe", "pipe"]
   })

@@ -41,6 +41,13 @@ export interface ClusterShape {
  * - capacity: answers checkout (RUN_WORKERS=false), its network fed by the capacity events stream.
  * The same plan is the compose file's services, reproduced with plain processes on one machine.
  */
+/** `node`'s arguments for one member: npm start's flags (`startFlags`), its role's after them, then the bundle. */
+export const nodeArgumentsOf = (member: ClusterProcess, startFlags: ReadonlyArray<string>, bundle: string): ReadonlyArray<string> => [
+  ...startFlags,
+  ...member.nodeFlags,
+  bundle
+]
+
 export const clusterPlan = (shape: ClusterShape): ReadonlyArray<ClusterProcess> => {
   const processes: Array<ClusterProcess> = []
   const add = (

@@ -1,9 +1,9 @@
 /**
  * Prototype measurement (issue 21): what V8's heap flags do to a 200k-product /handle-json load, from
  * its first byte to COMPLETED, with `--trace-gc` on every process so that the full collections of
- * each thread can be counted. The npm start bundle (build it first: `npm run build`) with npm start's
- * Node.js flags, then the flags given; real PostgreSQL and Redis (DATABASE_URL, REDIS_URL), the
- * benchmark's file (seed 42). Prints one JSON line a load (server, PostgreSQL and Redis CPU a product,
+ * each thread can be counted. The npm start bundle (built by this script into a folder of its own
+ * under dist/, removed at the end) with npm start's Node.js flags, then the flags given; real
+ * PostgreSQL and Redis (DATABASE_URL, REDIS_URL), the benchmark's file (seed 42). Prints one JSON line a load (server, PostgreSQL and Redis CPU a product,
  * peak RSS of each process) and one line a V8 isolate (scavenges, full collections and their time).
  *
  *   npx tsx benchmarks/src/proto/heapFlags.ts one [products] [--flag ...]
@@ -13,8 +13,10 @@
  *     (its env, not its flags: the flags given instead), as `npm run cluster` runs them
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { readFileSync, rmSync } from "node:fs"
+import { join } from "node:path"
 import { ensureInputs } from "../../parsers/generate.ts"
+import { buildServer } from "../../../scripts/buildServer.ts"
 import { WORKER_ROLE } from "../../../scripts/clusterPlan.ts"
 import { serverNodeFlags } from "../../../scripts/serverNodeFlags.ts"
 import { acceptedLoad, waitCompleted } from "../support/Http.ts"
@@ -46,8 +48,11 @@ interface Started {
   readonly output: () => string
 }
 
+const bundleFolder = join("dist", `heap-flags-${process.pid}`)
+const bundle = await buildServer(join(bundleFolder, "server.mjs"))
+
 const start = (name: string, port: number, env: Readonly<Record<string, string>>, extraFlags: ReadonlyArray<string>): Started => {
-  const child = spawn(process.execPath, [...serverNodeFlags(), ...extraFlags, "--trace-gc", "dist/server.mjs"], {
+  const child = spawn(process.execPath, [...serverNodeFlags(), ...extraFlags, "--trace-gc", bundle], {
     env: { ...common, ...env, PORT: String(port), CONSUMER_NAME: `${name}-${tag}` },
     stdio: ["ignore", "pipe", "pipe"]
   })
@@ -135,4 +140,5 @@ try {
 } finally {
   for (const server of servers) server.child.kill("SIGTERM")
   await Promise.all(servers.map((server) => new Promise((resolve) => server.child.once("exit", resolve))))
+  rmSync(bundleFolder, { recursive: true, force: true })
 }
