@@ -22,6 +22,13 @@ export const WORKER_ROLE = {
   nodeFlags: ["--initial-old-space-size=64"]
 } as const
 
+/** `node`'s arguments for one member: npm start's flags (`startFlags`), its role's after them, then the bundle. */
+export const nodeArgumentsOf = (member: ClusterProcess, startFlags: ReadonlyArray<string>, bundle: string): ReadonlyArray<string> => [
+  ...startFlags,
+  ...member.nodeFlags,
+  bundle
+]
+
 export interface ClusterShape {
   readonly api: number
   readonly workers: number
@@ -41,13 +48,6 @@ export interface ClusterShape {
  * - capacity: answers checkout (RUN_WORKERS=false), its network fed by the capacity events stream.
  * The same plan is the compose file's services, reproduced with plain processes on one machine.
  */
-/** `node`'s arguments for one member: npm start's flags (`startFlags`), its role's after them, then the bundle. */
-export const nodeArgumentsOf = (member: ClusterProcess, startFlags: ReadonlyArray<string>, bundle: string): ReadonlyArray<string> => [
-  ...startFlags,
-  ...member.nodeFlags,
-  bundle
-]
-
 export const clusterPlan = (shape: ClusterShape): ReadonlyArray<ClusterProcess> => {
   const processes: Array<ClusterProcess> = []
   const add = (

@@ -3,8 +3,9 @@
  * its first byte to COMPLETED, with `--trace-gc` on every process so that the full collections of
  * each thread can be counted. The npm start bundle (built by this script into a folder of its own
  * under dist/, removed at the end) with npm start's Node.js flags, then the flags given; real
- * PostgreSQL and Redis (DATABASE_URL, REDIS_URL), the benchmark's file (seed 42). Prints one JSON line a load (server, PostgreSQL and Redis CPU a product,
- * peak RSS of each process) and one line a V8 isolate (scavenges, full collections and their time).
+ * PostgreSQL and Redis (DATABASE_URL, REDIS_URL), the benchmark's file (seed 42). Prints one JSON
+ * line a load (servers', each process's, PostgreSQL's and Redis' CPU a product, each process's peak
+ * RSS) and one line a V8 isolate (scavenges, full collections and their time).
  *
  *   npx tsx benchmarks/src/proto/heapFlags.ts one [products] [--flag ...]
  *     one process as npm start runs it (WORKERS=2, the workers on their thread), the flags on it

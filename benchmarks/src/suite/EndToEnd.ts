@@ -60,7 +60,7 @@ const decodeFile = Schema.decodeUnknownSync(Schema.fromJsonString(Schema.Struct(
 
 export const endToEnd: Benchmark = {
   name: "end-to-end",
-  description: "A /v1/handle-json load (the handle-json file, seed 42) from its first byte to COMPLETED (every row committed), polling GET /v1/loads/{code} every 50 ms, on servers started with WORKERS 1, 2 and 4, and (with Redis) on an API process with 1 and 2 separate worker processes, started as npm run cluster starts its worker role (scripts/clusterPlan.ts WORKER_ROLE: workers on the event loop, --initial-old-space-size=64 after npm start's flags). " +
+  description: `A /v1/handle-json load (the handle-json file, seed 42) from its first byte to COMPLETED (every row committed), polling GET /v1/loads/{code} every 50 ms, on servers started with WORKERS 1, 2 and 4, and (with Redis) on an API process with 1 and 2 separate worker processes, started as npm run cluster starts its worker role (scripts/clusterPlan.ts WORKER_ROLE: workers on the event loop, ${WORKER_ROLE.nodeFlags.join(" ")} after npm start's flags). ` +
     "Beside each, at the same concurrency and batch size: the COPY-based limit (COPY into staging tables, then one INSERT ... SELECT per table with the dateUpdate guard; support/CopyLimit.ts), " +
     "the workers' own persistBatch called in-process, and the write statement alone against the one persistBatch ran before issue 21 (support/LegacyUpsert.ts). " +
     "CPU per product over each load: the server processes, every PostgreSQL process of the machine and Redis (/proc; on a quiet machine, these are the load's).",
