@@ -1,6 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { sampleProducts } from "@retail/testkit"
 import { Effect, Fiber } from "effect"
+import { readFileSync } from "node:fs"
+import { WORKER_ROLE } from "../../scripts/clusterPlan.ts"
 import { startApp, token } from "./support/App.ts"
 import { lab } from "./support/Lab.ts"
 import { acceptedLoad, expectStoredExactly, finalViews } from "./support/Loads.ts"
@@ -11,6 +13,22 @@ import { fileOf, publishingFileLoad, streamUpload } from "./support/Upload.ts"
 
 /** The issue asks for a bounded exit; generous, as this machine is shared. */
 const EXIT_BOUND_MS = 30_000
+
+/**
+ * The two ways a process runs the batch workers, each stopped mid-drain: npm start's single process
+ * (on its persist thread), and a worker process of the cluster plan (on its event loop, with the
+ * role's Node.js flags), which a rolling deploy of docker-compose.yml's `worker` service stops.
+ */
+const WORKER_SHAPES = [
+  { name: "npm start's persist thread", label: "thread", env: { RUN_WORKERS: "true" }, nodeFlags: [], placed: /batch workers: \d+ on a thread of their own/ },
+  {
+    name: "the cluster plan's worker role",
+    label: "role",
+    env: WORKER_ROLE.env,
+    nodeFlags: WORKER_ROLE.nodeFlags,
+    placed: /batch workers: \d+ on the event loop's thread \(PERSIST_THREAD=false\)/
+  }
+] as const
 
 
 describe("SIGTERM", () => {
@@ -96,30 +114,33 @@ describe("SIGTERM", () => {
       expect(view?.failureReason).toMatch(/interrupted/)
     }))
 
-  it.live("while workers drain the queue: the worker exits in bounded time, in-flight batches finish or stay pending, and a new worker stores everything once", () =>
-    Effect.gen(function*() {
-      const { dir, postgres, redis, names, connection } = yield* lab("sigterm-drain")
-      const settings = { ...connection, PRODUCT_BATCH_SIZE: "10", CLAIM_IDLE_MS: "2000" }
-      const api = yield* startApp("api", dir, { ...settings, RUN_WORKERS: "false" })
-      const worker = yield* startApp("worker-1", dir, { ...settings, RUN_WORKERS: "true" })
-      const bearer = yield* token("DRAIN")
-      const sent = Array.from({ length: 3 }, (_, i) => sampleProducts(600, { prefix: `DR${i}-` }))
-      const codes: Array<string> = []
-      for (const products of sent) codes.push(yield* acceptedLoad(api.base, products, bearer))
-      yield* waitUntil("draining", Effect.flatMap(loadTotals(postgres.url, codes), (t) =>
-        t.persisted > 0 ? Effect.void : Effect.fail(new Error("none yet"))))
+  for (const shape of WORKER_SHAPES) {
+    it.live(`while workers drain the queue (${shape.name}): the worker exits in bounded time with code 0, in-flight batches finish or stay pending, and a new worker stores everything once`, () =>
+      Effect.gen(function*() {
+        const { dir, postgres, redis, names, connection } = yield* lab(`sigterm-drain-${shape.label}`)
+        const settings = { ...connection, PRODUCT_BATCH_SIZE: "10", CLAIM_IDLE_MS: "2000" }
+        const api = yield* startApp("api", dir, { ...settings, RUN_WORKERS: "false" })
+        const worker = yield* startApp("worker-1", dir, { ...settings, ...shape.env }, { nodeFlags: shape.nodeFlags })
+        expect(readFileSync(worker.logFile, "utf8"), "where the workers run").toMatch(shape.placed)
+        const bearer = yield* token("DRAIN")
+        const sent = Array.from({ length: 3 }, (_, i) => sampleProducts(600, { prefix: `DR${i}-` }))
+        const codes: Array<string> = []
+        for (const products of sent) codes.push(yield* acceptedLoad(api.base, products, bearer))
+        yield* waitUntil("draining", Effect.flatMap(loadTotals(postgres.url, codes), (t) =>
+          t.persisted > 0 ? Effect.void : Effect.fail(new Error("none yet"))))
 
-      const exit = yield* stopTimed(worker.child, "SIGTERM")
-      expect(exit.millis).toBeLessThan(EXIT_BOUND_MS)
-      expect(exit.code, worker.logTail()).toBe(0)
-      expect((yield* loadTotals(postgres.url, codes)).persisted).toBeLessThan(1800)
+        const exit = yield* stopTimed(worker.child, "SIGTERM")
+        expect(exit.millis).toBeLessThan(EXIT_BOUND_MS)
+        expect(exit.code, worker.logTail()).toBe(0)
+        expect((yield* loadTotals(postgres.url, codes)).persisted).toBeLessThan(1800)
 
-      yield* startApp("worker-2", dir, { ...settings, RUN_WORKERS: "true" })
-      for (const view of yield* finalViews(api.base, codes, bearer)) expect(view.status).toBe("COMPLETED")
-      yield* expectStoredExactly(postgres.url, "DRAIN", "DR", sent.flat())
-      expect(yield* pendingEntries(redis.url, names.PRODUCT_BATCHES_STREAM, names.PRODUCT_CONSUMER_GROUP)).toEqual([])
-      expect(yield* streamLength(redis.url, `${names.PRODUCT_BATCHES_STREAM}:dead`)).toBe(0)
-    }))
+        yield* startApp("worker-2", dir, { ...settings, ...shape.env }, { nodeFlags: shape.nodeFlags })
+        for (const view of yield* finalViews(api.base, codes, bearer)) expect(view.status).toBe("COMPLETED")
+        yield* expectStoredExactly(postgres.url, "DRAIN", "DR", sent.flat())
+        expect(yield* pendingEntries(redis.url, names.PRODUCT_BATCHES_STREAM, names.PRODUCT_CONSUMER_GROUP)).toEqual([])
+        expect(yield* streamLength(redis.url, `${names.PRODUCT_BATCHES_STREAM}:dead`)).toBe(0)
+      }))
+  }
 
   it.live("while the database is down and a worker waits for it: the process still exits in bounded time, its batches left pending", () =>
     Effect.gen(function*() {
