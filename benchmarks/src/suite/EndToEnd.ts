@@ -19,6 +19,10 @@ import { loadFromMetrics, METRICS_ON_PUBLIC_PORT, scrapeServer } from "./Metrics
 /** PRODUCT_BATCH_SIZE's default: the batches the workers persist. */
 const BATCH_SIZE = 250
 const COMPLETION_TIMEOUT_MS = 15 * 60_000
+/** The tables a load writes its products to, keyed by company: a measurement's rows are deleted from them once it is measured. */
+const PRODUCT_TABLES = ["products", "product_barcodes", "product_hierarchies", "product_attributes"] as const
+/** How often the database is asked whether the load was recorded yet (its file received and checked). */
+const RECORDED_POLL_MS = 20
 /** The upsert statements are compared on this many of the load's products (the baseline is slow). */
 const UPSERT_SAMPLE = 50_000
 
@@ -63,7 +67,9 @@ export const endToEnd: Benchmark = {
   description: `A /v1/handle-json load (the handle-json file, seed 42) from its first byte to COMPLETED (every row committed), polling GET /v1/loads/{code} every 50 ms, on servers started with WORKERS 1, 2 and 4, and (with Redis) on an API process with 1 and 2 separate worker processes, started as npm run cluster starts its worker role (scripts/clusterPlan.ts WORKER_ROLE: workers on the event loop, ${WORKER_ROLE.nodeFlags.join(" ")} after npm start's flags). ` +
     "Beside each, at the same concurrency and batch size: the COPY-based limit (COPY into staging tables, then one INSERT ... SELECT per table with the dateUpdate guard; support/CopyLimit.ts), " +
     "the workers' own persistBatch called in-process, and the write statement alone against the one persistBatch ran before issue 21 (support/LegacyUpsert.ts). " +
-    "CPU per product over each load: the server processes, every PostgreSQL process of the machine and Redis (/proc; on a quiet machine, these are the load's).",
+    "CPU per product over each load: the server processes, every PostgreSQL process of the machine and Redis (/proc; on a quiet machine, these are the load's). " +
+    "With DATABASE_URL, each load's phases: receiving (first byte to the load recorded, polled every 20 ms: a file load is recorded once the whole file was read, validated and spooled, and nothing is published before), " +
+    "publishing (to the upload's answer) and after the answer (to COMPLETED); and products/s from the load recorded to COMPLETED, where the workers persist, against the same limit.",
   sizeUnit: "products in the load",
   defaultSize: 10_000,
   smokeSize: 200,
@@ -103,6 +109,13 @@ export const endToEnd: Benchmark = {
         )
       }
       await runtime.runPromise(Effect.void)
+      if (url !== undefined) {
+        const [held] = await runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ readonly rows: string }>`SELECT count(*)::text AS rows FROM products`))
+        setup.note(
+          `The products table held ${Number(held?.rows ?? 0).toLocaleString("en-US")} rows when the run began; each load's and limit's rows are deleted once it is measured (untimed), ` +
+            "so every measurement writes into tables of that size. Compare runs that began alike: PostgreSQL writes slower into larger tables."
+        )
+      }
     } catch (error) {
       await close()
       throw error
@@ -120,7 +133,7 @@ export const endToEnd: Benchmark = {
           ProductBatch.make({ processCode, company, batchNo, products: products.slice(batchNo * BATCH_SIZE, (batchNo + 1) * BATCH_SIZE) }))
         const start = performance.now()
         yield* Effect.forEach(batches, (batch) => repository.persistBatch(batch), { concurrency, discard: true })
-        return (performance.now() - start) / 1000
+        return { seconds: (performance.now() - start) / 1000, company }
       }))
 
     /** One write statement alone: each batch (deduplicated, as persistBatch does) in a transaction of its own, `concurrency` at a time. */
@@ -140,17 +153,49 @@ export const endToEnd: Benchmark = {
               : Effect.asVoid(legacyUpsert(sql, company, processCode, batch))),
           { concurrency, discard: true }
         )
-        return sample.length / ((performance.now() - start) / 1000)
+        return { rate: sample.length / ((performance.now() - start) / 1000), company }
       }))
+
+    /**
+     * Deletes what one measurement wrote (its company's products), untimed: every layout and limit
+     * then writes into tables as large as they were when the run began. A run used to leave about
+     * ten loads' rows behind it, and the next measurements (the limits, measured last, and the next
+     * run) wrote into tables millions of rows larger: the COPY limit halved over a session's runs.
+     */
+    const forget = (company: string) =>
+      runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        Effect.forEach(PRODUCT_TABLES, (table) => sql`DELETE FROM ${sql(table)} WHERE company = ${company}`, { discard: true })))
+
+    /**
+     * When `company`'s load was first seen recorded (performance.now()): a file load is recorded once
+     * the whole file was read, validated and spooled, as its publishing begins (docs/file-loads.md).
+     * Polled until `done` settles; undefined without a database the runner shares with the servers.
+     */
+    const recordedAt = async (company: string, done: Promise<unknown>): Promise<number | undefined> => {
+      if (url === undefined) return undefined
+      let settled = false
+      void done.finally(() => (settled = true))
+      while (!settled) {
+        const rows = await runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1 FROM loads WHERE company = ${company} LIMIT 1`))
+        if (rows.length > 0) return performance.now()
+        await new Promise((resolve) => setTimeout(resolve, RECORDED_POLL_MS))
+      }
+      return undefined
+    }
 
     /** The limits at one number of consumers, measured once a run, after the pipeline's loads of that run. */
     const limitsAt = async (consumers: number) => {
-      const straight = setup.size / (await persistStraight(consumers))
-      const copy = url === undefined
-        ? undefined
-        : setup.size / (await copyLimitSeconds(url, `BENCH-${runTag()}`, products, { batchSize: BATCH_SIZE, concurrency: consumers }))
-      const upsertNew = await upsertAlone(consumers, "new")
-      const upsertBefore = await upsertAlone(consumers, "before issue 21")
+      const persisted = await persistStraight(consumers)
+      await forget(persisted.company)
+      const straight = setup.size / persisted.seconds
+      const copyCompany = `BENCH-${runTag()}`
+      const copy = url === undefined ? undefined : setup.size / (await copyLimitSeconds(url, copyCompany, products, { batchSize: BATCH_SIZE, concurrency: consumers }))
+      if (copy !== undefined) await forget(copyCompany)
+      const alone = await upsertAlone(consumers, "new")
+      await forget(alone.company)
+      const before = await upsertAlone(consumers, "before issue 21")
+      await forget(before.company)
+      const [upsertNew, upsertBefore] = [alone.rate, before.rate]
       setup.progress(
         `${consumers} at a time: persistBatch straight ${straight.toFixed(0)} products/s; COPY limit ${copy?.toFixed(0) ?? "-"}; ` +
           `write statement alone ${upsertNew.toFixed(0)} (before issue 21: ${upsertBefore.toFixed(0)})`
@@ -170,18 +215,32 @@ export const endToEnd: Benchmark = {
 
     const run = async (): Promise<ReadonlyArray<Figure>> => {
       const figures: Array<Figure> = []
-      const measured: Array<{ readonly layout: Layout; readonly rate: number }> = []
+      const measured: Array<{ readonly layout: Layout; readonly rate: number; readonly persistingRate: number | undefined }> = []
       for (const layout of layouts) {
-        const token = await mintToken(`BENCH-${runTag()}`)
+        const company = `BENCH-${runTag()}`
+        const token = await mintToken(company)
         const before = layout.inProcess ? await scrapeServer(layout.api) : undefined
-        const { result: { upload, processCode, completedAt }, ...cpu } = await cpuSharesDuring(layout.servers.map((server) => server.pid), async () => {
-          const upload = await uploadFiles(`${layout.api.url}/v1/handle-json`, token, [{ name: "productsJson", file: files.json, contentType: "application/json" }])
+        const { result: { upload, processCode, completedAt, recorded }, ...cpu } = await cpuSharesDuring(layout.servers.map((server) => server.pid), async () => {
+          const uploading = uploadFiles(`${layout.api.url}/v1/handle-json`, token, [{ name: "productsJson", file: files.json, contentType: "application/json" }])
+          const [upload, recorded] = await Promise.all([uploading, recordedAt(company, uploading)])
           const processCode = acceptedLoad({ status: upload.status, text: upload.body }, "POST /v1/handle-json")
-          return { upload, processCode, completedAt: await waitCompleted(layout.api.url, processCode, token, COMPLETION_TIMEOUT_MS) }
+          return { upload, processCode, recorded, completedAt: await waitCompleted(layout.api.url, processCode, token, COMPLETION_TIMEOUT_MS) }
         })
         const rate = setup.size / ((completedAt - upload.startedAt) / 1000)
-        setup.progress(`${layout.label}: ${rate.toFixed(0)} products/s first byte to COMPLETED`)
-        measured.push({ layout, rate })
+        const answeredAt = upload.startedAt + upload.seconds * 1000
+        const persistingRate = recorded === undefined ? undefined : setup.size / ((completedAt - recorded) / 1000)
+        setup.progress(
+          `${layout.label}: ${rate.toFixed(0)} products/s first byte to COMPLETED` +
+            (recorded === undefined ? "" : `; received in ${((recorded - upload.startedAt) / 1000).toFixed(1)} s, then ${persistingRate?.toFixed(0)} products/s to COMPLETED`)
+        )
+        measured.push({ layout, rate, persistingRate })
+        if (recorded !== undefined) {
+          figures.push(
+            figure(`seconds receiving (first byte to the load recorded: file read, validated, spooled), ${layout.label}`, "s", (recorded - upload.startedAt) / 1000, { better: "lower" }),
+            figure(`seconds publishing (load recorded to the upload's answer), ${layout.label}`, "s", (answeredAt - recorded) / 1000, { better: "lower" }),
+            figure(`seconds after the answer (to COMPLETED), ${layout.label}`, "s", (completedAt - answeredAt) / 1000, { better: "lower" })
+          )
+        }
         for (const [part, seconds] of [["the servers", cpu.servers], ["PostgreSQL", cpu.postgres], ["Redis", cpu.redis]] as const) {
           if (seconds !== undefined) {
             figures.push(figure(`CPU per product, ${part}, ${layout.label}`, "µs", (seconds * 1e6) / setup.size, { better: "lower" }))
@@ -194,11 +253,14 @@ export const endToEnd: Benchmark = {
             persisted: (await loadState(layout.api.url, processCode, token)).totals.persisted
           }))
         }
+        if (url !== undefined) await forget(company)
       }
       const limits = new Map<number, Awaited<ReturnType<typeof limitsAt>>>()
       for (const consumers of new Set(layouts.map((layout) => layout.consumers))) limits.set(consumers, await limitsAt(consumers))
-      for (const { layout, rate } of measured) {
-        figures.push(figure(`products/s first byte to COMPLETED, ${layout.label}`, "products/s", rate, { limit: limits.get(layout.consumers)!.limit }))
+      for (const { layout, rate, persistingRate } of measured) {
+        const limit = limits.get(layout.consumers)!.limit
+        figures.push(figure(`products/s first byte to COMPLETED, ${layout.label}`, "products/s", rate, { limit }))
+        if (persistingRate !== undefined) figures.push(figure(`products/s from the load recorded to COMPLETED (publishing and persisting), ${layout.label}`, "products/s", persistingRate, { limit }))
       }
       for (const { figures: limitFigures } of limits.values()) figures.push(...limitFigures)
       const best = measured.reduce((a, b) => (b.rate > a.rate ? b : a))
