@@ -121,7 +121,9 @@ describe("SIGTERM", () => {
         const settings = { ...connection, PRODUCT_BATCH_SIZE: "10", CLAIM_IDLE_MS: "2000" }
         const api = yield* startApp("api", dir, { ...settings, RUN_WORKERS: "false" })
         const worker = yield* startApp("worker-1", dir, { ...settings, ...shape.env }, { nodeFlags: shape.nodeFlags })
-        expect(readFileSync(worker.logFile, "utf8"), "where the workers run").toMatch(shape.placed)
+        // The child's output reaches its log file through the test's own stream: wait for the line.
+        yield* waitUntil("where the workers run, in worker-1's log", Effect.suspend(() =>
+          shape.placed.test(readFileSync(worker.logFile, "utf8")) ? Effect.void : Effect.fail(new Error(worker.logTail()))))
         const bearer = yield* token("DRAIN")
         const sent = Array.from({ length: 3 }, (_, i) => sampleProducts(600, { prefix: `DR${i}-` }))
         const codes: Array<string> = []

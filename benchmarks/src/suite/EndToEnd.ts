@@ -7,8 +7,10 @@ import { ensureInputs } from "../../parsers/generate.ts"
 import { type Benchmark, figure, type Figure } from "../Benchmark.ts"
 import { databaseUrl, redisUrl } from "../StoreUrls.ts"
 import { copyLimitSeconds } from "../support/CopyLimit.ts"
+import { forgetCompany } from "../support/ForgetRows.ts"
 import { acceptedLoad, loadState, waitCompleted } from "../support/Http.ts"
 import { legacyUpsert } from "../support/LegacyUpsert.ts"
+import { recordedAt } from "../support/LoadRecorded.ts"
 import { cpuSharesDuring } from "../support/ProcessCpu.ts"
 import { readProductsFile } from "../support/ProductsFile.ts"
 import { type ServerHandle, startServer } from "../support/ServerProcess.ts"
@@ -19,8 +21,6 @@ import { loadFromMetrics, METRICS_ON_PUBLIC_PORT, scrapeServer } from "./Metrics
 /** PRODUCT_BATCH_SIZE's default: the batches the workers persist. */
 const BATCH_SIZE = 250
 const COMPLETION_TIMEOUT_MS = 15 * 60_000
-/** The tables a load writes its products to, keyed by company: a measurement's rows are deleted from them once it is measured. */
-const PRODUCT_TABLES = ["products", "product_barcodes", "product_hierarchies", "product_attributes"] as const
 /** How often the database is asked whether the load was recorded yet (its file received and checked). */
 const RECORDED_POLL_MS = 20
 /** The upsert statements are compared on this many of the load's products (the baseline is slow). */
@@ -116,7 +116,7 @@ export const endToEnd: Benchmark = {
           sql<{ readonly rows: string; readonly autovacuum: string }>`SELECT count(*)::text AS rows, current_setting('autovacuum') AS autovacuum FROM products`))
         setup.note(
           `The products table held ${Number(held?.rows ?? 0).toLocaleString("en-US")} rows when the run began (autovacuum ${held?.autovacuum ?? "?"}); ` +
-            "each load's and limit's rows are deleted once it is measured and the tables vacuumed (untimed), so every measurement writes into tables of that size. " +
+            "each load's and limit's rows are deleted once it is measured, the tables vacuumed and a checkpoint asked for (untimed), so every measurement writes into tables of that size. " +
             "Compare runs that began alike: PostgreSQL writes slower into larger tables."
         )
       }
@@ -161,35 +161,15 @@ export const endToEnd: Benchmark = {
       }))
 
     /**
-     * Deletes what one measurement wrote (its company's products), untimed: every layout and limit
-     * then writes into tables as large as they were when the run began. A run used to leave about
-     * ten loads' rows behind it, and the next measurements (the limits, measured last, and the next
-     * run) wrote into tables millions of rows larger: the COPY limit halved over a session's runs.
+     * What one measurement wrote, deleted once it is measured (untimed; support/ForgetRows.ts): every
+     * layout and limit then writes into tables as large as they were when the run began. A run used
+     * to leave about ten loads' rows behind, and the COPY limit halved over a session's runs.
      */
-    const forget = (company: string) =>
-      runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
-        Effect.andThen(
-          Effect.forEach(PRODUCT_TABLES, (table) => sql`DELETE FROM ${sql(table)} WHERE company = ${company}`, { discard: true }),
-          // Dead rows left for autovacuum would be cleaned during a later measurement, or never where it is off.
-          sql.unsafe(`VACUUM (ANALYZE) ${PRODUCT_TABLES.join(", ")}`)
-        )))
+    const forget = (company: string): Promise<void> => (url === undefined ? Promise.resolve() : runtime.runPromise(forgetCompany(company)))
 
-    /**
-     * When `company`'s load was first seen recorded (performance.now()): a file load is recorded once
-     * the whole file was read, validated and spooled, as its publishing begins (docs/file-loads.md).
-     * Polled until `done` settles; undefined without a database the runner shares with the servers.
-     */
-    const recordedAt = async (company: string, done: Promise<unknown>): Promise<number | undefined> => {
-      if (url === undefined) return undefined
-      let settled = false
-      void done.finally(() => (settled = true))
-      while (!settled) {
-        const rows = await runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1 FROM loads WHERE company = ${company} LIMIT 1`))
-        if (rows.length > 0) return performance.now()
-        await new Promise((resolve) => setTimeout(resolve, RECORDED_POLL_MS))
-      }
-      return undefined
-    }
+    /** Whether `company`'s load has its row yet (support/LoadRecorded.ts). */
+    const isRecorded = (company: string) => () =>
+      runtime.runPromise(Effect.map(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1 FROM loads WHERE company = ${company} LIMIT 1`), (rows) => rows.length > 0))
 
     /** The limits at one number of consumers, measured once a run, after the pipeline's loads of that run. */
     const limitsAt = async (consumers: number) => {
@@ -230,7 +210,10 @@ export const endToEnd: Benchmark = {
         const before = layout.inProcess ? await scrapeServer(layout.api) : undefined
         const { result: { upload, processCode, completedAt, recorded }, ...cpu } = await cpuSharesDuring(layout.servers.map((server) => server.pid), async () => {
           const uploading = uploadFiles(`${layout.api.url}/v1/handle-json`, token, [{ name: "productsJson", file: files.json, contentType: "application/json" }])
-          const [upload, recorded] = await Promise.all([uploading, recordedAt(company, uploading)])
+          const recording = url === undefined
+            ? undefined
+            : recordedAt(isRecorded(company), uploading.then((upload) => ({ answeredAt: upload.startedAt + upload.seconds * 1000 })), RECORDED_POLL_MS)
+          const [upload, recorded] = await Promise.all([uploading, recording])
           const processCode = acceptedLoad({ status: upload.status, text: upload.body }, "POST /v1/handle-json")
           return { upload, processCode, recorded, completedAt: await waitCompleted(layout.api.url, processCode, token, COMPLETION_TIMEOUT_MS) }
         })
@@ -261,7 +244,7 @@ export const endToEnd: Benchmark = {
             persisted: (await loadState(layout.api.url, processCode, token)).totals.persisted
           }))
         }
-        if (url !== undefined) await forget(company)
+        await forget(company)
       }
       const limits = new Map<number, Awaited<ReturnType<typeof limitsAt>>>()
       for (const consumers of new Set(layouts.map((layout) => layout.consumers))) limits.set(consumers, await limitsAt(consumers))

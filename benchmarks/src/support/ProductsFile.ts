@@ -17,7 +17,8 @@ export const readProductsFile = async (path: string): Promise<Array<Product>> =>
     products.push(decodeProduct(scanned.value))
   }
   for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) {
-    const fault = scanner.push(chunk as Buffer, emit)
+    if (!Buffer.isBuffer(chunk)) throw new Error(`${path}: read as text, not bytes`)
+    const fault = scanner.push(chunk, emit)
     if (fault !== undefined) throw new Error(`${path}: ${fault.message}`)
   }
   const fault = scanner.end()
