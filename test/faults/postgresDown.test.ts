@@ -76,7 +76,12 @@ describe("PostgreSQL stopped while workers run", () => {
         expect(view.totals.persisted).toBe(PER_LOAD)
       }
       yield* expectStoredExactly(postgres.url, "ACME", "PD", sent.flat())
-      expect(yield* pending).toEqual([])
+      // A delivery that met the stop is given back to the reclaimer uncounted; if its batch had
+      // committed (the connection lost after the commit), the load completes while the entry is still
+      // pending, until the reclaimer claims it again and acknowledges it as recorded (as in
+      // expectPersistedOnce). Seen once in CI: an entry of the reclaimer's, 0 deliveries, 6.5 s idle.
+      yield* waitUntil("nothing pending", Effect.flatMap(pending, (left) =>
+        left.length === 0 ? Effect.void : Effect.fail(new Error(JSON.stringify(left)))), "20 seconds")
       expect(yield* streamLength(redis.url, `${names.PRODUCT_BATCHES_STREAM}:dead`)).toBe(0)
       // The outage was handled as one (StoreError, wait for the database), not as a crash of the consumer fibers.
       expect(readFileSync(app.logFile, "utf8")).not.toMatch(/consumer \S+ failed; restarting/)
