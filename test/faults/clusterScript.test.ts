@@ -1,34 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { readdirSync, readFileSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { clusterPlan, WORKER_ROLE } from "../../scripts/clusterPlan.ts"
 import { serverNodeFlags } from "../../scripts/serverNodeFlags.ts"
+import { childrenOf, isRunning, nodeFlagsOf } from "../support/ProcessTable.ts"
 import { CAPACITY_KEY, JWT_SECRET } from "./support/App.ts"
 import { lab } from "./support/Lab.ts"
 import { freePort, spawnChild, stopTimed, waitUntil } from "./support/Processes.ts"
-
-/** The processes whose parent is `pid`, with their command lines (arguments split). */
-const childrenOf = (pid: number): ReadonlyArray<{ readonly pid: number; readonly argv: ReadonlyArray<string> }> =>
-  readdirSync("/proc").filter((entry) => /^\d+$/.test(entry)).flatMap((entry) => {
-    try {
-      // The parent's pid is the field after the command's closing parenthesis and the state.
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8")
-      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
-      return parent === pid ? [{ pid: Number(entry), argv: readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").filter((arg) => arg !== "") }] : []
-    } catch {
-      return [] // gone meanwhile
-    }
-  })
-
-const isRunning = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 describe("npm run cluster (scripts/cluster.ts), as an operator runs it", () => {
   it.live("starts every member of the plan with npm start's Node.js flags and its role's, each answers /health, and SIGTERM to the script stops them all", () =>
@@ -60,8 +39,7 @@ describe("npm run cluster (scripts/cluster.ts), as an operator runs it", () => {
         const env = (pid: number) => readFileSync(`/proc/${pid}/environ`, "utf8").split("\0")
         const found = members.find((child) => env(child.pid).includes(`PORT=${member.port}`))
         expect(found, member.name).toBeDefined()
-        const flags = found?.argv.filter((arg) => arg.startsWith("--")) ?? []
-        expect(flags, member.name).toEqual([...serverNodeFlags(), ...(member.role === "worker" ? WORKER_ROLE.nodeFlags : [])])
+        expect(found === undefined ? [] : nodeFlagsOf(found.pid), member.name).toEqual([...serverNodeFlags(), ...(member.role === "worker" ? WORKER_ROLE.nodeFlags : [])])
       }
 
       const exit = yield* stopTimed(script, "SIGTERM")

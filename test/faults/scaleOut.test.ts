@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { sampleProducts } from "@retail/testkit"
 import { Effect, Schema } from "effect"
-import { readFileSync } from "node:fs"
 import { clusterPlan, WORKER_ROLE } from "../../scripts/clusterPlan.ts"
 import { serverNodeFlags } from "../../scripts/serverNodeFlags.ts"
+import { nodeFlagsOf } from "../support/ProcessTable.ts"
 import { type App, CAPACITY_KEY, call, postJson, startApp, token } from "./support/App.ts"
 import { Offer, orderOf, pickupRequest, STORE, STORE_CAPACITY } from "./support/Capacity.ts"
 import { lab } from "./support/Lab.ts"
@@ -54,9 +54,7 @@ describe("scale-out: the cluster plan (npm run cluster, docker-compose.yml) as p
       // Each process runs with its role's Node.js flags after npm start's (the compose file's commands).
       for (const member of plan) {
         const found = byName.get(member.name)
-        const argv = readFileSync(`/proc/${found?.app.child.pid ?? 0}/cmdline`, "utf8").split("\0")
-        const flags = argv.filter((arg) => arg.startsWith("--"))
-        expect(flags, member.name).toEqual([...serverNodeFlags(), ...(member.role === "worker" ? WORKER_ROLE.nodeFlags : [])])
+        expect(nodeFlagsOf(found?.app.child.pid ?? 0), member.name).toEqual([...serverNodeFlags(), ...(member.role === "worker" ? WORKER_ROLE.nodeFlags : [])])
       }
       const app = (name: string): App => {
         const found = byName.get(name)

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url"
 import { inject } from "vitest"
 import { buildServer } from "../../scripts/buildServer.ts"
 import { flagsNotIn, serverNodeFlags } from "../../scripts/serverNodeFlags.ts"
+import { isRunning } from "./ProcessTable.ts"
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -15,16 +16,6 @@ declare module "vitest" {
 const repositoryRoot = fileURLToPath(new URL("../../", import.meta.url))
 const distDir = join(repositoryRoot, "dist")
 const RUN_FOLDER = /^test-run-(\d+)-/
-
-const isRunning = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: it runs, as another user.
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
 
 /** Folders of runs whose process is gone: killed or interrupted before their teardown. */
 const removeAbandonedRunFolders = () => {

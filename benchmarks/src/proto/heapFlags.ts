@@ -25,6 +25,11 @@ import { cpuSharesDuring, processCpuSeconds } from "../support/ProcessCpu.ts"
 import { BENCH_JWT_SECRET, mintToken, runTag } from "../support/Tokens.ts"
 import { uploadFiles } from "../support/Upload.ts"
 
+if (process.env["DATABASE_URL"] === undefined || process.env["REDIS_URL"] === undefined) {
+  // Without them each process would have a database of its own, and a split load would never complete.
+  console.error("heapFlags.ts measures against real PostgreSQL and Redis: set DATABASE_URL and REDIS_URL.")
+  process.exit(2)
+}
 const [layout = "one", sizeArg = "200000", ...flags] = process.argv.slice(2)
 if (layout !== "one" && layout !== "split") throw new Error(`layout is one or split, not ${layout}`)
 const size = Number(sizeArg)
