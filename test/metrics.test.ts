@@ -139,7 +139,10 @@ describe("GET /metrics", () => {
         const before = yield* scrape
         // An entry no worker can decode goes to the dead letters at its first delivery.
         yield* Effect.orDie((yield* StreamQueue).publish(stream, ["not a batch"]))
-        const after = yield* eventually(scrape, (now) => now.value("queue_dead_letters_total", { stream }) > before.value("queue_dead_letters_total", { stream }))
+        // The counter moves when the worker has moved the entry; the length is read at a scrape, and a
+        // read slower than the collectors' bound (a loaded CI machine) leaves the last value: wait for both.
+        const moved = (name: string) => (now: typeof before) => now.value(name, { stream }) > before.value(name, { stream })
+        const after = yield* eventually(scrape, (now) => moved("queue_dead_letters_total")(now) && moved("queue_dead_letter_length")(now))
         expect(after.value("queue_dead_letters_total", { stream }) - before.value("queue_dead_letters_total", { stream })).toBe(1)
         expect(after.value("queue_dead_letter_length", { stream }) - before.value("queue_dead_letter_length", { stream })).toBe(1)
         expect(after.value("queue_publish_failures_total", { stream })).toBe(0)
