@@ -98,7 +98,11 @@ describe("benchmark suite, smoke size, one run each", () => {
         "seconds receiving (first byte to the load recorded: file read, validated, spooled), WORKERS=2",
         "seconds publishing (load recorded to the upload's answer), WORKERS=2",
         "seconds after the answer (to COMPLETED), WORKERS=2",
-        "products/s from the load recorded to COMPLETED (publishing and persisting), WORKERS=2"
+        "products/s from the load recorded to COMPLETED (publishing and persisting), WORKERS=2",
+        // Where the machine's cores went: the pipeline's and the limit's CPU per product, side by side.
+        "cores busy, first byte to COMPLETED (the servers, PostgreSQL and Redis), WORKERS=2",
+        "CPU per product, COPY-based limit 2 at a time, PostgreSQL",
+        "CPU per product, every party (the servers, PostgreSQL, Redis), best layout of the run"
       ]
       : []
     const figures = expectWellFormed(report, [
@@ -109,6 +113,9 @@ describe("benchmark suite, smoke size, one run each", () => {
     ])
     expect(figures.find((f) => f.name === "products/s first byte to COMPLETED, WORKERS=2")?.limit?.name).toMatch(process.env["DATABASE_URL"] ? /COPY-based limit/ : /persistBatch/)
     expect(figures.find((f) => f.name === "write statement alone, 2 at a time")?.limit?.name).toContain("before issue 21")
+    if (process.env["DATABASE_URL"]) {
+      expect(figures.find((f) => f.name === "CPU per product, every party (the servers, PostgreSQL, Redis), best layout of the run")?.limit?.name).toContain("COPY-based limit")
+    }
   }, SMOKE_TIMEOUT)
 
   it("capacity: variants A and B at 1, 5 and 20 items beside a bare node:http server, and the engine's own time", async () => {

@@ -66,7 +66,8 @@ export const endToEnd: Benchmark = {
   description: `A /v1/handle-json load (the handle-json file, seed 42) from its first byte to COMPLETED (every row committed), polling GET /v1/loads/{code} every 50 ms, on servers started with WORKERS 1, 2 and 4, and (with Redis) on an API process with 1 and 2 separate worker processes, started as npm run cluster starts its worker role (scripts/clusterPlan.ts WORKER_ROLE: workers on the event loop, ${WORKER_ROLE.nodeFlags.join(" ")} after npm start's flags). ` +
     "Beside each, at the same concurrency and batch size: the COPY-based limit (COPY into staging tables, then one INSERT ... SELECT per table with the dateUpdate guard; support/CopyLimit.ts), " +
     "the workers' own persistBatch called in-process, and the write statement alone against the one persistBatch ran before issue 21 (support/LegacyUpsert.ts). " +
-    "CPU per product over each load: the server processes, every PostgreSQL process of the machine and Redis (/proc; on a quiet machine, these are the load's). " +
+    "CPU per product over each load: the server processes, every PostgreSQL process of the machine and Redis (/proc; on a quiet machine, these are the load's), and the cores they kept busy; the same for the COPY limit (this process encoding the rows, and PostgreSQL), " +
+    "and the best layout's CPU per product against the limit's: where both fill the machine's cores, their rates stand as the inverse of it. " +
     "With DATABASE_URL, each load's phases: receiving (first byte to the load recorded, polled every 20 ms: a file load is recorded once the whole file was read, validated and spooled, and nothing is published before), " +
     "publishing (to the upload's answer) and after the answer (to COMPLETED); and products/s from the load recorded to COMPLETED, where the workers persist, against the same limit.",
   sizeUnit: "products in the load",
@@ -177,7 +178,14 @@ export const endToEnd: Benchmark = {
       await forget(persisted.company)
       const straight = setup.size / persisted.seconds
       const copyCompany = `BENCH-${runTag()}`
-      const copy = url === undefined ? undefined : setup.size / (await copyLimitSeconds(url, copyCompany, products, { batchSize: BATCH_SIZE, concurrency: consumers }))
+      // Its CPU as the loads' is counted: this process encoding the rows (nothing else runs in it meanwhile), and PostgreSQL.
+      const copyRun = url === undefined
+        ? undefined
+        : await cpuSharesDuring([process.pid], () => copyLimitSeconds(url, copyCompany, products, { batchSize: BATCH_SIZE, concurrency: consumers }))
+      const copy = copyRun === undefined ? undefined : setup.size / copyRun.result
+      const copyCpu = copyRun?.servers === undefined || copyRun.postgres === undefined
+        ? undefined
+        : { client: copyRun.servers, postgres: copyRun.postgres, seconds: copyRun.result }
       if (copy !== undefined) await forget(copyCompany)
       const alone = await upsertAlone(consumers, "new")
       await forget(alone.company)
@@ -193,17 +201,26 @@ export const endToEnd: Benchmark = {
         : { name: `COPY-based limit, ${consumers} at a time`, sample: copy }
       const figures = [
         ...(copy === undefined ? [] : [figure(`persistBatch in-process, ${consumers} at a time`, "products/s", straight, { limit })]),
+        ...(copyCpu === undefined ? [] : [
+          figure(`CPU per product, COPY-based limit ${consumers} at a time, its client (encoding the rows)`, "µs", (copyCpu.client * 1e6) / setup.size, { better: "lower" }),
+          figure(`CPU per product, COPY-based limit ${consumers} at a time, PostgreSQL`, "µs", (copyCpu.postgres * 1e6) / setup.size, { better: "lower" }),
+          // /proc counts in ticks of 10 ms: a smoke-sized limit may show none.
+          ...(copyCpu.client + copyCpu.postgres > 0
+            ? [figure(`cores busy, COPY-based limit ${consumers} at a time (its client and PostgreSQL)`, "cores", (copyCpu.client + copyCpu.postgres) / copyCpu.seconds)]
+            : [])
+        ]),
         figure(`write statement alone, ${consumers} at a time`, "products/s", upsertNew, {
           limit: { name: `the statement before issue 21, ${consumers} at a time`, sample: upsertBefore },
           goal: { on: "ratio", atLeast: 1.5, source: "issue 21: the persist path at least 1.5x" }
         })
       ]
-      return { limit, figures }
+      const cpuPerProduct = copyCpu === undefined ? undefined : ((copyCpu.client + copyCpu.postgres) * 1e6) / setup.size
+      return { limit, figures, cpuPerProduct }
     }
 
     const run = async (): Promise<ReadonlyArray<Figure>> => {
       const figures: Array<Figure> = []
-      const measured: Array<{ readonly layout: Layout; readonly rate: number; readonly persistingRate: number | undefined }> = []
+      const measured: Array<{ readonly layout: Layout; readonly rate: number; readonly persistingRate: number | undefined; readonly cpuPerProduct: number | undefined }> = []
       for (const layout of layouts) {
         const company = `BENCH-${runTag()}`
         const token = await mintToken(company)
@@ -224,7 +241,8 @@ export const endToEnd: Benchmark = {
           `${layout.label}: ${rate.toFixed(0)} products/s first byte to COMPLETED` +
             (recorded === undefined ? "" : `; received in ${((recorded - upload.startedAt) / 1000).toFixed(1)} s, then ${persistingRate?.toFixed(0)} products/s to COMPLETED`)
         )
-        measured.push({ layout, rate, persistingRate })
+        const everyParty = cpu.servers === undefined || cpu.postgres === undefined ? undefined : cpu.servers + cpu.postgres + (cpu.redis ?? 0)
+        measured.push({ layout, rate, persistingRate, cpuPerProduct: everyParty === undefined ? undefined : (everyParty * 1e6) / setup.size })
         if (recorded !== undefined) {
           figures.push(
             figure(`seconds receiving (first byte to the load recorded: file read, validated, spooled), ${layout.label}`, "s", (recorded - upload.startedAt) / 1000, { better: "lower" }),
@@ -236,6 +254,9 @@ export const endToEnd: Benchmark = {
           if (seconds !== undefined) {
             figures.push(figure(`CPU per product, ${part}, ${layout.label}`, "µs", (seconds * 1e6) / setup.size, { better: "lower" }))
           }
+        }
+        if (everyParty !== undefined && everyParty > 0) {
+          figures.push(figure(`cores busy, first byte to COMPLETED (the servers, PostgreSQL and Redis), ${layout.label}`, "cores", everyParty / ((completedAt - upload.startedAt) / 1000)))
         }
         if (before !== undefined) {
           figures.push(...loadFromMetrics(layout.label, before, await scrapeServer(layout.api), {
@@ -264,6 +285,14 @@ export const endToEnd: Benchmark = {
           limit: { ...bestFigure.limit, name: `${bestFigure.limit.name.replace(/, \d+ at a time$/, "")}, as many at a time as that run's best layout has consumers` },
           ...(url === undefined ? {} : { goal: { on: "ratio", atLeast: 0.75, source: "issue 21: first byte to COMPLETED at least 0.75x the COPY limit" } })
         })
+      }
+      // On a machine whose cores both the pipeline and the limit fill, their rates stand as the inverse of their CPU per product.
+      const limitCpu = limits.get(best.layout.consumers)?.cpuPerProduct
+      if (best.cpuPerProduct !== undefined && limitCpu !== undefined) {
+        figures.splice(1, 0, figure("CPU per product, every party (the servers, PostgreSQL, Redis), best layout of the run", "µs", best.cpuPerProduct, {
+          better: "lower",
+          limit: { name: "CPU per product of the COPY-based limit (its client and PostgreSQL), as many at a time as that run's best layout has consumers", sample: limitCpu }
+        }))
       }
       return figures
     }
