@@ -33,3 +33,8 @@ export const countUnfinished = (loads: ReadonlyArray<{ readonly status: string }
   loadsUnfinished.set({ state: "RECEIVED" }, received)
   loadsUnfinished.set({ state: "PROCESSING" }, processing)
 }
+
+export const loadsForgotten = counter(
+  "upload_loads_forgotten_total",
+  "Finished loads whose record (row, errors, batch ledger, events) was deleted after LOAD_RETENTION_DAYS, by this server's sweeps"
+)

@@ -17,6 +17,7 @@ import {
   encodeBatch,
   LoadOwnership,
   LoadRepository,
+  LoadRetention,
   migrate,
   MIGRATIONS_TABLE,
   type NewLoad,
@@ -86,7 +87,7 @@ const statusOf = (processCode: string): Effect.Effect<LoadStatus, unknown, LoadR
   Effect.map(loadOf(processCode), (load) => load.status)
 
 export const storeContract = (name: string, options: DatabaseOptions): void => {
-  const TestLayer = Layer.mergeAll(ProductRepository.layer, LoadRepository.layer, Outbox.layer, LoadOwnership.layer, CapacityRepository.layer).pipe(
+  const TestLayer = Layer.mergeAll(ProductRepository.layer, LoadRepository.layer, Outbox.layer, LoadOwnership.layer, LoadRetention.layer, CapacityRepository.layer).pipe(
     Layer.provideMerge(Database.layer(options))
   )
 
@@ -100,7 +101,7 @@ export const storeContract = (name: string, options: DatabaseOptions): void => {
         expect(yield* migrate).toEqual([])
         const sql = yield* SqlClient.SqlClient
         const rows = yield* sql`SELECT migration_id FROM ${sql(MIGRATIONS_TABLE)} ORDER BY migration_id`
-        expect(rows.map((row) => row["migration_id"])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13])
+        expect(rows.map((row) => row["migration_id"])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14])
       }))
 
     for (const format of FORMATS) {
@@ -796,6 +797,61 @@ export const storeContract = (name: string, options: DatabaseOptions): void => {
         expect(ledger).toEqual(rows.map((row) => ({ code: row.code, units: row.used })))
         expect(applied[0]! + applied[1]!).toBeGreaterThan(0)
         expect(rows.reduce((sum, row) => sum + row.used, 0)).toBeGreaterThan(80)
+      }))
+
+    it.effect("forgets finished loads older than the retention, oldest first, with their errors, batch ledger and events; keeps the rest", () =>
+      Effect.gen(function* () {
+        const { company, prefix } = fresh()
+        const sql = yield* SqlClient.SqlClient
+        const loads = yield* LoadRepository
+        const retention = yield* LoadRetention
+        const withErrors = () => loads.create(newLoad(company, { received: 3, failed: 3, errors: [{ sku: "A", error: "bad" }, { sku: "B", error: "bad" }, { sku: "C", error: "bad" }] }))
+        // Three finished long ago, one with a persisted batch on its ledger; one finished long ago whose events
+        // the relay has not published; one finished just now; one never finished.
+        const [oldest, older, old] = [yield* withErrors(), yield* withErrors(), yield* loads.create(newLoad(company, { received: 2, accepted: 2 }))]
+        yield* (yield* ProductRepository).persistBatch(batch(old.processCode, company, 0, products(2, { company, prefix })))
+        expect(yield* statusOf(old.processCode)).toBe("COMPLETED")
+        const unpublished = yield* withErrors()
+        const recent = yield* withErrors()
+        const running = yield* loads.create(newLoad(company, { received: 1, accepted: 1 }))
+        // Due at a cutoff of 9 days, once the loads of this shared database already due are gone (no test is
+        // reading those); a server's sweep (LOAD_RETENTION_DAYS, 30 by default) leaves them alone meanwhile.
+        const cutoff = 9 * 86_400_000
+        while ((yield* retention.forgetFinished(cutoff, 1000)) > 0) continue
+        const finishedAt = [[oldest, 3], [older, 2], [old, 1], [unpublished, 3]] as const
+        for (const [load, minutes] of finishedAt) {
+          yield* sql`UPDATE loads SET completed_at = now() - interval '10 days' - make_interval(mins => ${minutes}) WHERE process_code = ${load.processCode}`
+        }
+        yield* sql`UPDATE loads SET created_at = now() - interval '1 year' WHERE process_code = ${running.processCode}`
+        const mine = [oldest, older, old, unpublished, recent, running].map((load) => load.processCode)
+        yield* sql`UPDATE load_events SET published_at = now() WHERE process_code IN ${sql.in(mine.filter((code) => code !== unpublished.processCode))}`
+        const rowsOf = (processCode: string) =>
+          sql<{ readonly errors: number; readonly batches: number; readonly events: number }>`
+            SELECT (SELECT count(*)::int FROM load_errors WHERE process_code = ${processCode}) AS errors,
+              (SELECT count(*)::int FROM load_batches WHERE process_code = ${processCode}) AS batches,
+              (SELECT count(*)::int FROM load_events WHERE process_code = ${processCode}) AS events
+          `.pipe(Effect.map((rows) => rows[0]))
+        expect(yield* rowsOf(old.processCode)).toEqual({ errors: 0, batches: 1, events: 2 })
+        expect(yield* rowsOf(oldest.processCode)).toMatchObject({ errors: 3, events: 1 })
+
+        expect(yield* retention.forgetFinished(cutoff, 2)).toBe(2)
+        const exists = (processCode: string) => Effect.map(loads.find(processCode), Option.isSome)
+        expect([yield* exists(oldest.processCode), yield* exists(older.processCode), yield* exists(old.processCode)]).toEqual([false, false, true])
+        expect(yield* retention.forgetFinished(cutoff, 2)).toBe(1)
+        expect(yield* retention.forgetFinished(cutoff, 2)).toBe(0)
+        for (const load of [oldest, older, old]) {
+          expect(yield* exists(load.processCode)).toBe(false)
+          expect(yield* rowsOf(load.processCode)).toEqual({ errors: 0, batches: 0, events: 0 })
+        }
+        // Kept: events still to publish, finished within the retention, not finished.
+        for (const load of [unpublished, recent, running]) expect(yield* exists(load.processCode)).toBe(true)
+        expect(yield* rowsOf(unpublished.processCode)).toEqual({ errors: 3, batches: 0, events: 1 })
+        // Once its events are published, it goes too.
+        yield* sql`UPDATE load_events SET published_at = now() WHERE process_code = ${unpublished.processCode}`
+        expect(yield* retention.forgetFinished(cutoff, 10)).toBe(1)
+        expect(yield* exists(unpublished.processCode)).toBe(false)
+        // The products a load wrote are the catalogue, not its record.
+        expect((yield* (yield* ProductRepository).countRows(company)).products).toBe(2)
       }))
 
     it.effect("the outbox publishes in id order and marks rows only after the callback succeeded", () =>

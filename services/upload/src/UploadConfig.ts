@@ -61,6 +61,8 @@ export class UploadConfig extends Context.Service<UploadConfig, {
   readonly reconcileIntervalMs: number
   /** How long shutdown waits for the in-process queue to be persisted (Redis needs no draining). */
   readonly queueDrainTimeoutMs: number
+  /** Days the record of a finished load is kept (its row, errors, batch ledger, events); 0: kept forever. */
+  readonly loadRetentionDays: number
 }>()("@retail/upload/UploadConfig") {
   static readonly layer = Layer.effect(
     UploadConfig,
@@ -92,7 +94,8 @@ export class UploadConfig extends Context.Service<UploadConfig, {
         ),
         loadLeaseMs: yield* positive("LOAD_LEASE_MS", 30_000),
         reconcileIntervalMs: yield* positive("LOAD_RECONCILE_INTERVAL_MS", 10_000),
-        queueDrainTimeoutMs: yield* integer("QUEUE_DRAIN_TIMEOUT_MS", 60_000, { min: 0 })
+        queueDrainTimeoutMs: yield* integer("QUEUE_DRAIN_TIMEOUT_MS", 60_000, { min: 0 }),
+        loadRetentionDays: yield* integer("LOAD_RETENTION_DAYS", 30, { min: 0, max: 36_500, note: "0: kept forever" })
       }
     })
   )
@@ -124,6 +127,7 @@ export class UploadConfig extends Context.Service<UploadConfig, {
       loadLeaseMs: 30_000,
       reconcileIntervalMs: 10_000,
       queueDrainTimeoutMs: 10_000,
+      loadRetentionDays: 30,
       ...overrides
     })
 }

@@ -1,5 +1,6 @@
 import { Layer } from "effect"
 import { JsonValidationPool } from "./json/JsonValidationPool.ts"
+import { LoadHistorySweep } from "./loads/LoadHistorySweep.ts"
 import { LoadReconciler } from "./loads/LoadReconciler.ts"
 import { BatchWorkers } from "./persist/BatchWorkers.ts"
 import { OutboxRelay } from "./persist/OutboxRelay.ts"
@@ -10,6 +11,9 @@ import { UploadConfig } from "./UploadConfig.ts"
 
 /** Every process's heartbeat and its reconciliation of the loads not yet final (workers or not). */
 export const reconciler = LoadReconciler.layer.pipe(Layer.provide(UploadConfig.layer))
+
+/** Every process's sweep of the records of loads finished longer ago than LOAD_RETENTION_DAYS. */
+export const historySweep = LoadHistorySweep.layer.pipe(Layer.provide(UploadConfig.layer))
 
 /** Workers persisting product batches and the relay of load events. */
 export const background = Layer.mergeAll(BatchWorkers, OutboxRelay).pipe(Layer.provide(UploadConfig.layer))

@@ -1,0 +1,67 @@
+import { Context, Effect, Layer, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import { storeOperation, type StoreError } from "./StoreError.ts"
+
+/**
+ * Finished loads found by when they finished, and the rows of a load found by its code in the one
+ * table whose only index was on unpublished ids.
+ */
+const statements: ReadonlyArray<string> = [
+  `CREATE INDEX loads_finished ON loads (completed_at) WHERE status IN ('COMPLETED', 'COMPLETED_WITH_ERRORS', 'FAILED')`,
+  `CREATE INDEX load_events_by_load ON load_events (process_code)`
+]
+
+export const migration0014 = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.forEach(statements, (statement) => sql.unsafe(statement), { discard: true })
+)
+
+const decodeForgotten = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ forgotten: Schema.Number })))
+
+/**
+ * How long the record of a finished load is kept: its row, its per-SKU errors, its batch ledger and
+ * its status events. Products are the catalogue and are never forgotten; a load is history, and a
+ * retailer feeding a whole catalogue every day would otherwise grow these tables without end.
+ */
+export class LoadRetention extends Context.Service<LoadRetention>()("@retail/store/LoadRetention", {
+  make: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    /**
+     * Forgets at most `limit` loads that finished (COMPLETED, COMPLETED_WITH_ERRORS or FAILED) more
+     * than `olderThanMs` ago by the database's clock, oldest first, with everything recorded of
+     * them, in one transaction; how many it forgot. A load whose status events are not yet published
+     * (the relay could not reach the queue) is kept until they are. Loads another process is
+     * forgetting at the same moment are skipped, not waited for.
+     */
+    const forgetFinished = (olderThanMs: number, limit: number): Effect.Effect<number, StoreError> =>
+      sql`
+        WITH gone AS (
+          DELETE FROM loads WHERE process_code IN (
+            SELECT l.process_code FROM loads l
+            WHERE l.status IN ('COMPLETED', 'COMPLETED_WITH_ERRORS', 'FAILED')
+              AND l.completed_at < now() - make_interval(secs => ${olderThanMs / 1000})
+              AND NOT EXISTS (SELECT 1 FROM load_events e WHERE e.process_code = l.process_code AND e.published_at IS NULL)
+            ORDER BY l.completed_at
+            LIMIT ${Math.max(1, Math.floor(limit))}
+            FOR UPDATE SKIP LOCKED
+          )
+          RETURNING process_code
+        ), errors AS (
+          DELETE FROM load_errors t USING gone g WHERE t.process_code = g.process_code
+        ), batches AS (
+          DELETE FROM load_batches t USING gone g WHERE t.process_code = g.process_code
+        ), events AS (
+          DELETE FROM load_events t USING gone g WHERE t.process_code = g.process_code
+        )
+        SELECT count(*)::int AS forgotten FROM gone
+      `.pipe(
+        Effect.flatMap(decodeForgotten),
+        Effect.map((rows) => rows[0]?.forgotten ?? 0),
+        storeOperation("forgetFinishedLoads")
+      )
+
+    return { forgetFinished } as const
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}
