@@ -127,25 +127,23 @@ export const endToEnd: Benchmark = {
     }
 
     /** The same rows upserted straight: one load, its batches through persistBatch, `concurrency` at a time. */
-    const persistStraight = (concurrency: number) =>
+    const persistStraight = (concurrency: number, company: string) =>
       runtime.runPromise(Effect.gen(function*() {
         const loads = yield* LoadRepository
         const repository = yield* ProductRepository
-        const company = `BENCH-${runTag()}`
         const processCode = crypto.randomUUID()
         yield* loads.create({ processCode, company, source: "HANDLE_JSON", received: products.length, accepted: products.length, failed: 0, errors: [] })
         const batches = Array.from({ length: Math.ceil(products.length / BATCH_SIZE) }, (_, batchNo) =>
           ProductBatch.make({ processCode, company, batchNo, products: products.slice(batchNo * BATCH_SIZE, (batchNo + 1) * BATCH_SIZE) }))
         const start = performance.now()
         yield* Effect.forEach(batches, (batch) => repository.persistBatch(batch), { concurrency, discard: true })
-        return { seconds: (performance.now() - start) / 1000, company }
+        return (performance.now() - start) / 1000
       }))
 
     /** One write statement alone: each batch (deduplicated, as persistBatch does) in a transaction of its own, `concurrency` at a time. */
-    const upsertAlone = (concurrency: number, write: "new" | "before issue 21") =>
+    const upsertAlone = (concurrency: number, write: "new" | "before issue 21", company: string) =>
       runtime.runPromise(Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
-        const company = `BENCH-${runTag()}`
         const processCode = crypto.randomUUID()
         const sample = products.slice(0, UPSERT_SAMPLE)
         const batches = Array.from({ length: Math.ceil(sample.length / BATCH_SIZE) }, (_, b) => latestPerCode(sample.slice(b * BATCH_SIZE, (b + 1) * BATCH_SIZE)))
@@ -158,7 +156,7 @@ export const endToEnd: Benchmark = {
               : Effect.asVoid(legacyUpsert(sql, company, processCode, batch))),
           { concurrency, discard: true }
         )
-        return { rate: sample.length / ((performance.now() - start) / 1000), company }
+        return sample.length / ((performance.now() - start) / 1000)
       }))
 
     /**
@@ -168,30 +166,37 @@ export const endToEnd: Benchmark = {
      */
     const forget = (company: string): Promise<void> => (url === undefined ? Promise.resolve() : runtime.runPromise(forgetCompany(company)))
 
+    /** `measure` under a company of its own, forgotten afterwards, also when the measurement failed (a failure to forget then does not hide its error). */
+    const underNewCompany = async <A>(measure: (company: string) => Promise<A>): Promise<A> => {
+      const company = `BENCH-${runTag()}`
+      let result: A
+      try {
+        result = await measure(company)
+      } catch (error) {
+        await forget(company).catch((cleanup: unknown) => setup.progress(`could not delete ${company}'s rows after a failed measurement: ${String(cleanup)}`))
+        throw error
+      }
+      await forget(company)
+      return result
+    }
+
     /** Whether `company`'s load has its row yet (support/LoadRecorded.ts). */
     const isRecorded = (company: string) => () =>
       runtime.runPromise(Effect.map(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1 FROM loads WHERE company = ${company} LIMIT 1`), (rows) => rows.length > 0))
 
     /** The limits at one number of consumers, measured once a run, after the pipeline's loads of that run. */
     const limitsAt = async (consumers: number) => {
-      const persisted = await persistStraight(consumers)
-      await forget(persisted.company)
-      const straight = setup.size / persisted.seconds
-      const copyCompany = `BENCH-${runTag()}`
+      const straight = setup.size / (await underNewCompany((company) => persistStraight(consumers, company)))
       // Its CPU as the loads' is counted: this process encoding the rows (nothing else runs in it meanwhile), and PostgreSQL.
       const copyRun = url === undefined
         ? undefined
-        : await cpuSharesDuring([process.pid], () => copyLimitSeconds(url, copyCompany, products, { batchSize: BATCH_SIZE, concurrency: consumers }))
+        : await underNewCompany((company) => cpuSharesDuring([process.pid], () => copyLimitSeconds(url, company, products, { batchSize: BATCH_SIZE, concurrency: consumers })))
       const copy = copyRun === undefined ? undefined : setup.size / copyRun.result
       const copyCpu = copyRun?.servers === undefined || copyRun.postgres === undefined
         ? undefined
         : { client: copyRun.servers, postgres: copyRun.postgres, seconds: copyRun.result }
-      if (copy !== undefined) await forget(copyCompany)
-      const alone = await upsertAlone(consumers, "new")
-      await forget(alone.company)
-      const before = await upsertAlone(consumers, "before issue 21")
-      await forget(before.company)
-      const [upsertNew, upsertBefore] = [alone.rate, before.rate]
+      const upsertNew = await underNewCompany((company) => upsertAlone(consumers, "new", company))
+      const upsertBefore = await underNewCompany((company) => upsertAlone(consumers, "before issue 21", company))
       setup.progress(
         `${consumers} at a time: persistBatch straight ${straight.toFixed(0)} products/s; COPY limit ${copy?.toFixed(0) ?? "-"}; ` +
           `write statement alone ${upsertNew.toFixed(0)} (before issue 21: ${upsertBefore.toFixed(0)})`
@@ -222,50 +227,50 @@ export const endToEnd: Benchmark = {
       const figures: Array<Figure> = []
       const measured: Array<{ readonly layout: Layout; readonly rate: number; readonly persistingRate: number | undefined; readonly cpuPerProduct: number | undefined }> = []
       for (const layout of layouts) {
-        const company = `BENCH-${runTag()}`
-        const token = await mintToken(company)
-        const before = layout.inProcess ? await scrapeServer(layout.api) : undefined
-        const { result: { upload, processCode, completedAt, recorded }, ...cpu } = await cpuSharesDuring(layout.servers.map((server) => server.pid), async () => {
-          const uploading = uploadFiles(`${layout.api.url}/v1/handle-json`, token, [{ name: "productsJson", file: files.json, contentType: "application/json" }])
-          const recording = url === undefined
-            ? undefined
-            : recordedAt(isRecorded(company), uploading.then((upload) => ({ answeredAt: upload.startedAt + upload.seconds * 1000 })), RECORDED_POLL_MS)
-          const [upload, recorded] = await Promise.all([uploading, recording])
-          const processCode = acceptedLoad({ status: upload.status, text: upload.body }, "POST /v1/handle-json")
-          return { upload, processCode, recorded, completedAt: await waitCompleted(layout.api.url, processCode, token, COMPLETION_TIMEOUT_MS) }
-        })
-        const rate = setup.size / ((completedAt - upload.startedAt) / 1000)
-        const answeredAt = upload.startedAt + upload.seconds * 1000
-        const persistingRate = recorded === undefined ? undefined : setup.size / ((completedAt - recorded) / 1000)
-        setup.progress(
-          `${layout.label}: ${rate.toFixed(0)} products/s first byte to COMPLETED` +
-            (recorded === undefined ? "" : `; received in ${((recorded - upload.startedAt) / 1000).toFixed(1)} s, then ${persistingRate?.toFixed(0)} products/s to COMPLETED`)
-        )
-        const everyParty = cpu.servers === undefined || cpu.postgres === undefined ? undefined : cpu.servers + cpu.postgres + (cpu.redis ?? 0)
-        measured.push({ layout, rate, persistingRate, cpuPerProduct: everyParty === undefined ? undefined : (everyParty * 1e6) / setup.size })
-        if (recorded !== undefined) {
-          figures.push(
-            figure(`seconds receiving (first byte to the load recorded: file read, validated, spooled), ${layout.label}`, "s", (recorded - upload.startedAt) / 1000, { better: "lower" }),
-            figure(`seconds publishing (load recorded to the upload's answer), ${layout.label}`, "s", (answeredAt - recorded) / 1000, { better: "lower" }),
-            figure(`seconds after the answer (to COMPLETED), ${layout.label}`, "s", (completedAt - answeredAt) / 1000, { better: "lower" })
+        await underNewCompany(async (company) => {
+          const token = await mintToken(company)
+          const before = layout.inProcess ? await scrapeServer(layout.api) : undefined
+          const { result: { upload, processCode, completedAt, recorded }, ...cpu } = await cpuSharesDuring(layout.servers.map((server) => server.pid), async () => {
+            const uploading = uploadFiles(`${layout.api.url}/v1/handle-json`, token, [{ name: "productsJson", file: files.json, contentType: "application/json" }])
+            const recording = url === undefined
+              ? undefined
+              : recordedAt(isRecorded(company), uploading.then((upload) => ({ answeredAt: upload.startedAt + upload.seconds * 1000 })), RECORDED_POLL_MS)
+            const [upload, recorded] = await Promise.all([uploading, recording])
+            const processCode = acceptedLoad({ status: upload.status, text: upload.body }, "POST /v1/handle-json")
+            return { upload, processCode, recorded, completedAt: await waitCompleted(layout.api.url, processCode, token, COMPLETION_TIMEOUT_MS) }
+          })
+          const rate = setup.size / ((completedAt - upload.startedAt) / 1000)
+          const answeredAt = upload.startedAt + upload.seconds * 1000
+          const persistingRate = recorded === undefined ? undefined : setup.size / ((completedAt - recorded) / 1000)
+          setup.progress(
+            `${layout.label}: ${rate.toFixed(0)} products/s first byte to COMPLETED` +
+              (recorded === undefined ? "" : `; received in ${((recorded - upload.startedAt) / 1000).toFixed(1)} s, then ${persistingRate?.toFixed(0)} products/s to COMPLETED`)
           )
-        }
-        for (const [part, seconds] of [["the servers", cpu.servers], ["PostgreSQL", cpu.postgres], ["Redis", cpu.redis]] as const) {
-          if (seconds !== undefined) {
-            figures.push(figure(`CPU per product, ${part}, ${layout.label}`, "µs", (seconds * 1e6) / setup.size, { better: "lower" }))
+          const everyParty = cpu.servers === undefined || cpu.postgres === undefined ? undefined : cpu.servers + cpu.postgres + (cpu.redis ?? 0)
+          measured.push({ layout, rate, persistingRate, cpuPerProduct: everyParty === undefined ? undefined : (everyParty * 1e6) / setup.size })
+          if (recorded !== undefined) {
+            figures.push(
+              figure(`seconds receiving (first byte to the load recorded: file read, validated, spooled), ${layout.label}`, "s", (recorded - upload.startedAt) / 1000, { better: "lower" }),
+              figure(`seconds publishing (load recorded to the upload's answer), ${layout.label}`, "s", (answeredAt - recorded) / 1000, { better: "lower" }),
+              figure(`seconds after the answer (to COMPLETED), ${layout.label}`, "s", (completedAt - answeredAt) / 1000, { better: "lower" })
+            )
           }
-        }
-        if (everyParty !== undefined && everyParty > 0) {
-          figures.push(figure(`cores busy, first byte to COMPLETED (the servers, PostgreSQL and Redis), ${layout.label}`, "cores", everyParty / ((completedAt - upload.startedAt) / 1000)))
-        }
-        if (before !== undefined) {
-          figures.push(...loadFromMetrics(layout.label, before, await scrapeServer(layout.api), {
-            productsPerSecond: rate,
-            seconds: (completedAt - upload.startedAt) / 1000,
-            persisted: (await loadState(layout.api.url, processCode, token)).totals.persisted
-          }))
-        }
-        await forget(company)
+          for (const [part, seconds] of [["the servers", cpu.servers], ["PostgreSQL", cpu.postgres], ["Redis", cpu.redis]] as const) {
+            if (seconds !== undefined) {
+              figures.push(figure(`CPU per product, ${part}, ${layout.label}`, "µs", (seconds * 1e6) / setup.size, { better: "lower" }))
+            }
+          }
+          if (everyParty !== undefined && everyParty > 0) {
+            figures.push(figure(`cores busy, first byte to COMPLETED (the servers, PostgreSQL and Redis), ${layout.label}`, "cores", everyParty / ((completedAt - upload.startedAt) / 1000)))
+          }
+          if (before !== undefined) {
+            figures.push(...loadFromMetrics(layout.label, before, await scrapeServer(layout.api), {
+              productsPerSecond: rate,
+              seconds: (completedAt - upload.startedAt) / 1000,
+              persisted: (await loadState(layout.api.url, processCode, token)).totals.persisted
+            }))
+          }
+        })
       }
       const limits = new Map<number, Awaited<ReturnType<typeof limitsAt>>>()
       for (const consumers of new Set(layouts.map((layout) => layout.consumers))) limits.set(consumers, await limitsAt(consumers))
