@@ -128,7 +128,11 @@ export class LoadRepository extends Context.Service<LoadRepository>()("@retail/s
         )
         .pipe(storeOperation("markFailedLost"))
 
-    /** True when recorded now; false when this batch was already recorded (as dead or persisted). */
+    /**
+     * True when recorded now; false when this batch was already recorded (as dead or persisted), or
+     * its load is no longer there (forgotten after LOAD_RETENTION_DAYS: nothing is left to count it
+     * on, and its entry must still be able to leave the queue for the dead letters).
+     */
     const recordDeadBatch = (
       processCode: string,
       batchNo: number,
@@ -138,6 +142,8 @@ export class LoadRepository extends Context.Service<LoadRepository>()("@retail/s
       sql
         .withTransaction(
           Effect.gen(function* () {
+            const load = yield* sql`SELECT 1 AS found FROM loads WHERE process_code = ${processCode}`
+            if (load.length === 0) return false
             const claimed = yield* sql`
               INSERT INTO load_batches (process_code, batch_no, products, outcome)
               VALUES (${processCode}, ${batchNo}, ${products.length}, 'DEAD')

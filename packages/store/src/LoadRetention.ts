@@ -27,25 +27,31 @@ export class LoadRetention extends Context.Service<LoadRetention>()("@retail/sto
     const sql = yield* SqlClient.SqlClient
 
     /**
-     * Forgets at most `limit` loads that finished (COMPLETED, COMPLETED_WITH_ERRORS or FAILED) more
-     * than `olderThanMs` ago by the database's clock, oldest first, with everything recorded of
-     * them, in one transaction; how many it forgot. A load whose status events are not yet published
-     * (the relay could not reach the queue) is kept until they are. Loads another process is
-     * forgetting at the same moment are skipped, not waited for.
+     * Forgets loads that finished (COMPLETED, COMPLETED_WITH_ERRORS or FAILED) more than `olderThanMs`
+     * ago by the database's clock, oldest first, with everything recorded of them, in one transaction;
+     * how many it forgot. At most `limit` loads, and no more than about `rowBudget` rows: loads are
+     * taken while the rows they hold (a row per refused SKU, per batch, a few events) add up to less
+     * than it, and always the first, however large. A load whose status events are not yet published
+     * (the relay could not reach the queue) is kept until they are. Loads another transaction is
+     * forgetting or writing to (a late batch) are skipped, not waited for.
      */
-    const forgetFinished = (olderThanMs: number, limit: number): Effect.Effect<number, StoreError> =>
+    const forgetFinished = (olderThanMs: number, limit: number, rowBudget = 50_000): Effect.Effect<number, StoreError> =>
       sql`
-        WITH gone AS (
-          DELETE FROM loads WHERE process_code IN (
-            SELECT l.process_code FROM loads l
-            WHERE l.status IN ('COMPLETED', 'COMPLETED_WITH_ERRORS', 'FAILED')
-              AND l.completed_at < now() - make_interval(secs => ${olderThanMs / 1000})
-              AND NOT EXISTS (SELECT 1 FROM load_events e WHERE e.process_code = l.process_code AND e.published_at IS NULL)
-            ORDER BY l.completed_at
-            LIMIT ${Math.max(1, Math.floor(limit))}
-            FOR UPDATE SKIP LOCKED
-          )
-          RETURNING process_code
+        WITH due AS (
+          SELECT l.process_code, l.completed_at, l.failed + COALESCE(l.batches, 0) + 4 AS held
+          FROM loads l
+          WHERE l.status IN ('COMPLETED', 'COMPLETED_WITH_ERRORS', 'FAILED')
+            AND l.completed_at < now() - make_interval(secs => ${olderThanMs / 1000})
+            AND NOT EXISTS (SELECT 1 FROM load_events e WHERE e.process_code = l.process_code AND e.published_at IS NULL)
+          ORDER BY l.completed_at
+          LIMIT ${Math.max(1, Math.floor(limit))}
+          FOR UPDATE OF l SKIP LOCKED
+        ), taken AS (
+          SELECT process_code FROM (
+            SELECT process_code, sum(held) OVER (ORDER BY completed_at, process_code) - held AS before FROM due
+          ) d WHERE before < ${Math.max(1, Math.floor(rowBudget))}
+        ), gone AS (
+          DELETE FROM loads WHERE process_code IN (SELECT process_code FROM taken) RETURNING process_code
         ), errors AS (
           DELETE FROM load_errors t USING gone g WHERE t.process_code = g.process_code
         ), batches AS (

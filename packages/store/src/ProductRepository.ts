@@ -62,8 +62,11 @@ export class ProductRepository extends Context.Service<ProductRepository>()("@re
             // FAILED meanwhile: a reconciler judged batches lost, counting those recorded under the
             // load's lock, which this batch takes only now. Undone, so that what is stored is what
             // the load counts, as for a batch arriving after the load FAILED.
-            if (Option.isSome(row) && row.value.previousStatus === "FAILED") return yield* new FailedMidBatch()
-            if (Option.isSome(row)) yield* countProducts(row.value.source, { persisted: batch.products })
+            // Gone meanwhile (forgotten after LOAD_RETENTION_DAYS while this replay ran): undone, so that no
+            // ledger row outlives its load; the next delivery finds no load.
+            if (Option.isNone(row)) return yield* unknownLoad(batch.processCode)
+            if (row.value.previousStatus === "FAILED") return yield* new FailedMidBatch()
+            yield* countProducts(row.value.source, { persisted: batch.products })
             yield* recordChange(sql, row)
             return { _tag: "Persisted", written, skippedAsOlder: kept - written } as const
           })

@@ -25,6 +25,12 @@ const finishedLoads = (company: string, count: number, days: number) =>
     return codes
   })
 
+const DAY = 86_400_000
+
+const loadsWithCode = (processCode: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM loads WHERE process_code = ${processCode}`.pipe(Effect.map((rows) => rows[0]?.n ?? -1)))
+
 const loadsOf = (company: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM loads WHERE company = ${company}`.pipe(Effect.map((rows) => rows[0]?.n ?? -1)))
@@ -52,12 +58,42 @@ describe("LoadHistorySweep", () => {
         expect(yield* loadsOf("LATER")).toBe(0)
       }))
 
-    it.effect("LOAD_RETENTION_DAYS=0 keeps every load: no sweep at start, and one asked for forgets nothing", () =>
+    it.effect("LOAD_RETENTION_DAYS=0 keeps every load, even when a sweep is asked for", () =>
       Effect.gen(function*() {
         yield* finishedLoads("KEPT", 5, 10_000)
-        const forgotten = yield* Effect.flatMap(LoadHistorySweep, ({ sweep }) => Effect.andThen(Effect.sleep("200 millis"), sweep)).pipe(Effect.provide(sweepWith(0)))
+        const forgotten = yield* Effect.flatMap(LoadHistorySweep, ({ sweep }) => sweep).pipe(Effect.provide(sweepWith(0)))
         expect(forgotten).toBe(0)
         expect(yield* loadsOf("KEPT")).toBe(5)
+      }))
+
+    // This database is the test's own (no other server's relay publishes its events, no other sweep runs), so
+    // the order, the bounds and the unpublished rule are checked here; the store's contract checks the rows on both databases.
+    it.effect("forgetFinished: oldest first, at most `limit` loads and about `rowBudget` rows a statement; a load with events to publish waits for them", () =>
+      Effect.gen(function*() {
+        const retention = yield* LoadRetention
+        const sql = yield* SqlClient.SqlClient
+        // Aged past anything else in this database: 60, 59, ... 55 years.
+        const codes = yield* finishedLoads("ORDER", 6, 0)
+        for (const [i, code] of codes.entries()) yield* sql`UPDATE loads SET completed_at = now() - make_interval(years => ${60 - i}) WHERE process_code = ${code}`
+        const [, , third, fourth, fifth, sixth] = codes
+        // The fifth has an event still to publish; the fourth holds 10,000 refused SKUs.
+        yield* sql`UPDATE load_events SET published_at = NULL WHERE process_code = ${fifth!}`
+        yield* sql`UPDATE loads SET failed = 10000 WHERE process_code = ${fourth!}`
+        const cutoff = 50 * 365 * DAY
+        const left = () => Effect.map(Effect.forEach(codes, (code) => Effect.map(loadsWithCode(code), (n) => n > 0)), (kept) => codes.filter((_, i) => kept[i]))
+
+        expect(yield* retention.forgetFinished(cutoff, 2)).toBe(2)
+        expect(yield* left()).toEqual([third, fourth, fifth, sixth])
+        // The third (5 rows), and the fourth (10,004), as the rows before it are under the budget of 100; not the sixth.
+        expect(yield* retention.forgetFinished(cutoff, 10, 100)).toBe(2)
+        expect(yield* left()).toEqual([fifth, sixth])
+        // The first load due is taken whatever the budget (1 here); the fifth waits for its event.
+        expect(yield* retention.forgetFinished(cutoff, 10, 1)).toBe(1)
+        expect(yield* left()).toEqual([fifth])
+        expect(yield* retention.forgetFinished(cutoff, 10)).toBe(0)
+        yield* sql`UPDATE load_events SET published_at = now() WHERE process_code = ${fifth!}`
+        expect(yield* retention.forgetFinished(cutoff, 10)).toBe(1)
+        expect(yield* left()).toEqual([])
       }))
   })
 })

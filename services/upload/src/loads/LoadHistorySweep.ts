@@ -4,8 +4,12 @@ import { Cause, Context, Duration, Effect, Layer, Schedule } from "effect"
 import { UploadConfig } from "../UploadConfig.ts"
 
 const DAY_MS = 86_400_000
-/** Loads forgotten per transaction: a short one, however many loads are due. */
+/**
+ * Per transaction: at most this many loads, holding about this many rows between them (a refused
+ * SKU, a batch and an event are a row each), so that each stays short however large the history.
+ */
 const LOADS_PER_STATEMENT = 200
+const ROWS_PER_STATEMENT = 50_000
 /** How often each process looks for loads due; finished loads become due by the day, so an hour is prompt. */
 const SWEEP_EVERY = Duration.hours(1)
 
@@ -20,27 +24,26 @@ export class LoadHistorySweep extends Context.Service<LoadHistorySweep>()("@reta
     const retention = yield* LoadRetention
     const { loadRetentionDays } = yield* UploadConfig
 
-    /** Every load due, a statement at a time; how many were forgotten. */
+    /** Every load due, a transaction at a time, each counted as it commits; how many were forgotten. 0 when retention is off. */
     const sweep = Effect.gen(function*() {
       if (loadRetentionDays === 0) return 0
       let forgotten = 0
       for (;;) {
-        const now = yield* retention.forgetFinished(loadRetentionDays * DAY_MS, LOADS_PER_STATEMENT)
+        const now = yield* retention.forgetFinished(loadRetentionDays * DAY_MS, LOADS_PER_STATEMENT, ROWS_PER_STATEMENT)
+        if (now === 0) break
         forgotten += now
-        if (now < LOADS_PER_STATEMENT) return forgotten
+        UploadMetrics.loadsForgotten.add({}, now)
       }
-    }).pipe(
-      Effect.tap((forgotten) =>
-        forgotten === 0 ? Effect.void : Effect.sync(() => UploadMetrics.loadsForgotten.add({}, forgotten)).pipe(
-          Effect.andThen(Effect.logInfo(`forgot ${forgotten} loads that finished more than ${loadRetentionDays} days ago (LOAD_RETENTION_DAYS)`))
-        )
-      )
-    )
+      if (forgotten > 0) yield* Effect.logInfo(`forgot ${forgotten} loads that finished more than ${loadRetentionDays} days ago (LOAD_RETENTION_DAYS)`)
+      return forgotten
+    })
 
     if (loadRetentionDays > 0) {
       yield* sweep.pipe(
         Effect.catchCause((cause) =>
-          Cause.hasInterruptsOnly(cause) ? Effect.interrupt : Effect.logWarning("forgetting old loads failed; trying again at the next sweep", cause)
+          Cause.hasInterruptsOnly(cause)
+            ? Effect.interrupt
+            : Effect.logWarning("forgetting old loads failed (those forgotten before are counted in upload_loads_forgotten_total); trying again at the next sweep", cause)
         ),
         Effect.repeat(Schedule.spaced(SWEEP_EVERY)),
         Effect.forkScoped
