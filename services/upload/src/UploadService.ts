@@ -4,6 +4,7 @@ import { LoadHistorySweep } from "./loads/LoadHistorySweep.ts"
 import { LoadReconciler } from "./loads/LoadReconciler.ts"
 import { BatchWorkers } from "./persist/BatchWorkers.ts"
 import { OutboxRelay } from "./persist/OutboxRelay.ts"
+import { StaleSpoolsRemoval } from "./spool/StaleSpools.ts"
 import { UploadConfig } from "./UploadConfig.ts"
 
 // The handlers (ProductsHttp, FilesHttp, LoadsHttp, InternalFilesHttp) each bring their feature's
@@ -14,6 +15,9 @@ export const reconciler = LoadReconciler.layer.pipe(Layer.provide(UploadConfig.l
 
 /** Every process's sweep of the records of loads finished longer ago than LOAD_RETENTION_DAYS. */
 export const historySweep = LoadHistorySweep.layer.pipe(Layer.provide(UploadConfig.layer))
+
+/** At start, the spool folders of file loads that a killed process left in SPOOL_DIR. */
+export const staleSpools = StaleSpoolsRemoval.pipe(Layer.provide(UploadConfig.layer))
 
 /** Workers persisting product batches and the relay of load events. */
 export const background = Layer.mergeAll(BatchWorkers, OutboxRelay).pipe(Layer.provide(UploadConfig.layer))

@@ -1,0 +1,58 @@
+import { Effect, Layer } from "effect"
+import { readdir, rm, stat } from "node:fs/promises"
+import { join } from "node:path"
+import { UploadConfig } from "../UploadConfig.ts"
+
+/** The folders file loads make in SPOOL_DIR (LoadSpool.ts, CsvPartitions.ts). */
+const SPOOL_FOLDER = /^retail-(load|csv)-/
+
+/**
+ * A load's folder is written to while its file is read, and removed when the load ends; untouched
+ * this long, it belongs to a process that was killed (kill -9, a crash, the OOM killer) before it
+ * could remove it. Far longer than any load takes, so a folder in use by another process sharing
+ * SPOOL_DIR is never taken.
+ */
+export const STALE_AFTER_MS = 6 * 3_600_000
+
+/** When anything in `folder` (or the folder itself) was last changed. */
+const lastChanged = async (folder: string): Promise<number> => {
+  let latest = (await stat(folder)).mtimeMs
+  for (const entry of await readdir(folder)) latest = Math.max(latest, (await stat(join(folder, entry))).mtimeMs)
+  return latest
+}
+
+/** Removes the spool folders in `dir` untouched for `staleAfterMs`; what it removed. Ones it cannot read or remove are left. */
+export const removeStaleSpools = (dir: string, nowMs: number, staleAfterMs: number = STALE_AFTER_MS) =>
+  Effect.promise(async () => {
+    const removed: Array<string> = []
+    const entries = await readdir(dir).catch(() => [] as Array<string>)
+    for (const name of entries.filter((entry) => SPOOL_FOLDER.test(entry))) {
+      const folder = join(dir, name)
+      try {
+        if (nowMs - (await lastChanged(folder)) < staleAfterMs) continue
+        await rm(folder, { recursive: true, force: true })
+        removed.push(name)
+      } catch {
+        continue
+      }
+    }
+    return removed
+  })
+
+/**
+ * At start, in the background: the spool folders a killed process left in SPOOL_DIR (a file load
+ * cut off while it was received holds up to the whole file there) are removed, and said so.
+ */
+export const StaleSpoolsRemoval = Layer.effectDiscard(
+  Effect.gen(function*() {
+    const { spoolDir } = yield* UploadConfig
+    yield* Effect.clockWith((clock) => removeStaleSpools(spoolDir, clock.currentTimeMillisUnsafe())).pipe(
+      Effect.flatMap((removed) =>
+        removed.length === 0
+          ? Effect.void
+          : Effect.logWarning(`removed ${removed.length} spool folders that killed processes left in ${spoolDir}: ${removed.join(", ")}`)
+      ),
+      Effect.forkScoped
+    )
+  })
+)
