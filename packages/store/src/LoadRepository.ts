@@ -142,7 +142,8 @@ export class LoadRepository extends Context.Service<LoadRepository>()("@retail/s
       sql
         .withTransaction(
           Effect.gen(function* () {
-            const load = yield* sql`SELECT 1 AS found FROM loads WHERE process_code = ${processCode}`
+            // Locked as the count below would lock it: a sweep forgetting the load skips it meanwhile.
+            const load = yield* sql`SELECT 1 AS found FROM loads WHERE process_code = ${processCode} FOR UPDATE`
             if (load.length === 0) return false
             const claimed = yield* sql`
               INSERT INTO load_batches (process_code, batch_no, products, outcome)

@@ -29,11 +29,13 @@ export class LoadRetention extends Context.Service<LoadRetention>()("@retail/sto
     /**
      * Forgets loads that finished (COMPLETED, COMPLETED_WITH_ERRORS or FAILED) more than `olderThanMs`
      * ago by the database's clock, oldest first, with everything recorded of them, in one transaction;
-     * how many it forgot. At most `limit` loads, and no more than about `rowBudget` rows: loads are
-     * taken while the rows they hold (a row per refused SKU, per batch, a few events) add up to less
-     * than it, and always the first, however large. A load whose status events are not yet published
-     * (the relay could not reach the queue) is kept until they are. Loads another transaction is
-     * forgetting or writing to (a late batch) are skipped, not waited for.
+     * how many it forgot. At most `limit` loads, taken while the rows of the loads before them (a
+     * row per refused SKU, per batch, a few events) add up to less than `rowBudget`: at most the
+     * budget plus one load's rows, and always the first load, however large. A load whose status events are not yet published
+     * (the relay could not reach the queue) is kept until they are. Loads whose row another
+     * transaction holds (another sweep, a late batch counting itself) are skipped, not waited for; a
+     * late batch that counts itself only after its load was forgotten finds no row and is undone
+     * (ProductRepository).
      */
     const forgetFinished = (olderThanMs: number, limit: number, rowBudget = 50_000): Effect.Effect<number, StoreError> =>
       sql`

@@ -72,9 +72,11 @@ describe("LoadHistorySweep", () => {
       Effect.gen(function*() {
         const retention = yield* LoadRetention
         const sql = yield* SqlClient.SqlClient
-        // Aged past anything else in this database: 60, 59, ... 55 years.
-        const codes = yield* finishedLoads("ORDER", 6, 0)
-        for (const [i, code] of codes.entries()) yield* sql`UPDATE loads SET completed_at = now() - make_interval(years => ${60 - i}) WHERE process_code = ${code}`
+        // Aged past anything else in this database, in another order than made: named by age, oldest first.
+        const made = yield* finishedLoads("ORDER", 6, 0)
+        const years = [57, 60, 55, 59, 58, 56]
+        for (const [i, code] of made.entries()) yield* sql`UPDATE loads SET completed_at = now() - make_interval(years => ${years[i]!}) WHERE process_code = ${code}`
+        const codes = made.map((code, i) => ({ code, age: years[i]! })).sort((a, b) => b.age - a.age).map(({ code }) => code)
         const [, , third, fourth, fifth, sixth] = codes
         // The fifth has an event still to publish; the fourth holds 10,000 refused SKUs.
         yield* sql`UPDATE load_events SET published_at = NULL WHERE process_code = ${fifth!}`

@@ -24,15 +24,17 @@ describe("stale spool folders", () => {
     Effect.gen(function*() {
       const dir = mkdtempSync(join(tmpdir(), "stale-spools-"))
       try {
-        folder(dir, "retail-load-killed", STALE_AFTER_MS + HOUR)
-        folder(dir, "retail-csv-killed", STALE_AFTER_MS + HOUR)
+        folder(dir, "retail-load-kil1ed", STALE_AFTER_MS + HOUR)
+        folder(dir, "retail-csv-kil1ed", STALE_AFTER_MS + HOUR)
         // Made long ago, its file still written to: a long load of another process sharing SPOOL_DIR.
-        folder(dir, "retail-load-busy", STALE_AFTER_MS + HOUR, 1_000)
-        folder(dir, "retail-load-fresh", 1_000)
+        folder(dir, "retail-load-busy01", STALE_AFTER_MS + HOUR, 1_000)
+        folder(dir, "retail-load-fresh1", 1_000)
         folder(dir, "someone-else", STALE_AFTER_MS + HOUR)
+        // Not of mkdtemp's shape: another program's folder of a like name.
+        folder(dir, "retail-load-archive", STALE_AFTER_MS + HOUR)
         const removed = yield* removeStaleSpools(dir, Date.now())
-        expect([...removed].sort()).toEqual(["retail-csv-killed", "retail-load-killed"])
-        expect(readdirSync(dir).sort()).toEqual(["retail-load-busy", "retail-load-fresh", "someone-else"])
+        expect([...removed].sort()).toEqual(["retail-csv-kil1ed", "retail-load-kil1ed"])
+        expect(readdirSync(dir).sort()).toEqual(["retail-load-archive", "retail-load-busy01", "retail-load-fresh1", "someone-else"])
         expect(yield* removeStaleSpools(join(dir, "missing"), Date.now())).toEqual([])
       } finally {
         rmSync(dir, { recursive: true, force: true })
@@ -43,9 +45,9 @@ describe("stale spool folders", () => {
     Effect.gen(function*() {
       const dir = mkdtempSync(join(tmpdir(), "stale-spools-"))
       try {
-        const killed = folder(dir, "retail-load-killed", STALE_AFTER_MS + HOUR)
+        const killed = folder(dir, "retail-load-kil1ed", STALE_AFTER_MS + HOUR)
         yield* Effect.gen(function*() {
-          for (let i = 0; i < 100 && existsSync(killed); i++) yield* Effect.sleep("20 millis")
+          for (let i = 0; i < 500 && existsSync(killed); i++) yield* Effect.sleep("20 millis")
         }).pipe(Effect.provide(StaleSpoolsRemoval.pipe(Layer.provide(UploadConfig.test({ spoolDir: dir })))))
         expect(existsSync(killed)).toBe(false)
       } finally {

@@ -8,8 +8,8 @@ const DAY_MS = 86_400_000
  * Per transaction: at most this many loads, holding about this many rows between them (a refused
  * SKU, a batch and an event are a row each), so that each stays short however large the history.
  */
-const LOADS_PER_STATEMENT = 200
-const ROWS_PER_STATEMENT = 50_000
+const LOADS_PER_TRANSACTION = 200
+const ROWS_PER_TRANSACTION = 50_000
 /** How often each process looks for loads due; finished loads become due by the day, so an hour is prompt. */
 const SWEEP_EVERY = Duration.hours(1)
 
@@ -29,7 +29,7 @@ export class LoadHistorySweep extends Context.Service<LoadHistorySweep>()("@reta
       if (loadRetentionDays === 0) return 0
       let forgotten = 0
       for (;;) {
-        const now = yield* retention.forgetFinished(loadRetentionDays * DAY_MS, LOADS_PER_STATEMENT, ROWS_PER_STATEMENT)
+        const now = yield* retention.forgetFinished(loadRetentionDays * DAY_MS, LOADS_PER_TRANSACTION, ROWS_PER_TRANSACTION)
         if (now === 0) break
         forgotten += now
         UploadMetrics.loadsForgotten.add({}, now)

@@ -3,8 +3,8 @@ import { readdir, rm, stat } from "node:fs/promises"
 import { join } from "node:path"
 import { UploadConfig } from "../UploadConfig.ts"
 
-/** The folders file loads make in SPOOL_DIR (LoadSpool.ts, CsvPartitions.ts). */
-const SPOOL_FOLDER = /^retail-(load|csv)-/
+/** The folders file loads make in SPOOL_DIR (LoadSpool.ts, CsvPartitions.ts: mkdtemp's six characters after the prefix). */
+const SPOOL_FOLDER = /^retail-(load|csv)-[A-Za-z0-9]{6}$/
 
 /**
  * A load's folder is written to while its file is read, and removed when the load ends; untouched
