@@ -24,7 +24,12 @@ export const suiteConfiguration = (): string => {
     : "PostgreSQL (DATABASE_URL)"
   const queue = redisUrl() === undefined ? "in-process queue" : "Redis (REDIS_URL)"
   const server = serverRuntime() === "tsx" ? "TypeScript sources under tsx" : "the npm start bundle with its Node flags"
-  return `servers under test: ${database}, ${queue}, ${server}`
+  // Flags given to the servers replace npm start's and a role's of the same name (support/ServerProcess.ts): the report says so.
+  const overrides = [["BENCH_SERVER_NODE_ARGS", process.env["BENCH_SERVER_NODE_ARGS"]], ["BENCH_SERVER_NODE_OPTIONS", process.env["BENCH_SERVER_NODE_OPTIONS"]]]
+    .filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1].trim() !== "")
+    .map(([name, value]) => `${name}=${value.trim()}`)
+  const overridden = overrides.length === 0 ? "" : ` (${overrides.join(", ")}, in place of theirs and the roles' flags of the same names)`
+  return `servers under test: ${database}, ${queue}, ${server}${overridden}`
 }
 
 /** The same choice the server makes (services/server Infrastructure.ts). */
