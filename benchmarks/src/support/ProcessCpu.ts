@@ -18,6 +18,20 @@ export const processCpuSeconds = (pid: number): number | undefined => {
   }
 }
 
+/**
+ * CPU time (user + system) of the children `pid` has waited for so far (cutime and cstime of
+ * /proc/<pid>/stat): a load generator run to its end as a child process counts there once it exits.
+ */
+export const waitedChildrenCpuSeconds = (pid: number): number | undefined => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND
+  } catch {
+    return undefined
+  }
+}
+
 /** What `measure` gives, and the CPU seconds process `pid` used meanwhile (undefined where there is no /proc). */
 export const cpuOfDuring = async <A>(pid: number, measure: () => Promise<A>): Promise<{ readonly result: A; readonly cpuSeconds: number | undefined }> => {
   const before = processCpuSeconds(pid)
