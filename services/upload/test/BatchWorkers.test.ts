@@ -121,6 +121,27 @@ describe("BatchWorkers", () => {
         for (const product of products) expect(yield* repository.findProduct(company, product.productCode)).toEqual(Option.some(product))
         expect(yield* queue.length(batchesStream)).toBe(0)
       }))
+
+    it.effect("a batch of a load no longer there (forgotten after LOAD_RETENTION_DAYS) stores nothing and leaves the queue for the dead letters", () =>
+      Effect.gen(function*() {
+        const queue = yield* StreamQueue
+        const repository = yield* ProductRepository
+        const { batchesStream } = yield* UploadConfig
+        const processCode = crypto.randomUUID()
+        const company = `GONE-${processCode.slice(0, 8)}`
+        const products = sampleProducts(2, { prefix: "GONE", company }) as unknown as ReadonlyArray<Product>
+        const entry = entryOf("columns", ProductBatch.make({ processCode, company, batchNo: 0, products }))
+        yield* queue.publish(batchesStream, [entry])
+        const dead = yield* queue.readDead(batchesStream, { count: 100 }).pipe(
+          Effect.map((entries) => entries.filter((d) => d.payload === entry)),
+          Effect.filterOrFail((entries) => entries.length > 0, () => "not yet"),
+          Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo({ duration: "20 seconds" })))
+        )
+        expect(dead.map((d) => d.deliveries)).toEqual([2])
+        expect(dead[0]?.reason).toContain("does not exist")
+        expect(yield* queue.length(batchesStream)).toBe(0)
+        expect((yield* repository.countRows(company)).products).toBe(0)
+      }))
   })
 
   layer(ColumnsPublisher, { timeout: 60_000, excludeTestServices: true })((it) => {
