@@ -3,34 +3,31 @@ import { readdirSync, readFileSync } from "node:fs"
 /** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ, 100 on Linux). */
 const TICKS_PER_SECOND = 100
 
-/**
- * CPU time (user + system, every thread: worker threads included) another process has used so far, from
- * Linux /proc/<pid>/stat; undefined where there is no /proc.
- */
-export const processCpuSeconds = (pid: number): number | undefined => {
+/** The fields of /proc/<pid>/stat after the command name (in parentheses, which may hold spaces); undefined where there is none. */
+const statFields = (pid: number): ReadonlyArray<string> | undefined => {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    // The fields after the command name (in parentheses, which may hold spaces): utime and stime are the 12th and 13th.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")
   } catch {
     return undefined
   }
 }
 
+/** Two of those fields, clock ticks, added up as seconds. */
+const secondsOf = (fields: ReadonlyArray<string> | undefined, first: number, second: number): number | undefined =>
+  fields === undefined ? undefined : (Number(fields[first]) + Number(fields[second])) / TICKS_PER_SECOND
+
 /**
- * CPU time (user + system) of the children `pid` has waited for so far (cutime and cstime of
- * /proc/<pid>/stat): a load generator run to its end as a child process counts there once it exits.
+ * CPU time (user + system, every thread: worker threads included) another process has used so far, from
+ * Linux /proc/<pid>/stat (utime and stime); undefined where there is no /proc.
  */
-export const waitedChildrenCpuSeconds = (pid: number): number | undefined => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    return (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND
-  } catch {
-    return undefined
-  }
-}
+export const processCpuSeconds = (pid: number): number | undefined => secondsOf(statFields(pid), 11, 12)
+
+/**
+ * CPU time (user + system) of the children `pid` has waited for so far (cutime and cstime): a load
+ * generator run to its end as a child process counts there once it exits.
+ */
+export const waitedChildrenCpuSeconds = (pid: number): number | undefined => secondsOf(statFields(pid), 13, 14)
 
 /** What `measure` gives, and the CPU seconds process `pid` used meanwhile (undefined where there is no /proc). */
 export const cpuOfDuring = async <A>(pid: number, measure: () => Promise<A>): Promise<{ readonly result: A; readonly cpuSeconds: number | undefined }> => {
