@@ -142,8 +142,10 @@ export class LoadRepository extends Context.Service<LoadRepository>()("@retail/s
       sql
         .withTransaction(
           Effect.gen(function* () {
-            // Locked as the count below would lock it: a sweep forgetting the load skips it meanwhile.
-            const load = yield* sql`SELECT 1 AS found FROM loads WHERE process_code = ${processCode} FOR UPDATE`
+            // Held against a sweep forgetting the load (its FOR UPDATE skips the row meanwhile). The weakest
+            // lock that does so: a persist of this same batch, which claims its ledger row before it updates
+            // the load, can still finish, and ours then finds the batch recorded.
+            const load = yield* sql`SELECT 1 AS found FROM loads WHERE process_code = ${processCode} FOR KEY SHARE`
             if (load.length === 0) return false
             const claimed = yield* sql`
               INSERT INTO load_batches (process_code, batch_no, products, outcome)

@@ -31,8 +31,8 @@ export class LoadRetention extends Context.Service<LoadRetention>()("@retail/sto
      * ago by the database's clock, oldest first, with everything recorded of them, in one transaction;
      * how many it forgot. At most `limit` loads, taken while the rows of the loads before them (a
      * row per refused SKU, per batch, a few events) add up to less than `rowBudget`: at most the
-     * budget plus one load's rows, and always the first load, however large. A load whose status events are not yet published
-     * (the relay could not reach the queue) is kept until they are. Loads whose row another
+     * budget plus one load's rows, and always the first load, however large. A load whose status
+     * events are not yet published (the relay could not reach the queue) is kept until they are. Loads whose row another
      * transaction holds (another sweep, a late batch counting itself) are skipped, not waited for; a
      * late batch that counts itself only after its load was forgotten finds no row and is undone
      * (ProductRepository).

@@ -9,8 +9,9 @@ const SPOOL_FOLDER = /^retail-(load|csv)-[A-Za-z0-9]{6}$/
 /**
  * A load's folder is written to while its file is read, and removed when the load ends; untouched
  * this long, it belongs to a process that was killed (kill -9, a crash, the OOM killer) before it
- * could remove it. Far longer than any load takes, so a folder in use by another process sharing
- * SPOOL_DIR is never taken.
+ * could remove it. Far longer than a load goes without writing while the upload watchdog
+ * (UPLOAD_MIN_BYTES_PER_SECOND) is on, so a folder in use by another process sharing SPOOL_DIR is
+ * not taken; with the watchdog off, a trickling upload could be (docs/file-loads.md).
  */
 export const STALE_AFTER_MS = 6 * 3_600_000
 
