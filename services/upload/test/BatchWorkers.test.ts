@@ -33,6 +33,43 @@ const ColumnsPublisher = Layer.mergeAll(BatchWorkers, ProductPublisher.layer).pi
   Layer.provideMerge(Layer.mergeAll(WorkingStore, MemoryStreamQueue.layer, UploadConfig.test({ workers: 1, batchSize: 4, batchEntryFormat: "columns" })))
 )
 
+/**
+ * The real store, misbehaving for the loads a test names: persisting a batch of a `crashing` load dies
+ * (a defect, not a StoreError); persisting one of a `flaky` load fails its first attempt; dead-lettering
+ * a batch of an `undeadletterable` load fails.
+ */
+const misbehaving = { crashing: new Set<string>(), flaky: new Set<string>(), undeadletterable: new Set<string>() }
+const MisbehavingStore = Layer.mergeAll(
+  Layer.effect(
+    ProductRepository,
+    Effect.map(ProductRepository, (real) => {
+      const persist = <A>(processCode: string, persisted: Effect.Effect<A, StoreError>): Effect.Effect<A, StoreError> =>
+        Effect.suspend(() => {
+          if (misbehaving.crashing.has(processCode)) return Effect.die(new Error("boom in the row encoder"))
+          if (misbehaving.flaky.delete(processCode)) return Effect.fail(new StoreError({ operation: "persistBatch", message: "serialization failure" }))
+          return persisted
+        })
+      return ProductRepository.of({
+        ...real,
+        persistBatch: (batch) => persist(batch.processCode, real.persistBatch(batch)),
+        persistEncodedBatch: (batch) => persist(batch.header.processCode, real.persistEncodedBatch(batch))
+      })
+    })
+  ).pipe(Layer.provide(ProductRepository.layer)),
+  Layer.effect(
+    LoadRepository,
+    Effect.map(LoadRepository, (real) =>
+      LoadRepository.of({
+        ...real,
+        recordDeadBatch: (processCode, batchNo, skus, reason) =>
+          misbehaving.undeadletterable.has(processCode)
+            ? Effect.fail(new StoreError({ operation: "recordDeadBatch", message: "connection reset" }))
+            : real.recordDeadBatch(processCode, batchNo, skus, reason)
+      }))
+  ).pipe(Layer.provide(LoadRepository.layer))
+).pipe(Layer.provideMerge(Database.layer({ url: Option.none(), dataDir: Database.IN_MEMORY, poolSize: 1 })))
+const MisbehavingWorkers = BatchWorkers.pipe(Layer.provideMerge(Layer.mergeAll(MisbehavingStore, MemoryStreamQueue.layer, config)))
+
 /** A batch in each entry format: ProductBatch's JSON (every release so far) and the columns encoded at intake. */
 const entryOf = (format: "json" | "columns", batch: ProductBatch): string =>
   format === "json"
@@ -141,6 +178,61 @@ describe("BatchWorkers", () => {
         expect(dead[0]?.reason).toContain("does not exist")
         expect(yield* queue.length(batchesStream)).toBe(0)
         expect((yield* repository.countRows(company)).products).toBe(0)
+      }))
+  })
+
+  layer(MisbehavingWorkers, { timeout: 60_000, excludeTestServices: true })((it) => {
+    it.effect("a batch whose persisting dies (a defect) is dead-lettered after MAX_DELIVERIES and its load ends, not redelivered for ever", () =>
+      Effect.gen(function*() {
+        const queue = yield* StreamQueue
+        const loads = yield* LoadRepository
+        const { batchesStream } = yield* UploadConfig
+        const processCode = crypto.randomUUID()
+        misbehaving.crashing.add(processCode)
+        const products = sampleProducts(2, { prefix: "CRASH" }) as unknown as ReadonlyArray<Product>
+        const entry = entryOf("columns", ProductBatch.make({ processCode, company: "ACME", batchNo: 0, products }))
+        yield* loads.create({ processCode, company: "ACME", source: "LOAD_PRODUCTS", received: 2, accepted: 2, failed: 0, errors: [] })
+        yield* queue.publish(batchesStream, [entry])
+
+        expect(yield* loadStatus(processCode)).toEqual(Option.some("COMPLETED_WITH_ERRORS"))
+        const page = yield* loads.errors(processCode, { cursor: Option.none(), limit: 10 })
+        expect(page.errors.map((e) => [e.sku, e.error])).toEqual(products.map((p) => [p.skuCode, "persisting failed 2 times: unexpected error: boom in the row encoder"]))
+        const dead = (yield* queue.readDead(batchesStream, { count: 100 })).filter((d) => d.payload === entry)
+        expect(dead.map((d) => d.deliveries)).toEqual([2])
+      }))
+
+    it.effect("an entry whose dead-lettering keeps failing stays pending without holding back the entries claimed with it", () =>
+      Effect.gen(function*() {
+        const queue = yield* StreamQueue
+        const loads = yield* LoadRepository
+        const repository = yield* ProductRepository
+        const { batchesStream } = yield* UploadConfig
+        // Claimed first (the older entry): its persisting fails every time, and so does recording it dead.
+        const stuck = crypto.randomUUID()
+        misbehaving.crashing.add(stuck)
+        misbehaving.undeadletterable.add(stuck)
+        // Claimed in the same set, after it: its first attempt fails, the reclaimer's succeeds.
+        const retried = crypto.randomUUID()
+        misbehaving.flaky.add(retried)
+        const company = `RECL-${retried.slice(0, 8)}`
+        const products = sampleProducts(3, { prefix: "RECL", company }) as unknown as ReadonlyArray<Product>
+        for (const processCode of [stuck, retried]) {
+          yield* loads.create({ processCode, company, source: "LOAD_PRODUCTS", received: 3, accepted: 3, failed: 0, errors: [] })
+        }
+        yield* queue.publish(batchesStream, [
+          entryOf("json", ProductBatch.make({ processCode: stuck, company, batchNo: 0, products })),
+          entryOf("json", ProductBatch.make({ processCode: retried, company, batchNo: 0, products }))
+        ])
+
+        expect(yield* loadStatus(retried, "COMPLETED")).toEqual(Option.some("COMPLETED"))
+        expect((yield* repository.countRows(company)).products).toBe(3)
+        const stuckLoad = Option.getOrThrow(yield* loads.find(stuck))
+        expect(stuckLoad.status).not.toMatch(/^(COMPLETED|FAILED)/)
+        expect(stuckLoad.totals).toMatchObject({ persisted: 0, failed: 0 })
+        // Still on the queue, to be dead-lettered once recording it works again.
+        misbehaving.undeadletterable.delete(stuck)
+        expect(yield* loadStatus(stuck)).toEqual(Option.some("COMPLETED_WITH_ERRORS"))
+        expect(yield* queue.length(batchesStream)).toBe(0)
       }))
   })
 

@@ -1,6 +1,6 @@
 import { type Delivery, QueueTracing, StreamQueue } from "@retail/queue"
 import { Database, LoadRepository, ProductRepository, sentSkus, StoreError } from "@retail/store"
-import { Cause, Effect, Fiber, Layer, Result, Schedule } from "effect"
+import { Cause, Effect, Fiber, Layer, Option, Result, Schedule } from "effect"
 import { trackBatches } from "../publish/LoadTracking.ts"
 import { type BatchEntry, decodeBatchEntry, headerOf } from "./BatchEntry.ts"
 import { UploadConfig } from "../UploadConfig.ts"
@@ -23,6 +23,16 @@ const persistSpan = (entry: BatchEntry) => {
   const { processCode, company, batchNo, products } = headerOf(entry)
   return Effect.withSpan("batch.persist", { attributes: { processCode, company, batchNo, products, format: entry._tag } })
 }
+
+/** Why a batch was not persisted: the store's message, or the defect's. */
+const reasonOf = (cause: Cause.Cause<StoreError>): string =>
+  Option.match(Cause.findErrorOption(cause), {
+    onSome: (error) => error.message,
+    onNone: () => {
+      const defect = Cause.squash(cause)
+      return `unexpected error: ${defect instanceof Error ? defect.message : String(defect)}`
+    }
+  })
 
 /** The SKU of every product of the batch, for the load's error list. */
 const skusOf = (entry: BatchEntry): ReadonlyArray<{ readonly sku: string }> =>
@@ -82,6 +92,28 @@ export const BatchWorkers = Layer.effectDiscard(
         Fiber.join
       )
 
+    /**
+     * A batch not persisted stays pending and is delivered again; after MAX_DELIVERIES while the database
+     * is up it goes to the dead letters. A defect counts as a failure too: a batch that crashes the code
+     * persisting it must end in the dead letters, not be redelivered for ever with its load never final.
+     */
+    const notPersisted = (consumer: string, delivery: Delivery, batch: BatchEntry, cause: Cause.Cause<StoreError>) =>
+      Effect.gen(function*() {
+        const reason = reasonOf(cause)
+        const databaseUp = Result.isSuccess(yield* Effect.result(Database.ready))
+        if (databaseUp && delivery.deliveries >= config.maxDeliveries) {
+          return yield* deadLetter(delivery, batch, `persisting failed ${delivery.deliveries} times: ${reason}`)
+        }
+        yield* Effect.logWarning(`batch ${delivery.id} not persisted (delivery ${delivery.deliveries}): ${reason}; left pending`, cause)
+        if (!databaseUp) {
+          // The outage's deliveries must not bring the batch nearer to the dead letters.
+          yield* queue.uncountDelivery(stream, group, consumer, delivery).pipe(
+            Effect.catch((queueError) => Effect.logWarning(`delivery ${delivery.deliveries} of batch ${delivery.id} still counts`, queueError))
+          )
+          yield* waitForDatabase
+        }
+      })
+
     const handle = (consumer: string) => (delivery: Delivery) =>
       Result.match(decodeBatchEntry(delivery.payload), {
         onFailure: (message) => deadLetter(delivery, null, `undecodable batch: ${message}`),
@@ -92,25 +124,27 @@ export const BatchWorkers = Layer.effectDiscard(
               duration: config.persistTimeoutMs,
               orElse: () => Effect.fail(new StoreError({ operation: "persistBatch", message: `no answer within ${config.persistTimeoutMs} ms` }))
             }),
-            Effect.andThen(queue.ack(stream, group, [delivery.id], workDone(stream, batch))),
-            Effect.catchTag("StoreError", (error) =>
-              Effect.gen(function*() {
-                const databaseUp = Result.isSuccess(yield* Effect.result(Database.ready))
-                if (databaseUp && delivery.deliveries >= config.maxDeliveries) {
-                  return yield* deadLetter(delivery, batch, `persisting failed ${delivery.deliveries} times: ${error.message}`)
-                }
-                yield* Effect.logWarning(`batch ${delivery.id} not persisted (delivery ${delivery.deliveries}); left pending`, error)
-                if (!databaseUp) {
-                  // The outage's deliveries must not bring the batch nearer to the dead letters.
-                  yield* queue.uncountDelivery(stream, group, consumer, delivery).pipe(
-                    Effect.catch((queueError) => Effect.logWarning(`delivery ${delivery.deliveries} of batch ${delivery.id} still counts`, queueError))
-                  )
-                  yield* waitForDatabase
-                }
-              })
-            )
+            Effect.matchCauseEffect({
+              // Only a commit is acked; a failed ack leaves the batch pending, and its replay changes nothing.
+              onSuccess: () => queue.ack(stream, group, [delivery.id], workDone(stream, batch)),
+              onFailure: (cause) => Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : notPersisted(consumer, delivery, batch, cause)
+            })
           )
       }).pipe(Effect.uninterruptible, QueueTracing.consumeSpan("batch.consume", stream, delivery))
+
+    /**
+     * An entry whose handling fails (its ack or its dead-lettering met a fault) stays pending and is
+     * claimed again; the entries read or claimed with it are still handled.
+     */
+    const handleEach = (consumer: string) =>
+      Effect.forEach((delivery: Delivery) =>
+        handle(consumer)(delivery).pipe(
+          Effect.catchCause((cause) =>
+            Cause.hasInterruptsOnly(cause)
+              ? Effect.failCause(cause)
+              : Effect.logError(`batch ${delivery.id}: handling failed; left pending (delivery ${delivery.deliveries})`, cause)
+          )
+        ), { discard: true })
 
     // A group that vanished after this process saw it went with its stream: Redis lost its data.
     let groupSeen = false
@@ -166,7 +200,7 @@ export const BatchWorkers = Layer.effectDiscard(
         ensureGroup,
         queue.read(stream, group, consumer, { count: 1, blockMs: 2_000 }).pipe(
           untraced,
-          Effect.flatMap(Effect.forEach(handle(consumer), { discard: true })),
+          Effect.flatMap(handleEach(consumer)),
           Effect.forever
         )
       )
@@ -174,7 +208,7 @@ export const BatchWorkers = Layer.effectDiscard(
     const reclaim = (consumer: string) =>
       Effect.andThen(ensureGroup, queue.claimStale(stream, group, consumer, { minIdleMs: config.claimIdleMs, count: 10 }).pipe(
         untraced,
-        Effect.flatMap(Effect.forEach(handle(consumer), { discard: true }))
+        Effect.flatMap(handleEach(consumer))
       )).pipe(Effect.repeat(Schedule.spaced(Math.max(100, Math.floor(config.claimIdleMs / 2)))))
 
     // Added before the consumers are forked, so it runs after they have stopped (and after the drain).
