@@ -256,7 +256,7 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
     )
 
   const deadLetter: StreamQueueShape["deadLetter"] = (stream, group, delivery, reason, options) =>
-    transition((current, now) =>
+    Effect.andThen(validate.optionalNonNegativeInt("deadLetter", "keepDead", options?.keepDead), transition((current, now) =>
       Result.map(parseId("deadLetter", delivery.id), (id) => {
         const dead = deadStream(stream)
         const fields: Fields = {
@@ -265,7 +265,7 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
           deliveries: String(delivery.deliveries),
           sourceId: delivery.id
         }
-        const appended = append(streamOf(current, dead), [fields], now, undefined)
+        const appended = append(streamOf(current, dead), [fields], now, options?.keepDead)
         let next = HashMap.set(current, dead, appended.stream)
         const s = HashMap.get(next, stream)
         const g = Option.flatMap(s, (s) => HashMap.get(s.groups, group))
@@ -275,7 +275,7 @@ export const make: Effect.Effect<StreamQueueShape> = Effect.gen(function*() {
         }
         return [undefined, next] as const
       })
-    ).pipe(Effect.tap(() => untrack(options?.untrack)), Effect.tap(() => notify(deadStream(stream))))
+    )).pipe(Effect.tap(() => untrack(options?.untrack)), Effect.tap(() => notify(deadStream(stream))))
 
   const entriesAfter = (stream: string, after: StreamId.StreamId, count: number) =>
     Effect.map(Ref.get(state), (current): ReadonlyArray<StreamEntry> =>

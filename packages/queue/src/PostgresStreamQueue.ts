@@ -245,6 +245,7 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
     const deadLetter: StreamQueueShape["deadLetter"] = (stream, group, delivery, reason, ackOptions) =>
       Effect.gen(function*() {
         const seq = exactSeq(yield* parseId("deadLetter", delivery.id))
+        yield* validate.optionalNonNegativeInt("deadLetter", "keepDead", ackOptions?.keepDead)
         const dead = deadStream(stream)
         yield* sql.withTransaction(
           Effect.gen(function*() {
@@ -259,6 +260,10 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
                 source_id: delivery.id
               })
             }`
+            // A dead stream's ids are reserved one at a time, so the newest keepDead are the seqs above this.
+            if (ackOptions?.keepDead !== undefined) {
+              yield* sql`DELETE FROM retail_queue_entries WHERE stream = ${dead} AND seq <= ${deadSeq - ackOptions.keepDead}`
+            }
             yield* sql`DELETE FROM retail_queue_pending WHERE stream = ${stream} AND group_name = ${group} AND seq = ${seq}`
             if (ackOptions?.deleteEntries === true) yield* sql`DELETE FROM retail_queue_entries WHERE stream = ${stream} AND seq = ${seq}`
             yield* untrack(ackOptions?.untrack)

@@ -265,15 +265,19 @@ export const make = (options: Options): Effect.Effect<StreamQueueShape, QueueErr
       // A malformed id would fail the script after the XADD: refuse it before anything is written.
       Option.isNone(StreamId.parse(delivery.id))
         ? Effect.fail(new QueueError({ operation: "deadLetter", message: `Invalid stream ID specified: ${delivery.id}` }))
-        : evaluate("deadLetter", scripts.deadLetter, [stream, deadStream(stream), ackOptions?.untrack?.set ?? `${stream}:untracked`], [
-          group,
-          delivery.id,
-          delivery.payload,
-          reason,
-          String(delivery.deliveries),
-          ackOptions?.deleteEntries === true ? "1" : "0",
-          ...(ackOptions?.untrack?.members ?? [])
-        ]).pipe(Effect.asVoid)
+        : validate.optionalNonNegativeInt("deadLetter", "keepDead", ackOptions?.keepDead).pipe(
+          Effect.andThen(evaluate("deadLetter", scripts.deadLetter, [stream, deadStream(stream), ackOptions?.untrack?.set ?? `${stream}:untracked`], [
+            group,
+            delivery.id,
+            delivery.payload,
+            reason,
+            String(delivery.deliveries),
+            ackOptions?.deleteEntries === true ? "1" : "0",
+            ackOptions?.keepDead === undefined ? "" : String(ackOptions.keepDead),
+            ...(ackOptions?.untrack?.members ?? [])
+          ])),
+          Effect.asVoid
+        )
 
     const readAfter: StreamQueueShape["readAfter"] = (stream, afterId, readOptions) =>
       validate.readOptions("readAfter", readOptions).pipe(

@@ -63,6 +63,14 @@ export interface AckOptions {
   readonly untrack?: Tracking
 }
 
+export interface DeadLetterOptions extends AckOptions {
+  /**
+   * The dead-letter stream keeps at most this many entries, the newest: older ones are trimmed in
+   * the same atomic step. Unset: it keeps every entry.
+   */
+  readonly keepDead?: number
+}
+
 export interface ReadOptions {
   readonly count: number
   /** Waits up to this long when nothing is available; `<= 0` returns at once (never "forever"). */
@@ -148,7 +156,7 @@ export interface StreamQueueShape {
     group: string,
     delivery: Delivery,
     reason: string,
-    options?: AckOptions
+    options?: DeadLetterOptions
   ) => Effect.Effect<void, QueueError>
   /** Entries with an id greater than `afterId` ("0" = from the start, "$" = only new ones). */
   readonly readAfter: (

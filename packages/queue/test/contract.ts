@@ -405,6 +405,34 @@ export const streamQueueContract = (options: ContractOptions): void => {
         expect(next.map((d) => d.payload)).toEqual(["fine"])
       }))
 
+    test("deadLetter with keepDead keeps the newest dead letters only, in the same step, and refuses a negative bound", () =>
+      Effect.gen(function*() {
+        const queue = yield* StreamQueue
+        const stream = yield* freshStream
+        yield* queue.ensureGroup(stream, "g")
+        yield* queue.publish(stream, payloads("p", 5))
+        const delivered = yield* queue.read(stream, "g", "c1", { count: 5, blockMs: 0 })
+        expect(delivered).toHaveLength(5)
+        for (const [i, delivery] of delivered.entries()) {
+          yield* queue.deadLetter(stream, "g", delivery, `reason ${i}`, { deleteEntries: true, keepDead: 3 })
+          const kept = yield* queue.readDead(stream, { count: 10 })
+          expect(kept.map((d) => d.sourceId)).toEqual(delivered.slice(Math.max(0, i - 2), i + 1).map((d) => d.id))
+        }
+        expect(yield* queue.readAfter(stream, "0", { count: 10, blockMs: 0 })).toEqual([])
+        // keepDead 0 keeps none; without keepDead every dead letter stays.
+        yield* queue.publish(stream, payloads("q", 2))
+        const [first, second] = yield* queue.read(stream, "g", "c1", { count: 2, blockMs: 0 })
+        if (first === undefined || second === undefined) return expect.fail("two entries delivered")
+        yield* queue.deadLetter(stream, "g", first, "none kept", { keepDead: 0 })
+        expect(yield* queue.readDead(stream, { count: 10 })).toEqual([])
+        const error = yield* Effect.flip(queue.deadLetter(stream, "g", second, "bad bound", { keepDead: -1 }))
+        expect(error).toBeInstanceOf(QueueError)
+        // Refused before anything was written: the entry is still pending, no dead letter was added.
+        expect(yield* queue.readDead(stream, { count: 10 })).toEqual([])
+        yield* queue.deadLetter(stream, "g", second, "unbounded")
+        expect((yield* queue.readDead(stream, { count: 10 })).map((d) => d.sourceId)).toEqual([second.id])
+      }))
+
     test("lastId is 0-0 for a missing stream, then the newest entry's id: reading after it gives only later entries", () =>
       Effect.gen(function*() {
         const queue = yield* StreamQueue

@@ -63,6 +63,8 @@ export class UploadConfig extends Context.Service<UploadConfig, {
   readonly queueDrainTimeoutMs: number
   /** Days the record of a finished load is kept (its row, errors, batch ledger, events); 0: kept forever. */
   readonly loadRetentionDays: number
+  /** Dead letters kept on the batches' dead-letter stream, the newest; 0: every one. */
+  readonly deadLetterMaxEntries: number
 }>()("@retail/upload/UploadConfig") {
   static readonly layer = Layer.effect(
     UploadConfig,
@@ -95,7 +97,8 @@ export class UploadConfig extends Context.Service<UploadConfig, {
         loadLeaseMs: yield* positive("LOAD_LEASE_MS", 30_000),
         reconcileIntervalMs: yield* positive("LOAD_RECONCILE_INTERVAL_MS", 10_000),
         queueDrainTimeoutMs: yield* integer("QUEUE_DRAIN_TIMEOUT_MS", 60_000, { min: 0 }),
-        loadRetentionDays: yield* integer("LOAD_RETENTION_DAYS", 30, { min: 0, max: 36_500, note: "0: kept forever" })
+        loadRetentionDays: yield* integer("LOAD_RETENTION_DAYS", 30, { min: 0, max: 36_500, note: "0: kept forever" }),
+        deadLetterMaxEntries: yield* integer("DEAD_LETTER_MAX_ENTRIES", 1000, { min: 0, note: "0: every one kept" })
       }
     })
   )
@@ -128,6 +131,7 @@ export class UploadConfig extends Context.Service<UploadConfig, {
       reconcileIntervalMs: 10_000,
       queueDrainTimeoutMs: 10_000,
       loadRetentionDays: 30,
+      deadLetterMaxEntries: 1000,
       ...overrides
     })
 }

@@ -137,6 +137,29 @@ describe("BatchWorkers", () => {
       }))
   })
 
+  layer(BatchWorkers.pipe(Layer.provideMerge(Layer.mergeAll(Store, MemoryStreamQueue.layer, UploadConfig.test({ claimIdleMs: 200, maxDeliveries: 2, workers: 1, deadLetterMaxEntries: 2 })))), {
+    timeout: 60_000,
+    excludeTestServices: true
+  })((it) => {
+    it.effect("with DEAD_LETTER_MAX_ENTRIES=2, the dead-letter stream keeps the newest two batches; every load still lists its failed products", () =>
+      Effect.gen(function*() {
+        const queue = yield* StreamQueue
+        const loads = yield* LoadRepository
+        const { batchesStream } = yield* UploadConfig
+        const processCodes = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()]
+        for (const [i, processCode] of processCodes.entries()) {
+          const products = sampleProducts(2, { prefix: `CAP${i}` }) as unknown as ReadonlyArray<Product>
+          yield* loads.create({ processCode, company: "ACME", source: "LOAD_PRODUCTS", received: 2, accepted: 2, failed: 0, errors: [] })
+          yield* queue.publish(batchesStream, [entryOf("json", ProductBatch.make({ processCode, company: "ACME", batchNo: 0, products }))])
+          // One at a time, so that the dead letters' order is the loads' order.
+          expect(yield* loadStatus(processCode)).toEqual(Option.some("COMPLETED_WITH_ERRORS"))
+          expect((yield* loads.errors(processCode, { cursor: Option.none(), limit: 10 })).errors).toHaveLength(2)
+        }
+        const dead = yield* queue.readDead(batchesStream, { count: 10 })
+        expect(dead.map((d) => (JSON.parse(d.payload) as { readonly processCode: string }).processCode)).toEqual(processCodes.slice(1))
+      }))
+  })
+
   layer(WorkingWorkers, { timeout: 60_000, excludeTestServices: true })((it) => {
     it.effect("persists a queue holding entries of both formats (a rolling deploy): every product, with its children", () =>
       Effect.gen(function*() {

@@ -39,12 +39,17 @@ return out
  * be written, the entry is not acked (and so not lost).
  *
  * KEYS stream, dead stream, tracking set; ARGV group, id, payload, reason, deliveries, "1" to delete
- * the entry, then the members to remove from the tracking set (none: the set is not touched).
+ * the entry, the dead stream's MAXLEN ("" keeps every entry), then the members to remove from the
+ * tracking set (none: the set is not touched).
  */
 export const deadLetter = script(`
-redis.call('XADD', KEYS[2], '*', 'payload', ARGV[3], 'reason', ARGV[4], 'deliveries', ARGV[5], 'sourceId', ARGV[2])
+if ARGV[7] == '' then
+  redis.call('XADD', KEYS[2], '*', 'payload', ARGV[3], 'reason', ARGV[4], 'deliveries', ARGV[5], 'sourceId', ARGV[2])
+else
+  redis.call('XADD', KEYS[2], 'MAXLEN', '=', ARGV[7], '*', 'payload', ARGV[3], 'reason', ARGV[4], 'deliveries', ARGV[5], 'sourceId', ARGV[2])
+end
 redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
 if ARGV[6] == '1' then redis.call('XDEL', KEYS[1], ARGV[2]) end
-if #ARGV > 6 then redis.call('SREM', KEYS[3], unpack(ARGV, 7)) end
+if #ARGV > 7 then redis.call('SREM', KEYS[3], unpack(ARGV, 8)) end
 return 'OK'
 `)

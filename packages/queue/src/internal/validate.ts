@@ -17,3 +17,6 @@ export const readOptions = (
   options: { readonly count: number; readonly blockMs: number }
 ): Effect.Effect<void, QueueError> =>
   Effect.andThen(positiveInt(operation, "count", options.count), nonNegativeInt(operation, "blockMs", options.blockMs))
+
+export const optionalNonNegativeInt = (operation: string, name: string, value: number | undefined): Effect.Effect<void, QueueError> =>
+  value === undefined ? Effect.void : nonNegativeInt(operation, name, value)

@@ -69,13 +69,16 @@ export const BatchWorkers = Layer.effectDiscard(
       Effect.interruptible
     )
 
+    // A dead letter holds its whole batch (about 450 KB at 250 products): a feed failing whole would fill Redis.
+    const keepDead = config.deadLetterMaxEntries === 0 ? {} : { keepDead: config.deadLetterMaxEntries }
+
     const deadLetter = (delivery: Delivery, batch: BatchEntry | null, reason: string) =>
       Effect.gen(function*() {
         if (batch !== null) {
           const { processCode, batchNo } = headerOf(batch)
           yield* loads.recordDeadBatch(processCode, batchNo, skusOf(batch), reason)
         }
-        yield* queue.deadLetter(stream, group, delivery, reason, workDone(stream, batch))
+        yield* queue.deadLetter(stream, group, delivery, reason, { ...workDone(stream, batch), ...keepDead })
         yield* Effect.logWarning(`batch ${delivery.id} dead-lettered after ${delivery.deliveries} deliveries: ${reason}`)
       })
 
