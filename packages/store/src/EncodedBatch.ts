@@ -97,14 +97,34 @@ const isHeader = (value: unknown): value is BatchHeader => {
     Number.isSafeInteger(h["products"])
 }
 
+/** The header of an encoded entry and where its columns start, whether or not the columns can be read. */
+const readHeader = (entry: Uint8Array): Result.Result<{ readonly header: BatchHeader; readonly end: number }, string> => {
+  if (!isEncodedBatch(entry)) return Result.fail("not an encoded batch")
+  if (entry.length < 8) return Result.fail("truncated header")
+  const length = readInt32(entry, 4)
+  if (length < 0 || 8 + length > entry.length) return Result.fail("truncated header")
+  let header: unknown
+  try {
+    header = JSON.parse(Buffer.from(entry.buffer, entry.byteOffset + 8, length).toString("utf8"))
+  } catch {
+    return Result.fail("header is not JSON")
+  }
+  return isHeader(header) ? Result.succeed({ header, end: 8 + length }) : Result.fail("header lacks processCode, company, batchNo or products")
+}
+
+/** Whose batch an encoded entry is, even when its columns cannot be read: the load a refused entry's products failed on. */
+export const readEncodedHeader = (entry: Uint8Array): Result.Result<BatchHeader, string> => Result.map(readHeader(entry), ({ header }) => header)
+
 /**
  * The header and column views of an encoded entry, its framing checked: every length within the
  * entry, each column a one-dimensional array (or an empty one) of the type its place expects.
  * The elements are left to PostgreSQL, which checks them as it reads them.
  */
 export const decodeEncodedBatch = (entry: Uint8Array): Result.Result<DecodedBatch, string> => {
-  if (!isEncodedBatch(entry)) return Result.fail("not an encoded batch")
-  let at = 4
+  const read = readHeader(entry)
+  if (Result.isFailure(read)) return Result.fail(read.failure)
+  const { header } = read.success
+  let at = read.success.end
   const take = (length: number): Uint8Array | undefined => {
     if (length < 0 || at + length > entry.length) return undefined
     const view = entry.subarray(at, at + length)
@@ -117,15 +137,6 @@ export const decodeEncodedBatch = (entry: Uint8Array): Result.Result<DecodedBatc
     at += 4
     return value
   }
-  const headerBytes = take(int32() ?? -1)
-  if (headerBytes === undefined) return Result.fail("truncated header")
-  let header: unknown
-  try {
-    header = JSON.parse(Buffer.from(headerBytes.buffer, headerBytes.byteOffset, headerBytes.length).toString("utf8"))
-  } catch {
-    return Result.fail("header is not JSON")
-  }
-  if (!isHeader(header)) return Result.fail("header lacks processCode, company, batchNo or products")
   if (int32() !== COLUMN_TYPES.length) return Result.fail(`expected ${COLUMN_TYPES.length} columns`)
   const columns: Array<Uint8Array> = []
   for (const oid of COLUMN_TYPES) {

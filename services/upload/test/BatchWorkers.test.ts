@@ -1,8 +1,8 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { type Product, ProductBatch } from "@retail/domain"
 import { MemoryStreamQueue, StreamQueue } from "@retail/queue"
-import { BatchWorkers, COLUMNS_PREFIX, columnsEntry, ProductPublisher, UploadConfig } from "@retail/service-upload"
-import { Database, encodeBatch, LoadRepository, ProductRepository, StoreError } from "@retail/store"
+import { BatchWorkers, COLUMNS_PREFIX, columnsEntry, loadBatchesSet, ProductPublisher, trackBatches, UploadConfig } from "@retail/service-upload"
+import { Database, encodeBatch, LoadRepository, ProductRepository, StoreError, UNREADABLE_SKU } from "@retail/store"
 import { sampleProducts } from "@retail/testkit"
 import { Effect, Layer, Option, Schedule } from "effect"
 
@@ -134,6 +134,58 @@ describe("BatchWorkers", () => {
         )
         expect(dead.at(-1)).toMatchObject({ deliveries: 1, payload: truncated })
         expect(dead.at(-1)?.reason).toContain("undecodable batch")
+      }))
+
+    /** An entry of a load that cannot be decoded (a release with another schema or column layout wrote it) still ends its load. */
+    const refusedEntries = (processCode: string, products: ReadonlyArray<Product>) => ({
+      json: JSON.stringify({ processCode, company: "ACME", batchNo: 0, products: products.map((p) => ({ ...p, dateUpdate: "not a date" })) }),
+      // The header is whole; the column count after it is not this release's.
+      columns: (() => {
+        const bytes = Buffer.from(encodeBatch({ processCode, company: "ACME", batchNo: 0 }, products))
+        const columnCountAt = 8 + bytes.readInt32BE(4)
+        bytes.writeInt32BE(bytes.readInt32BE(columnCountAt) + 1, columnCountAt)
+        return columnsEntry(bytes)
+      })()
+    })
+    for (const format of ["json", "columns"] as const) {
+      it.effect(`[${format}] an entry whose header names a load but whose products cannot be decoded fails them on the load, at its first delivery`, () =>
+        Effect.gen(function*() {
+          const queue = yield* StreamQueue
+          const loads = yield* LoadRepository
+          const { batchesStream } = yield* UploadConfig
+          const processCode = crypto.randomUUID()
+          const products = sampleProducts(3, { prefix: "UNDEC" }) as unknown as ReadonlyArray<Product>
+          const entry = refusedEntries(processCode, products)[format]
+          yield* loads.create({ processCode, company: "ACME", source: "LOAD_PRODUCTS", received: 3, accepted: 3, failed: 0, errors: [], batches: 1, queue: batchesStream })
+          yield* queue.publish(batchesStream, [entry], { track: trackBatches(batchesStream, processCode, [0]) })
+
+          expect(yield* loadStatus(processCode)).toEqual(Option.some("COMPLETED_WITH_ERRORS"))
+          expect(Option.getOrThrow(yield* loads.find(processCode)).totals).toMatchObject({ accepted: 3, persisted: 0, failed: 3 })
+          const page = yield* loads.errors(processCode, { cursor: Option.none(), limit: 10 })
+          expect(page.errors.map((e) => e.sku)).toEqual(format === "json" ? products.map((p) => p.skuCode) : products.map(() => UNREADABLE_SKU))
+          expect(page.errors.every((e) => e.error.startsWith("undecodable batch: "))).toBe(true)
+          const dead = (yield* queue.readDead(batchesStream, { count: 100 })).filter((d) => d.payload === entry)
+          expect(dead.map((d) => d.deliveries)).toEqual([1])
+          // Off the load's tracking set, so the reconciler does not wait for it on the queue.
+          expect(yield* queue.tracked(loadBatchesSet(batchesStream, processCode))).toEqual([])
+        }))
+    }
+
+    it.effect("an entry naming a load the database cannot hold (processCode not a UUID) is dead-lettered at its first delivery, not retried for ever", () =>
+      Effect.gen(function*() {
+        const queue = yield* StreamQueue
+        const { batchesStream } = yield* UploadConfig
+        const products = sampleProducts(1, { prefix: "FORGED" }) as unknown as ReadonlyArray<Product>
+        // ProductBatch's JSON schema refuses such a code already; the columns header is read by hand.
+        const entry = columnsEntry(encodeBatch({ processCode: "not-a-load", company: "ACME", batchNo: 0 }, products))
+        yield* queue.publish(batchesStream, [entry])
+        const dead = yield* queue.readDead(batchesStream, { count: 100 }).pipe(
+          Effect.map((entries) => entries.filter((d) => d.payload === entry)),
+          Effect.filterOrFail((entries) => entries.length > 0, () => "not yet"),
+          Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo({ duration: "10 seconds" })))
+        )
+        expect(dead.map((d) => d.deliveries)).toEqual([1])
+        expect(dead[0]?.reason).toBe("undecodable batch: its processCode is not a UUID or its batchNo not a batch number")
       }))
   })
 

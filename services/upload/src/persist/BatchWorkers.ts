@@ -1,8 +1,8 @@
 import { type Delivery, QueueTracing, StreamQueue } from "@retail/queue"
-import { Database, LoadRepository, ProductRepository, sentSkus, StoreError } from "@retail/store"
+import { type BatchHeader, Database, LoadRepository, ProductRepository, sentSkus, StoreError } from "@retail/store"
 import { Cause, Effect, Fiber, Layer, Option, Result, Schedule } from "effect"
 import { trackBatches } from "../publish/LoadTracking.ts"
-import { type BatchEntry, decodeBatchEntry, headerOf } from "./BatchEntry.ts"
+import { type BatchEntry, decodeBatchEntry, headerOf, refusedBatchOf, type RefusedBatch } from "./BatchEntry.ts"
 import { UploadConfig } from "../UploadConfig.ts"
 
 const restartAfterFailure = <A, E, R>(name: string, loop: Effect.Effect<A, E, R>) =>
@@ -34,16 +34,18 @@ const reasonOf = (cause: Cause.Cause<StoreError>): string =>
     }
   })
 
-/** The SKU of every product of the batch, for the load's error list. */
-const skusOf = (entry: BatchEntry): ReadonlyArray<{ readonly sku: string }> =>
-  (entry._tag === "Json" ? entry.batch.products.map((p) => p.skuCode) : sentSkus(entry.batch)).map((sku) => ({ sku }))
+/** A batch's load and batch number, and the SKU of every product it sent, for the load's error list. */
+const deadBatchOf = (entry: BatchEntry): RefusedBatch => ({
+  header: headerOf(entry),
+  skus: entry._tag === "Json" ? entry.batch.products.map((p) => p.skuCode) : sentSkus(entry.batch)
+})
 
 /**
  * A persisted (or dead-lettered) batch leaves the stream, and its load's tracking set, in one step:
  * Redis holds the backlog, not every batch ever loaded.
  */
-const workDone = (stream: string, entry: BatchEntry | null) =>
-  entry === null ? { deleteEntries: true } : { deleteEntries: true, untrack: trackBatches(stream, headerOf(entry).processCode, [headerOf(entry).batchNo]) }
+const workDone = (stream: string, header: Pick<BatchHeader, "processCode" | "batchNo"> | null) =>
+  header === null ? { deleteEntries: true } : { deleteEntries: true, untrack: trackBatches(stream, header.processCode, [header.batchNo]) }
 
 /**
  * Consumers of the product batches stream: persist a batch in one transaction, then ack.
@@ -72,13 +74,13 @@ export const BatchWorkers = Layer.effectDiscard(
     // A dead letter holds its whole batch (about 450 KB at 250 products): a feed failing whole would fill Redis.
     const keepDead = config.deadLetterMaxEntries === 0 ? {} : { keepDead: config.deadLetterMaxEntries }
 
-    const deadLetter = (delivery: Delivery, batch: BatchEntry | null, reason: string) =>
+    /** `dead`: whose batch it was, when that can be read: its products are failed on their load, so that the load ends. */
+    const deadLetter = (delivery: Delivery, dead: RefusedBatch | null, reason: string) =>
       Effect.gen(function*() {
-        if (batch !== null) {
-          const { processCode, batchNo } = headerOf(batch)
-          yield* loads.recordDeadBatch(processCode, batchNo, skusOf(batch), reason)
+        if (dead !== null) {
+          yield* loads.recordDeadBatch(dead.header.processCode, dead.header.batchNo, dead.skus.map((sku) => ({ sku })), reason)
         }
-        yield* queue.deadLetter(stream, group, delivery, reason, { ...workDone(stream, batch), ...keepDead })
+        yield* queue.deadLetter(stream, group, delivery, reason, { ...workDone(stream, dead?.header ?? null), ...keepDead })
         yield* Effect.logWarning(`batch ${delivery.id} dead-lettered after ${delivery.deliveries} deliveries: ${reason}`)
       })
 
@@ -105,7 +107,7 @@ export const BatchWorkers = Layer.effectDiscard(
         const reason = reasonOf(cause)
         const databaseUp = Result.isSuccess(yield* Effect.result(Database.ready))
         if (databaseUp && delivery.deliveries >= config.maxDeliveries) {
-          return yield* deadLetter(delivery, batch, `persisting failed ${delivery.deliveries} times: ${reason}`)
+          return yield* deadLetter(delivery, deadBatchOf(batch), `persisting failed ${delivery.deliveries} times: ${reason}`)
         }
         yield* Effect.logWarning(`batch ${delivery.id} not persisted (delivery ${delivery.deliveries}): ${reason}; left pending`, cause)
         if (!databaseUp) {
@@ -119,7 +121,7 @@ export const BatchWorkers = Layer.effectDiscard(
 
     const handle = (consumer: string) => (delivery: Delivery) =>
       Result.match(decodeBatchEntry(delivery.payload), {
-        onFailure: (message) => deadLetter(delivery, null, `undecodable batch: ${message}`),
+        onFailure: (message) => deadLetter(delivery, Option.getOrNull(refusedBatchOf(delivery.payload)), `undecodable batch: ${message}`),
         onSuccess: (batch) =>
           persisting(batch).pipe(
             // Handling is uninterruptible so that shutdown lets a batch finish; a hung database must not hold it forever.
@@ -129,7 +131,7 @@ export const BatchWorkers = Layer.effectDiscard(
             }),
             Effect.matchCauseEffect({
               // Only a commit is acked; a failed ack leaves the batch pending, and its replay changes nothing.
-              onSuccess: () => queue.ack(stream, group, [delivery.id], workDone(stream, batch)),
+              onSuccess: () => queue.ack(stream, group, [delivery.id], workDone(stream, headerOf(batch))),
               onFailure: (cause) => Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : notPersisted(consumer, delivery, batch, cause)
             })
           )
