@@ -2,8 +2,8 @@ import { describe, expect, layer } from "@effect/vitest"
 import { LoadSummary } from "@retail/domain"
 import { MemoryStreamQueue } from "@retail/queue"
 import { LoadOwner, ProductPublisher, UploadConfig } from "@retail/service-upload"
-import { Database, LoadRepository } from "@retail/store"
-import type { StorageFailed } from "@retail/api"
+import { Database, LoadRepository, StoreError } from "@retail/store"
+import { StorageFailed } from "@retail/api"
 import { type Cause, Duration, Effect, Fiber, Layer, Option, Queue, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { setTimeout as sleep } from "node:timers/promises"
@@ -14,20 +14,27 @@ import type { SpoolRecord } from "../src/spool/LoadSpool.ts"
 /** What the publisher commits to the load's counts, call by call. */
 const committed: Array<{ readonly received: number; readonly accepted: number; readonly failed: number }> = []
 
+/** Loads that cannot be marked FAILED: the database is down at that moment. */
+const unfailable = new Set<string>()
+
 /** The real store, recording each `addCounts`. */
 const CountingLoads = Layer.effect(
   LoadRepository,
   Effect.map(LoadRepository, (real) =>
     LoadRepository.of({
       ...real,
-      addCounts: (processCode, counts) => Effect.andThen(Effect.sync(() => committed.push(counts)), real.addCounts(processCode, counts))
+      addCounts: (processCode, counts) => Effect.andThen(Effect.sync(() => committed.push(counts)), real.addCounts(processCode, counts)),
+      markFailed: (processCode, reason) =>
+        unfailable.has(processCode)
+          ? Effect.fail(new StoreError({ operation: "markFailed", message: "connection refused" }))
+          : real.markFailed(processCode, reason)
     }))
 ).pipe(Layer.provide(LoadRepository.layer))
 
 const Publisher = FileLoadPublisher.layer.pipe(
   Layer.provide(ProductPublisher.layer),
   Layer.provideMerge(CountingLoads),
-  Layer.provide(Layer.mergeAll(MemoryStreamQueue.layer, UploadConfig.test(), LoadOwner.test())),
+  Layer.provideMerge(Layer.mergeAll(MemoryStreamQueue.layer, UploadConfig.test(), LoadOwner.test())),
   Layer.provide(Database.layer({ url: Option.none(), dataDir: Database.IN_MEMORY, poolSize: 1 }))
 )
 
@@ -46,6 +53,7 @@ const handFedSpool = Effect.map(Queue.make<SpoolRecord, StorageFailed | Cause.Do
       discard: true
     }),
   errors: (json: string) => Queue.offer(queue, { _tag: "Errors", json }),
+  fail: (error: StorageFailed) => Queue.fail(queue, error),
   end: Queue.end(queue)
 }))
 
@@ -102,6 +110,25 @@ describe("FileLoadPublisher", () => {
         expect(answer.processCode).toBe(processCode)
         const loads = yield* LoadRepository
         expect(Option.getOrThrow(yield* loads.find(processCode)).company).toBe("ACME")
+      }))
+
+    it.effect("a load whose publishing failed and could not be marked FAILED is left to the reconciler (abandoned), not in progress for ever", () =>
+      Effect.gen(function*() {
+        const processCode = crypto.randomUUID()
+        unfailable.add(processCode)
+        const publisher = yield* FileLoadPublisher
+        const owner = yield* LoadOwner
+        const spool = yield* handFedSpool
+        const publishing = yield* publisher.publish({ company: "ACME", source: "HANDLE_JSON", spool, totals: { total: 10, accepted: 10, failed: 0, firstErrors: [] } }).pipe(
+          Effect.provideService(ProcessCodes, { next: Effect.succeed(processCode) }),
+          Effect.forkChild
+        )
+        yield* spool.batches(1)
+        yield* spool.fail(new StorageFailed({ message: "the spool's disk failed" }))
+        expect(yield* Effect.flip(Fiber.join(publishing))).toBeInstanceOf(StorageFailed)
+        const loads = yield* LoadRepository
+        expect(Option.getOrThrow(yield* loads.find(processCode)).status).not.toMatch(/^(COMPLETED|FAILED)/)
+        expect(owner.abandoned.has(processCode)).toBe(true)
       }))
   })
 })

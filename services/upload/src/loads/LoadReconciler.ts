@@ -43,6 +43,8 @@ const inProgress: Verdict = { _tag: "InProgress" }
  * - a published load whose batches are neither recorded in the database nor still on the queue
  *   (tracked per load beside the stream) lost them with the queue: FAILED, and reported;
  * - a load fully published whose owner died before marking it PROCESSING is marked so.
+ * A load of this process is judged so too once its request ended without settling it
+ * (LoadOwner's AbandonedLoads): the process lives, but nothing else would settle it.
  */
 export class LoadReconciler extends Context.Service<LoadReconciler>()("@retail/upload/LoadReconciler", {
   make: Effect.gen(function*() {
@@ -73,12 +75,15 @@ export class LoadReconciler extends Context.Service<LoadReconciler>()("@retail/u
     const judge = (load: UnfinishedLoad): Effect.Effect<Verdict, unknown> =>
       Effect.gen(function*() {
         const mine = load.owner === owner.id
-        const ownerGone = !mine && !load.ownerAlive
+        // This process's own loads are settled here only once their request ended without settling them.
+        const ownerGone = mine ? owner.abandoned.has(load.processCode) : !load.ownerAlive
         if (load.receiving) {
           return ownerGone
             ? {
               _tag: "Fail",
-              reason: `The server receiving this load stopped before publishing all of it (no heartbeat for ${config.loadLeaseMs} ms). ${RESEND}`
+              reason: mine
+                ? `Publishing this load stopped before all of it was published (the database or the messaging system failed, or the request was cut off). ${RESEND}`
+                : `The server receiving this load stopped before publishing all of it (no heartbeat for ${config.loadLeaseMs} ms). ${RESEND}`
             }
             : inProgress
         }
@@ -89,7 +94,10 @@ export class LoadReconciler extends Context.Service<LoadReconciler>()("@retail/u
         const { missing, recorded, onQueue } = yield* missingBatches(load, load.batches)
         if (missing === 0) return load.status === "RECEIVED" ? { _tag: "Published" } : inProgress
         if (load.status === "RECEIVED" && missing === load.batches && recorded === 0) {
-          return { _tag: "Fail", reason: `The server receiving this load stopped before publishing it; nothing of it was stored. Send the load again.` }
+          return {
+            _tag: "Fail",
+            reason: `${mine ? "Publishing this load failed" : "The server receiving this load stopped before publishing it"}; nothing of it was stored. Send the load again.`
+          }
         }
         return { _tag: "Lost", batches: load.batches, onQueue }
       })
@@ -129,10 +137,14 @@ export class LoadReconciler extends Context.Service<LoadReconciler>()("@retail/u
 
     const pass = Effect.gen(function*() {
       yield* ownership.heartbeat(owner.id, owner.name)
+      // Taken before the loads are read: an abandoned load not among the unfinished then is final (or forgotten).
+      const abandoned = owner.abandoned.snapshot()
       const unfinished = yield* ownership.unfinished(config.loadLeaseMs, config.batchesStream)
       yield* Effect.sync(() => UploadMetrics.countUnfinished(unfinished))
       yield* Effect.forEach(unfinished, (load) =>
         settle(load).pipe(Effect.catchCause((cause) => Effect.logWarning(`could not reconcile load ${load.processCode}`, cause))), { discard: true })
+      const stillUnfinished = new Set(unfinished.map((load) => load.processCode))
+      for (const processCode of abandoned) if (!stillUnfinished.has(processCode)) owner.abandoned.forget(processCode)
     })
 
     yield* ownership.register(owner.id, owner.name).pipe(

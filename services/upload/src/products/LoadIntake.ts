@@ -11,7 +11,7 @@ import {
 } from "@retail/domain"
 import type { QueueError } from "@retail/queue"
 import { LoadRepository } from "@retail/store"
-import { Context, Effect, Layer, Result } from "effect"
+import { Context, Effect, Exit, Layer, Result } from "effect"
 import { LoadOwner } from "../publish/LoadOwner.ts"
 import { type LoadRef, ProductPublisher } from "../publish/ProductPublisher.ts"
 import { ProcessCodes } from "../publish/ProcessCodes.ts"
@@ -59,9 +59,21 @@ export class LoadIntake extends Context.Service<LoadIntake>()("@retail/upload/Lo
     const publisher = yield* ProductPublisher
     const owner = yield* LoadOwner
 
+    /**
+     * Whatever ends the request before its load is settled (publishing and marking it FAILED both
+     * failed, the client went away, a defect) leaves the load to the reconciler, which settles it
+     * as a dead owner's: PROCESSING if its batches are on the queue, FAILED if not.
+     */
     const record = (outcome: Outcome) =>
       Effect.gen(function*() {
         const processCode = yield* (yield* ProcessCodes).next
+        return yield* recordAs(processCode, outcome).pipe(
+          Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => owner.abandoned.add(processCode)))
+        )
+      })
+
+    const recordAs = (processCode: string, outcome: Outcome) =>
+      Effect.gen(function*() {
         const { accepted, errors } = outcome
         yield* loads.create({
           processCode,
@@ -97,7 +109,11 @@ export class LoadIntake extends Context.Service<LoadIntake>()("@retail/upload/Lo
           )
           // Published is what counts; a worker may even have finished already, so a failure here only delays the PROCESSING event.
           yield* loads.markProcessing(processCode).pipe(
-            Effect.catch((error) => Effect.logWarning("could not mark the load PROCESSING", error))
+            Effect.catch((error) =>
+              Effect.logWarning("could not mark the load PROCESSING; the reconciler will", error).pipe(
+                Effect.andThen(Effect.sync(() => owner.abandoned.add(processCode)))
+              )
+            )
           )
         }
 

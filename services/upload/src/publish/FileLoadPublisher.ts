@@ -2,7 +2,7 @@ import { PublishFailed, StorageFailed } from "@retail/api"
 import { acceptedMessage, LoadAccepted, type LoadSource, LoadSummary } from "@retail/domain"
 import type { QueueError } from "@retail/queue"
 import { type ErrorEntry, LoadRepository, type StoreError } from "@retail/store"
-import { Clock, Context, Effect, Layer, Stream } from "effect"
+import { Clock, Context, Effect, Exit, Layer, Stream } from "effect"
 import { LoadOwner } from "./LoadOwner.ts"
 import { ProductPublisher, type SpooledBatch } from "./ProductPublisher.ts"
 import { spooledBytes } from "./BatchEntries.ts"
@@ -45,9 +45,20 @@ export class FileLoadPublisher extends Context.Service<FileLoadPublisher>()("@re
     const publisher = yield* ProductPublisher
     const owner = yield* LoadOwner
 
-    const publish = ({ company, source, spool, totals, startedAt }: SpooledLoad) =>
+    /**
+     * A load whose publishing ended unsettled (marking it FAILED failed too, a defect, or a cut-off
+     * before the interrupt handler below was in place) is left to the reconciler, which fails it.
+     */
+    const publish = (spooled: SpooledLoad) =>
       Effect.gen(function*() {
         const processCode = yield* (yield* ProcessCodes).next
+        return yield* publishAs(processCode, spooled).pipe(
+          Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => owner.abandoned.add(processCode)))
+        )
+      })
+
+    const publishAs = (processCode: string, { company, source, spool, totals, startedAt }: SpooledLoad) =>
+      Effect.gen(function*() {
         const load = { processCode, company }
         yield* loads.create({ processCode, company, source, received: 0, accepted: 0, failed: 0, errors: [], receiving: true, owner: owner.id, queue: publisher.stream, ...(startedAt === undefined ? {} : { startedAt }) }).pipe(
           Effect.tapError((error) => Effect.logError("could not record a file load", error)),

@@ -2,6 +2,29 @@ import { Context, Effect, Layer } from "effect"
 import { UploadConfig } from "../UploadConfig.ts"
 
 /**
+ * Loads of this process whose request ended without settling them: publishing failed and so did
+ * marking the load FAILED (the database was down), the client went away mid-publish, a defect, or
+ * the load was published but could not be marked PROCESSING. The owner is alive, so the reconciler
+ * would wait for it for ever; for these it judges the load as it judges a dead owner's.
+ */
+export class AbandonedLoads {
+  readonly #codes = new Set<string>()
+  add(processCode: string): void {
+    this.#codes.add(processCode)
+  }
+  has(processCode: string): boolean {
+    return this.#codes.has(processCode)
+  }
+  /** The codes abandoned so far: those of them not unfinished at a later look are settled, and forgotten. */
+  snapshot(): ReadonlyArray<string> {
+    return Array.from(this.#codes)
+  }
+  forget(processCode: string): void {
+    this.#codes.delete(processCode)
+  }
+}
+
+/**
  * This server process as the owner of the loads it receives: a fresh id per start, so a restarted
  * process never passes for the one that died (whose loads the reconciler takes over).
  */
@@ -9,11 +32,12 @@ export class LoadOwner extends Context.Service<LoadOwner, {
   readonly id: string
   /** For people: the process's consumer name. */
   readonly name: string
+  readonly abandoned: AbandonedLoads
 }>()("@retail/upload/LoadOwner") {
   static readonly layer = Layer.effect(
     LoadOwner,
-    Effect.map(UploadConfig, (config) => ({ id: crypto.randomUUID(), name: config.consumerPrefix }))
+    Effect.map(UploadConfig, (config) => ({ id: crypto.randomUUID(), name: config.consumerPrefix, abandoned: new AbandonedLoads() }))
   )
 
-  static readonly test = (id: string = crypto.randomUUID()) => Layer.succeed(LoadOwner, { id, name: "test" })
+  static readonly test = (id: string = crypto.randomUUID()) => Layer.succeed(LoadOwner, { id, name: "test", abandoned: new AbandonedLoads() })
 }

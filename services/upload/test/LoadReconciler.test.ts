@@ -1,0 +1,100 @@
+import { describe, expect, layer } from "@effect/vitest"
+import { MemoryStreamQueue, StreamQueue } from "@retail/queue"
+import { LoadIntake, LoadOwner, LoadReconciler, ProductPublisher, trackBatches, UploadConfig } from "@retail/service-upload"
+import { Database, LoadOwnership, LoadRepository, StoreError } from "@retail/store"
+import { sampleProducts } from "@retail/testkit"
+import { Effect, Layer, Option, Schedule } from "effect"
+
+/** Loads of these companies cannot be marked PROCESSING: the database failed at that moment. */
+const unmarkable = new Set<string>()
+
+const Store = Layer.mergeAll(
+  LoadOwnership.layer,
+  Layer.effect(
+    LoadRepository,
+    Effect.map(LoadRepository, (real) =>
+      LoadRepository.of({
+        ...real,
+        markProcessing: (processCode) =>
+          Effect.flatMap(real.find(processCode), (load) =>
+            Option.isSome(load) && unmarkable.has(load.value.company)
+              ? Effect.fail(new StoreError({ operation: "markProcessing", message: "connection reset" }))
+              : real.markProcessing(processCode))
+      }))
+  ).pipe(Layer.provide(LoadRepository.layer))
+).pipe(Layer.provideMerge(Database.layer({ url: Option.none(), dataDir: Database.IN_MEMORY, poolSize: 1 })))
+
+const config = UploadConfig.test({ reconcileIntervalMs: 100 })
+const Base = Layer.mergeAll(Store, MemoryStreamQueue.layer, config, LoadOwner.test())
+const Reconciling = Layer.mergeAll(LoadReconciler.layer, LoadIntake.layer.pipe(Layer.provide(ProductPublisher.layer))).pipe(Layer.provideMerge(Base))
+
+const statusOf = (processCode: string) =>
+  Effect.flatMap(LoadRepository, (loads) => loads.find(processCode)).pipe(Effect.map(Option.map((load) => [load.status, load.failureReason ?? null] as const)))
+
+const eventually = <A>(read: Effect.Effect<A, unknown, LoadRepository>, until: (a: A) => boolean) =>
+  read.pipe(
+    Effect.filterOrFail(until, () => "not yet"),
+    Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo({ duration: "10 seconds" })))
+  )
+
+/** Three reconciler passes at LOAD_RECONCILE_INTERVAL_MS=100. */
+const threePasses = Effect.sleep("350 millis")
+
+describe("LoadReconciler: this process's own loads", () => {
+  layer(Reconciling, { timeout: 60_000, excludeTestServices: true })((it) => {
+    it.effect("a load being received by this process is left alone while its request runs, and failed once the request abandoned it", () =>
+      Effect.gen(function*() {
+        const loads = yield* LoadRepository
+        const owner = yield* LoadOwner
+        const { batchesStream } = yield* UploadConfig
+        const { processCode } = yield* loads.create({
+          processCode: crypto.randomUUID(), company: "ACME", source: "HANDLE_JSON", received: 0, accepted: 0, failed: 0, errors: [],
+          receiving: true, owner: owner.id, queue: batchesStream
+        })
+        yield* threePasses
+        expect(yield* statusOf(processCode)).toEqual(Option.some(["RECEIVED", null]))
+
+        owner.abandoned.add(processCode)
+        const [status, reason] = Option.getOrThrow(yield* eventually(statusOf(processCode), (s) => Option.exists(s, ([status]) => status === "FAILED")))
+        expect(status).toBe("FAILED")
+        expect(reason).toMatch(/^Publishing this load stopped before all of it was published/)
+        // Settled: forgotten by the next pass.
+        yield* eventually(Effect.sync(() => owner.abandoned.has(processCode)), (has) => !has)
+      }))
+
+    it.effect("an abandoned request body's load is PROCESSING when its batches are on the queue, FAILED when none is", () =>
+      Effect.gen(function*() {
+        const loads = yield* LoadRepository
+        const queue = yield* StreamQueue
+        const owner = yield* LoadOwner
+        const { batchesStream } = yield* UploadConfig
+        const create = () => loads.create({
+          processCode: crypto.randomUUID(), company: "ACME", source: "LOAD_PRODUCTS", received: 2, accepted: 2, failed: 0, errors: [],
+          owner: owner.id, batches: 1, queue: batchesStream
+        })
+        const published = yield* create()
+        yield* queue.publish(batchesStream, ["a batch"], { track: trackBatches(batchesStream, published.processCode, [0]) })
+        const unpublished = yield* create()
+        yield* threePasses
+        // Not abandoned: RECEIVED is its request still publishing.
+        expect(yield* statusOf(published.processCode)).toEqual(Option.some(["RECEIVED", null]))
+
+        owner.abandoned.add(published.processCode)
+        owner.abandoned.add(unpublished.processCode)
+        yield* eventually(statusOf(published.processCode), (s) => Option.exists(s, ([status]) => status === "PROCESSING"))
+        const [, reason] = Option.getOrThrow(yield* eventually(statusOf(unpublished.processCode), (s) => Option.exists(s, ([status]) => status === "FAILED")))
+        expect(reason).toBe("Publishing this load failed; nothing of it was stored. Send the load again.")
+      }))
+
+    it.effect("/load-products published but not marked PROCESSING (the database failed at that moment) is marked so by the reconciler", () =>
+      Effect.gen(function*() {
+        const intake = yield* LoadIntake
+        const company = `UNMARKED-${crypto.randomUUID().slice(0, 8)}`
+        unmarkable.add(company)
+        const answer = yield* intake.accept({ company, source: "LOAD_PRODUCTS", products: sampleProducts(3, { prefix: "UNM", company }) })
+        expect(yield* statusOf(answer.processCode)).toEqual(Option.some(["RECEIVED", null]))
+        unmarkable.delete(company)
+        yield* eventually(statusOf(answer.processCode), (s) => Option.exists(s, ([status]) => status === "PROCESSING"))
+      }))
+  })
+})
