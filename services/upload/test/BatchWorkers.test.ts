@@ -83,6 +83,18 @@ const loadStatus = (processCode: string, awaited = "COMPLETED_WITH_ERRORS") =>
     Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo({ duration: "20 seconds" })))
   )
 
+/** The dead letters of `entry` once there is one (the workers dead-letter it in the background). */
+const deadLettersOf = (entry: string) =>
+  Effect.gen(function*() {
+    const queue = yield* StreamQueue
+    const { batchesStream } = yield* UploadConfig
+    return yield* queue.readDead(batchesStream, { count: 100 }).pipe(
+      Effect.map((entries) => entries.filter((d) => d.payload === entry)),
+      Effect.filterOrFail((entries) => entries.length > 0, () => "not yet"),
+      Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo({ duration: "20 seconds" })))
+    )
+  })
+
 describe("BatchWorkers", () => {
   layer(Workers, { timeout: 60_000, excludeTestServices: true })((it) => {
     for (const format of ["json", "columns"] as const) {
@@ -179,11 +191,7 @@ describe("BatchWorkers", () => {
         // ProductBatch's JSON schema refuses such a code already; the columns header is read by hand.
         const entry = columnsEntry(encodeBatch({ processCode: "not-a-load", company: "ACME", batchNo: 0 }, products))
         yield* queue.publish(batchesStream, [entry])
-        const dead = yield* queue.readDead(batchesStream, { count: 100 }).pipe(
-          Effect.map((entries) => entries.filter((d) => d.payload === entry)),
-          Effect.filterOrFail((entries) => entries.length > 0, () => "not yet"),
-          Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo({ duration: "10 seconds" })))
-        )
+        const dead = yield* deadLettersOf(entry)
         expect(dead.map((d) => d.deliveries)).toEqual([1])
         expect(dead[0]?.reason).toBe("undecodable batch: its processCode is not a UUID or its batchNo not a batch number")
       }))
@@ -244,11 +252,7 @@ describe("BatchWorkers", () => {
         const products = sampleProducts(2, { prefix: "GONE", company }) as unknown as ReadonlyArray<Product>
         const entry = entryOf("columns", ProductBatch.make({ processCode, company, batchNo: 0, products }))
         yield* queue.publish(batchesStream, [entry])
-        const dead = yield* queue.readDead(batchesStream, { count: 100 }).pipe(
-          Effect.map((entries) => entries.filter((d) => d.payload === entry)),
-          Effect.filterOrFail((entries) => entries.length > 0, () => "not yet"),
-          Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo({ duration: "20 seconds" })))
-        )
+        const dead = yield* deadLettersOf(entry)
         expect(dead.map((d) => d.deliveries)).toEqual([2])
         expect(dead[0]?.reason).toContain("does not exist")
         expect(yield* queue.length(batchesStream)).toBe(0)
