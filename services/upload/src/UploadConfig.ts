@@ -3,6 +3,9 @@ import { integer, positiveInteger as positive } from "@retail/config"
 import { Config, Context, Effect, Layer } from "effect"
 import { tmpdir } from "node:os"
 
+/** The most products a batch may hold: a refused entry counting more is taken for corrupt (BatchEntry.ts). */
+export const MAX_BATCH_PRODUCTS = 100_000
+
 /** BATCH_ENTRY_FORMAT. */
 export type BatchEntrySetting = "auto" | "json" | "columns"
 
@@ -70,7 +73,7 @@ export class UploadConfig extends Context.Service<UploadConfig, {
     UploadConfig,
     Effect.gen(function*() {
       return {
-        batchSize: yield* positive("PRODUCT_BATCH_SIZE", 250),
+        batchSize: yield* integer("PRODUCT_BATCH_SIZE", 250, { min: 1, max: MAX_BATCH_PRODUCTS }),
         batchEntryFormat: yield* Config.Literals(["auto", "json", "columns"], "BATCH_ENTRY_FORMAT").pipe(Config.withDefault("auto" as const)),
         workers: yield* positive("WORKERS", 2),
         claimIdleMs: yield* positive("CLAIM_IDLE_MS", 30_000),

@@ -183,6 +183,23 @@ describe("BatchWorkers", () => {
         }))
     }
 
+    it.effect("a columns entry whose header counts more products than a batch holds (corrupt) is dead-lettered alone at its first delivery", () =>
+      Effect.gen(function*() {
+        const loads = yield* LoadRepository
+        const queue = yield* StreamQueue
+        const { batchesStream } = yield* UploadConfig
+        const processCode = crypto.randomUUID()
+        yield* loads.create({ processCode, company: "ACME", source: "LOAD_PRODUCTS", received: 1, accepted: 1, failed: 0, errors: [] })
+        const magic = Buffer.from(encodeBatch({ processCode, company: "ACME", batchNo: 0 }, [])).subarray(0, 4)
+        const header = Buffer.from(JSON.stringify({ processCode, company: "ACME", batchNo: 0, products: 2 ** 40 }))
+        const length = Buffer.alloc(4)
+        length.writeInt32BE(header.length)
+        const entry = columnsEntry(Buffer.concat([magic, length, header]))
+        yield* queue.publish(batchesStream, [entry])
+        expect((yield* deadLettersOf(entry)).map((d) => d.deliveries)).toEqual([1])
+        expect((yield* loads.errors(processCode, { cursor: Option.none(), limit: 10 })).errors).toEqual([])
+      }))
+
     it.effect("an entry naming a load the database cannot hold (processCode not a UUID) is dead-lettered at its first delivery, not retried for ever", () =>
       Effect.gen(function*() {
         const queue = yield* StreamQueue

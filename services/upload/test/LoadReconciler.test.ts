@@ -24,7 +24,8 @@ const Store = Layer.mergeAll(
   ).pipe(Layer.provide(LoadRepository.layer))
 ).pipe(Layer.provideMerge(Database.layer({ url: Option.none(), dataDir: Database.IN_MEMORY, poolSize: 1 })))
 
-const config = UploadConfig.test({ reconcileIntervalMs: 100 })
+// A load abandoned by its request is judged once LOAD_LEASE_MS has passed, as a dead owner's.
+const config = UploadConfig.test({ reconcileIntervalMs: 100, loadLeaseMs: 1_500 })
 const Base = Layer.mergeAll(Store, MemoryStreamQueue.layer, config, LoadOwner.test())
 const Reconciling = Layer.mergeAll(LoadReconciler.layer, LoadIntake.layer.pipe(Layer.provide(ProductPublisher.layer))).pipe(Layer.provideMerge(Base))
 
@@ -54,7 +55,10 @@ describe("LoadReconciler: this process's own loads", () => {
         yield* threePasses
         expect(yield* statusOf(processCode)).toEqual(Option.some(["RECEIVED", null]))
 
-        owner.abandoned.add(processCode)
+        yield* LoadOwner.abandon(owner, processCode)
+        // Not before LOAD_LEASE_MS: a publish cut off on this side may still land.
+        yield* threePasses
+        expect(yield* statusOf(processCode)).toEqual(Option.some(["RECEIVED", null]))
         const [status, reason] = Option.getOrThrow(yield* eventually(statusOf(processCode), (s) => Option.exists(s, ([status]) => status === "FAILED")))
         expect(status).toBe("FAILED")
         expect(reason).toMatch(/^Publishing this load stopped before all of it was published/)
@@ -79,8 +83,8 @@ describe("LoadReconciler: this process's own loads", () => {
         // Not abandoned: RECEIVED is its request still publishing.
         expect(yield* statusOf(published.processCode)).toEqual(Option.some(["RECEIVED", null]))
 
-        owner.abandoned.add(published.processCode)
-        owner.abandoned.add(unpublished.processCode)
+        yield* LoadOwner.abandon(owner, published.processCode)
+        yield* LoadOwner.abandon(owner, unpublished.processCode)
         yield* eventually(statusOf(published.processCode), (s) => Option.exists(s, ([status]) => status === "PROCESSING"))
         const [, reason] = Option.getOrThrow(yield* eventually(statusOf(unpublished.processCode), (s) => Option.exists(s, ([status]) => status === "FAILED")))
         expect(reason).toBe("Publishing this load failed; nothing of it was stored. Send the load again.")

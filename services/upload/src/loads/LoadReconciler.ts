@@ -75,8 +75,12 @@ export class LoadReconciler extends Context.Service<LoadReconciler>()("@retail/u
     const judge = (load: UnfinishedLoad): Effect.Effect<Verdict, unknown> =>
       Effect.gen(function*() {
         const mine = load.owner === owner.id
-        // This process's own loads are settled here only once their request ended without settling them.
-        const ownerGone = mine ? owner.abandoned.has(load.processCode) : !load.ownerAlive
+        // This process's own loads are settled here only once their request ended without settling
+        // them, and the lease a dead owner is given has passed since (a publish cut off may still land).
+        const abandonedAt = mine ? owner.abandoned.since(load.processCode) : undefined
+        const ownerGone = mine
+          ? abandonedAt !== undefined && (yield* Clock.currentTimeMillis) - abandonedAt >= config.loadLeaseMs
+          : !load.ownerAlive
         if (load.receiving) {
           return ownerGone
             ? {

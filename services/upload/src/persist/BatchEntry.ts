@@ -1,6 +1,7 @@
 import { decodeProductBatch, type ProductBatch } from "@retail/domain"
 import { type BatchHeader, type DecodedBatch, decodeEncodedBatch, isEncodedBatch, readEncodedHeader, UNREADABLE_SKU } from "@retail/store"
 import { Option, Result } from "effect"
+import { MAX_BATCH_PRODUCTS } from "../UploadConfig.ts"
 
 /**
  * The two formats of a product batches entry. `Json`: ProductBatch's JSON (`{"processCode":..`),
@@ -77,9 +78,9 @@ const refusedJson = (payload: string): Option.Option<RefusedBatch> => {
 }
 
 const refusedColumns = (payload: string): Option.Option<RefusedBatch> =>
-  Option.map(
-    Result.getSuccess(readEncodedHeader(columnsBytes(payload))),
-    (header) => ({ header, skus: Array.from({ length: header.products }, () => UNREADABLE_SKU) })
+  Result.getSuccess(readEncodedHeader(columnsBytes(payload))).pipe(
+    Option.filter((header) => header.products >= 0 && header.products <= MAX_BATCH_PRODUCTS),
+    Option.map((header) => ({ header, skus: Array.from({ length: header.products }, () => UNREADABLE_SKU) }))
   )
 
 /**

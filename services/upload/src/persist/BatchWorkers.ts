@@ -120,7 +120,7 @@ export const BatchWorkers = Layer.effectDiscard(
       })
 
     const handle = (consumer: string) => (delivery: Delivery) =>
-      Result.match(decodeBatchEntry(delivery.payload), {
+      Effect.suspend(() => Result.match(decodeBatchEntry(delivery.payload), {
         onFailure: (message) => deadLetter(delivery, Option.getOrNull(refusedBatchOf(delivery.payload)), `undecodable batch: ${message}`),
         onSuccess: (batch) =>
           persisting(batch).pipe(
@@ -135,7 +135,7 @@ export const BatchWorkers = Layer.effectDiscard(
               onFailure: (cause) => Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : notPersisted(consumer, delivery, batch, cause)
             })
           )
-      }).pipe(Effect.uninterruptible, QueueTracing.consumeSpan("batch.consume", stream, delivery))
+      })).pipe(Effect.uninterruptible, QueueTracing.consumeSpan("batch.consume", stream, delivery))
 
     /**
      * An entry whose handling fails (its ack or its dead-lettering met a fault) stays pending and is

@@ -67,12 +67,13 @@ export class LoadIntake extends Context.Service<LoadIntake>()("@retail/upload/Lo
     const record = (outcome: Outcome) =>
       Effect.gen(function*() {
         const processCode = yield* (yield* ProcessCodes).next
-        return yield* recordAs(processCode, outcome).pipe(
-          Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => owner.abandoned.add(processCode)))
+        const created = { load: false }
+        return yield* recordAs(processCode, outcome, created).pipe(
+          Effect.onExit((exit) => Exit.isSuccess(exit) || !created.load ? Effect.void : LoadOwner.abandon(owner, processCode))
         )
       })
 
-    const recordAs = (processCode: string, outcome: Outcome) =>
+    const recordAs = (processCode: string, outcome: Outcome, created: { load: boolean }) =>
       Effect.gen(function*() {
         const { accepted, errors } = outcome
         yield* loads.create({
@@ -92,6 +93,7 @@ export class LoadIntake extends Context.Service<LoadIntake>()("@retail/upload/Lo
           Effect.tapError((error) => Effect.logError("could not record a load", error)),
           Effect.mapError(() => new StorageFailed({ message: "The load could not be recorded: the database is unavailable. Nothing was published; retry later." }))
         )
+        created.load = true
 
         if (accepted > 0) {
           yield* outcome.publish({ processCode, company: outcome.company }).pipe(
@@ -111,7 +113,7 @@ export class LoadIntake extends Context.Service<LoadIntake>()("@retail/upload/Lo
           yield* loads.markProcessing(processCode).pipe(
             Effect.catch((error) =>
               Effect.logWarning("could not mark the load PROCESSING; the reconciler will", error).pipe(
-                Effect.andThen(Effect.sync(() => owner.abandoned.add(processCode)))
+                Effect.andThen(LoadOwner.abandon(owner, processCode))
               )
             )
           )

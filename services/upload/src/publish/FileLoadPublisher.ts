@@ -52,18 +52,20 @@ export class FileLoadPublisher extends Context.Service<FileLoadPublisher>()("@re
     const publish = (spooled: SpooledLoad) =>
       Effect.gen(function*() {
         const processCode = yield* (yield* ProcessCodes).next
-        return yield* publishAs(processCode, spooled).pipe(
-          Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => owner.abandoned.add(processCode)))
+        const created = { load: false }
+        return yield* publishAs(processCode, spooled, created).pipe(
+          Effect.onExit((exit) => Exit.isSuccess(exit) || !created.load ? Effect.void : LoadOwner.abandon(owner, processCode))
         )
       })
 
-    const publishAs = (processCode: string, { company, source, spool, totals, startedAt }: SpooledLoad) =>
+    const publishAs = (processCode: string, { company, source, spool, totals, startedAt }: SpooledLoad, created: { load: boolean }) =>
       Effect.gen(function*() {
         const load = { processCode, company }
         yield* loads.create({ processCode, company, source, received: 0, accepted: 0, failed: 0, errors: [], receiving: true, owner: owner.id, queue: publisher.stream, ...(startedAt === undefined ? {} : { startedAt }) }).pipe(
           Effect.tapError((error) => Effect.logError("could not record a file load", error)),
           Effect.mapError(() => new StorageFailed({ message: "The load could not be recorded: the database is unavailable. Nothing was published; retry later." }))
         )
+        created.load = true
 
         const buffers = new BufferPool(2 * GROUP_BATCHES)
         let nextBatchNo = 0
@@ -134,6 +136,9 @@ export class FileLoadPublisher extends Context.Service<FileLoadPublisher>()("@re
               ? Effect.fail(new PublishFailed({
                 message: `Load ${processCode} was failed while it was published (this server was taken for gone: see docs/loads.md); send the file again.`
               }))
+              // Published, but its first group's PROCESSING mark failed: the reconciler marks it.
+              : status === "RECEIVED" && published > 0
+              ? LoadOwner.abandon(owner, processCode)
               : Effect.void
           ),
           Effect.catch((error) =>
