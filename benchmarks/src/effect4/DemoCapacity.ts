@@ -16,6 +16,7 @@ export const demoSettings = (apiKeys: ReadonlyArray<string>): CapacitySettings =
   requestMaxBytes: 16 * 1024 * 1024,
   requestMaxValues: 1_000_000,
   reconcileIntervalMs: 0,
+  retentionDays: 0,
   bodyIdleTimeoutMs: 0,
   bodyMinBytesPerSecond: 0
 })

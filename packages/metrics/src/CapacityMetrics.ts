@@ -12,3 +12,9 @@ export const replicaEventLagSeconds = gauge(
   "Time between another process publishing a capacity event and this replica applying it (the last one applied)"
 )
 export const replicaEventsApplied = counter("capacity_replica_events_applied_total", "Capacity events of other processes applied by this replica")
+
+export const historyForgotten = counter(
+  "capacity_history_forgotten_total",
+  "Rows of the capacity store's past deleted after CAPACITY_RETENTION_DAYS by this server's sweeps: orders (with their ledger), usage rows, network changes",
+  ["kind"]
+)

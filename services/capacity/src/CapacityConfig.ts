@@ -22,6 +22,8 @@ export interface CapacitySettings {
   readonly bodyMinBytesPerSecond: number
   /** How often usage is re-read from Postgres to catch changes whose event was lost; 0 = never. */
   readonly reconcileIntervalMs: number
+  /** Days the past is kept before the engine's oldest day (yesterday): orders, their ledger, usage, network changes; 0: kept forever. */
+  readonly retentionDays: number
 }
 
 /** Everything the capacity service reads from the environment, in one place (documented in README.md). */
@@ -53,6 +55,7 @@ export class CapacityConfig extends Context.Service<CapacityConfig, CapacitySett
         requestMaxBytes: yield* positive("REQUEST_MAX_BYTES", 16 * 1024 * 1024),
         requestMaxValues: yield* positive("REQUEST_MAX_VALUES", 1_000_000),
         reconcileIntervalMs: yield* integer("CAPACITY_RECONCILE_INTERVAL_MS", 30_000, { min: 0, note: "0: never" }),
+        retentionDays: yield* integer("CAPACITY_RETENTION_DAYS", 90, { min: 0, max: 36_500, note: "0: kept forever" }),
         bodyIdleTimeoutMs: yield* integer("UPLOAD_IDLE_TIMEOUT_MS", 30_000, { min: 0, note: "0: no watchdog" }),
         bodyMinBytesPerSecond: yield* integer("UPLOAD_MIN_BYTES_PER_SECOND", 1024, { min: 0, note: "0: no minimum" })
       }

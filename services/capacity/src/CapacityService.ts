@@ -3,6 +3,7 @@ import { RateLimiterLive } from "@retail/limits"
 import { Effect, Layer } from "effect"
 import { DeliveryCapacityAnswers } from "./answer/DeliveryCapacityAnswers.ts"
 import { CapacityConfig } from "./CapacityConfig.ts"
+import { CapacityHistorySweep } from "./CapacityHistorySweep.ts"
 import { CapacityFastLane } from "./http/FastLane.ts"
 import { OrdersLane } from "./http/OrdersLane.ts"
 import { JsonContentTypeLive } from "./http/JsonContentTypeLive.ts"
@@ -22,3 +23,6 @@ export const authentication = Layer.mergeAll(ApiKeyAuthentication, JsonValueLimi
  * too, and of the consumptions it can take (OrdersLane); needs CapacityRepository, StockRepository and StreamQueue.
  */
 export const fastLane = CapacityFastLane.layer.pipe(Layer.provide([DeliveryCapacityAnswers.live, OrdersLane.live]))
+
+/** The sweep of the capacity store's past (CAPACITY_RETENTION_DAYS); needs CapacityRetention. */
+export const historySweep = CapacityHistorySweep.layer.pipe(Layer.provide(CapacityConfig.layer))

@@ -14,6 +14,7 @@ const settings: CapacitySettings = {
   requestMaxBytes: 16 * 1024 * 1024,
   requestMaxValues: 1_000_000,
   reconcileIntervalMs: 0,
+  retentionDays: 0,
   bodyIdleTimeoutMs: 500,
   bodyMinBytesPerSecond: 100
 }

@@ -23,6 +23,7 @@ const Config = Layer.succeed(CapacityConfig, {
   requestMaxBytes: 16 * 1024 * 1024,
   requestMaxValues: 1_000_000,
   reconcileIntervalMs: 0,
+  retentionDays: 0,
   bodyIdleTimeoutMs: 0,
   bodyMinBytesPerSecond: 0
 })

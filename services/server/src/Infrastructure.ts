@@ -2,7 +2,7 @@ import { FileLoadSlotsLive } from "@retail/limits"
 import { MetricsConfig } from "@retail/metrics"
 import { MemoryStreamQueue, metered, PostgresStreamQueue, QueueTracing, RedisStreamQueue, StreamQueue } from "@retail/queue"
 import { LoadOwner, UploadConfig, UploadService } from "@retail/service-upload"
-import { CapacityRepository, Database, LoadOwnership, LoadRepository, LoadRetention, Outbox, ProductRepository, StockRepository } from "@retail/store"
+import { CapacityRepository, CapacityRetention, Database, LoadOwnership, LoadRepository, LoadRetention, Outbox, ProductRepository, StockRepository } from "@retail/store"
 import { Effect, Layer, Option } from "effect"
 import { chooseQueue, databaseLocation, describeQueue } from "./QueueChoice.ts"
 import { QueueDurabilityCheck } from "./QueueDurabilityCheck.ts"
@@ -38,7 +38,8 @@ export const Infrastructure = Layer.unwrap(
       CapacityRepository.layer,
       StockRepository.layer,
       LoadOwnership.layer,
-      LoadRetention.layer
+      LoadRetention.layer,
+      CapacityRetention.layer
     )
     return Layer.mergeAll(
       Layer.provideMerge(repositories, database),

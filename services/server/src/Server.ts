@@ -88,12 +88,12 @@ const Background = Layer.unwrap(
 )
 
 /**
- * What runs beside the requests: the reconciler of loads, the sweep of old ones and, at start, of the
- * spool folders killed processes left (every process), and the workers with the events relay
+ * What runs beside the requests: the reconciler of loads, the sweeps of old loads and of the
+ * capacity store's past and, at start, of the spool folders killed processes left (every process), and the workers with the events relay
  * (RUN_WORKERS). Started before the listeners and stopped after them, once the requests in flight
  * ended: the in-process queue is drained of what they published before the workers stop.
  */
-export const Lifecycle = Layer.mergeAll(UploadService.reconciler, UploadService.historySweep, UploadService.staleSpools, Background)
+export const Lifecycle = Layer.mergeAll(UploadService.reconciler, UploadService.historySweep, UploadService.staleSpools, CapacityService.historySweep, Background)
 
 /** Every public endpoint and the background work, on whatever HttpServer and infrastructure it is given. */
 const PublicAppLive = HttpRouter.serve(
