@@ -160,7 +160,7 @@ export class CapacityAdminApi extends HttpApiGroup.make("capacityAdmin")
     })
       // A JSON body's checks, only where a body is read (a GET or DELETE answers neither 413 nor 415).
       .middleware(JsonValueLimit).middleware(JsonContentType)
-      .annotate(OpenApi.Summary, "Take an order's capacity, all or nothing; idempotent by order id (the same content again) while the order is kept (CAPACITY_RETENTION_DAYS after its last day)")
+      .annotate(OpenApi.Summary, "Take an order's capacity, all or nothing; idempotent by order id (the same content again) while the order is kept (CAPACITY_RETENTION_DAYS)")
   )
   .add(
     HttpApiEndpoint.delete("release", "/delivery/capacity/consumptions/:orderId", {

@@ -2,16 +2,18 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { storeOperation, type StoreError } from "./StoreError.ts"
 
-/** Orders found by when they were placed, usage rows by their day (network changes have that index already). */
-const statements: ReadonlyArray<string> = [
-  `CREATE INDEX capacity_orders_created ON capacity_orders (created_at)`,
-  `CREATE INDEX capacity_usage_day ON capacity_usage (day)`
+/**
+ * Orders found by when they were placed, usage rows by their day (network changes have that index
+ * already). Built CONCURRENTLY by the sweep, not by a migration: a migration runs in one
+ * transaction, and a plain CREATE INDEX there would hold every order waiting while it reads a
+ * table that, before this release, only grew.
+ */
+const INDEXES: ReadonlyArray<{ readonly name: string; readonly on: string }> = [
+  { name: "capacity_orders_created", on: "capacity_orders (created_at)" },
+  { name: "capacity_usage_day", on: "capacity_usage (day)" }
 ]
 
-export const migration0015 = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  Effect.forEach(statements, (statement) => sql.unsafe(statement), { discard: true })
-)
-
+const decodeValidity = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ valid: Schema.Boolean })))
 const decodeCount = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ forgotten: Schema.Number })))
 
 /**
@@ -32,6 +34,21 @@ export class CapacityRetention extends Context.Service<CapacityRetention>()("@re
       )
 
     /**
+     * Builds the sweep's indexes without blocking writes, each once: an index left invalid by a build
+     * that was cut off is dropped and built again. Another process building one at the same moment
+     * makes this one fail (the sweep runs without it, only slower); the next start tries again.
+     */
+    const ensureIndexes: Effect.Effect<void, StoreError> = Effect.forEach(INDEXES, ({ name, on }) =>
+      Effect.gen(function* () {
+        const rows = yield* sql`SELECT i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = ${name}`.pipe(
+          Effect.flatMap(decodeValidity)
+        )
+        if (rows[0]?.valid === true) return
+        if (rows[0]?.valid === false) yield* sql.unsafe(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`)
+        yield* sql.unsafe(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${name} ON ${on}`)
+      }).pipe(storeOperation("ensureCapacityRetentionIndexes")), { discard: true })
+
+    /**
      * Forgets orders placed before the day `before` (YYYY-MM-DD) none of whose uses falls on or after
      * it, oldest first, at most `limit`, with their ledger rows; how many. An order another
      * transaction holds (its release, a replay of its id) is skipped, not waited for. Its id is then
@@ -41,7 +58,7 @@ export class CapacityRetention extends Context.Service<CapacityRetention>()("@re
       sql`
         WITH due AS (
           SELECT o.order_id FROM capacity_orders o
-          WHERE o.created_at < ${before}::date
+          WHERE o.created_at < (${before}::date)::timestamp AT TIME ZONE 'UTC'
             AND NOT EXISTS (SELECT 1 FROM capacity_ledger l WHERE l.order_id = o.order_id AND l.day >= ${before}::date)
           ORDER BY o.created_at
           LIMIT ${Math.max(1, Math.floor(limit))}
@@ -78,7 +95,7 @@ export class CapacityRetention extends Context.Service<CapacityRetention>()("@re
         SELECT count(*)::int AS forgotten FROM gone
       `.pipe(count("forgetNetworkChanges"))
 
-    return { forgetOrders, forgetUsage, forgetNetworkChanges } as const
+    return { ensureIndexes, forgetOrders, forgetUsage, forgetNetworkChanges } as const
   })
 }) {
   static readonly layer = Layer.effect(this, this.make)

@@ -3,7 +3,6 @@ import { Migrator, SqlClient } from "effect/sql"
 import { migration0002, migration0003, migration0004, migration0005, migration0010, migration0012, migration0013 } from "./CapacitySchema.ts"
 import { migration0006, migration0007 } from "./LoadOwnershipSchema.ts"
 import { migration0014 } from "./LoadRetention.ts"
-import { migration0015 } from "./CapacityRetention.ts"
 import { migration0011 } from "./NetworkChangeSchema.ts"
 import { migration0008 } from "./ProductDocumentSchema.ts"
 import { migration0001 } from "./Schema.ts"
@@ -29,8 +28,7 @@ export const MIGRATIONS = {
   "0011_capacity_network_changes": migration0011,
   "0012_capacity_room_check_in_bigint": migration0012,
   "0013_capacity_order_groups": migration0013,
-  "0014_load_retention": migration0014,
-  "0015_capacity_retention": migration0015
+  "0014_load_retention": migration0014
 }
 
 const runMigrator = Migrator.make({})({

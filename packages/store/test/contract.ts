@@ -101,7 +101,7 @@ export const storeContract = (name: string, options: DatabaseOptions): void => {
         expect(yield* migrate).toEqual([])
         const sql = yield* SqlClient.SqlClient
         const rows = yield* sql`SELECT migration_id FROM ${sql(MIGRATIONS_TABLE)} ORDER BY migration_id`
-        expect(rows.map((row) => row["migration_id"])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15])
+        expect(rows.map((row) => row["migration_id"])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14])
       }))
 
     for (const format of FORMATS) {

@@ -4,8 +4,14 @@ import { Cause, Clock, Context, Duration, Effect, Layer, Schedule } from "effect
 import { CapacityConfig } from "./CapacityConfig.ts"
 
 const DAY_MS = 86_400_000
-/** Rows per statement, so that each transaction stays short however long the past. */
+/**
+ * Per statement, so that each transaction stays short however long the past: orders (each with a
+ * few ledger rows), and usage rows or network changes.
+ */
+const ORDERS_PER_STATEMENT = 1_000
 const ROWS_PER_STATEMENT = 5_000
+/** Between statements: a first sweep after an upgrade deletes months of history, and must not crowd out the orders. */
+const PAUSE = Duration.millis(50)
 /** Days pass by the day, so an hour is prompt. */
 const SWEEP_EVERY = Duration.hours(1)
 
@@ -34,14 +40,15 @@ export class CapacityHistorySweep extends Context.Service<CapacityHistorySweep>(
     const { retentionDays } = yield* CapacityConfig
 
     /** Every row due, a statement at a time, each counted as it commits; how many. */
-    const drain = (kind: string, forget: (before: string, limit: number) => Effect.Effect<number, StoreError>, before: string) =>
+    const drain = (kind: string, forget: (before: string, limit: number) => Effect.Effect<number, StoreError>, before: string, limit: number) =>
       Effect.gen(function*() {
         let forgotten = 0
         for (;;) {
-          const now = yield* forget(before, ROWS_PER_STATEMENT)
+          const now = yield* forget(before, limit)
           if (now === 0) return forgotten
           forgotten += now
           CapacityMetrics.historyForgotten.add({ kind }, now)
+          yield* Effect.sleep(PAUSE)
         }
       })
 
@@ -50,9 +57,9 @@ export class CapacityHistorySweep extends Context.Service<CapacityHistorySweep>(
       if (retentionDays === 0) return { orders: 0, usage: 0, networkChanges: 0 }
       const before = keptFrom(yield* Clock.currentTimeMillis, retentionDays)
       const forgotten: Forgotten = {
-        orders: yield* drain("orders", retention.forgetOrders, before),
-        usage: yield* drain("usage", retention.forgetUsage, before),
-        networkChanges: yield* drain("network_changes", retention.forgetNetworkChanges, before)
+        orders: yield* drain("orders", retention.forgetOrders, before, ORDERS_PER_STATEMENT),
+        usage: yield* drain("usage", retention.forgetUsage, before, ROWS_PER_STATEMENT),
+        networkChanges: yield* drain("network_changes", retention.forgetNetworkChanges, before, ROWS_PER_STATEMENT)
       }
       if (forgotten.orders + forgotten.usage + forgotten.networkChanges > 0) {
         yield* Effect.logInfo(
@@ -63,8 +70,13 @@ export class CapacityHistorySweep extends Context.Service<CapacityHistorySweep>(
       return forgotten
     })
 
+    /** The indexes the sweep reads by, built once without blocking writes; without them it is only slower. */
+    const indexes = retention.ensureIndexes.pipe(
+      Effect.catch((error) => Effect.logWarning("the capacity retention indexes could not be built now; the sweep runs without them, only slower, and the next sweep tries again", error))
+    )
+
     if (retentionDays > 0) {
-      yield* sweep.pipe(
+      yield* Effect.andThen(indexes, sweep).pipe(
         Effect.catchCause((cause) =>
           Cause.hasInterruptsOnly(cause)
             ? Effect.interrupt

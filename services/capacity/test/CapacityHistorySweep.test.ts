@@ -54,6 +54,10 @@ const rowsOf = (code: string) =>
       (SELECT count(*)::int FROM capacity_usage WHERE code = ${code}) AS usage,
       (SELECT count(*)::int FROM capacity_network_changes WHERE target = ${code}) AS changes`.pipe(Effect.map((rows) => rows[0])))
 
+const validIndexes = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql<{ readonly name: string }>`SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+    WHERE c.relname IN ('capacity_orders_created', 'capacity_usage_day') AND i.indisvalid ORDER BY 1`.pipe(Effect.map((rows) => rows.map((row) => row.name))))
+
 describe("CapacityHistorySweep", () => {
   it("keeps from CAPACITY_RETENTION_DAYS before yesterday (UTC), the oldest day a replica reads", () => {
     expect(keptFrom(Date.parse("2026-11-27T10:00:00Z"), 1)).toBe("2026-11-25")
@@ -82,6 +86,8 @@ describe("CapacityHistorySweep", () => {
           expect(yield* ordersOf(code)).toEqual([`${code}-future`, `${code}-recent`, `${code}-spanning`].sort())
           // The spanning order keeps its ledger; usage of 89, 88 and 40 days ago is gone, 31 days ago and the future stay.
           expect(yield* rowsOf(code)).toEqual({ ledger: 3, usage: 2, changes: 1 })
+          // The indexes it reads by were built first.
+          expect(yield* validIndexes).toEqual(["capacity_orders_created", "capacity_usage_day"])
 
           // A later sweep answers what it forgot.
           yield* order(`${code}-later`, at(50), code, [day(45)])
@@ -92,26 +98,34 @@ describe("CapacityHistorySweep", () => {
         expect(yield* rowsOf(code)).toEqual({ ledger: 3, usage: 2, changes: 1 })
       }))
 
-    it.effect("each statement takes at most its limit, oldest orders first", () =>
+    it.effect("each statement takes at most its limit, oldest orders first, and an order placed the day before the cutoff counts by UTC", () =>
       Effect.gen(function*() {
         const retention = yield* CapacityRetention
+        const sql = yield* SqlClient.SqlClient
         const code = "SWEEP2"
+        // A session five hours behind UTC: the cutoff day still begins at midnight UTC (one connection, so it holds).
+        yield* sql`SET TIME ZONE 'America/Lima'`
         yield* order(`${code}-a`, "2001-01-03T00:00:00Z", code, ["2001-01-04"])
         yield* order(`${code}-b`, "2001-01-01T00:00:00Z", code, ["2001-01-02"])
         yield* order(`${code}-c`, "2001-01-02T00:00:00Z", code, ["2001-01-03"])
+        yield* order(`${code}-d`, "2001-01-31T23:30:00Z", code, [])
+        yield* order(`${code}-e`, "2001-02-01T00:30:00Z", code, [])
         expect(yield* retention.forgetOrders("2001-02-01", 2)).toBe(2)
-        expect(yield* ordersOf(code)).toEqual([`${code}-a`])
+        expect(yield* ordersOf(code)).toEqual([`${code}-a`, `${code}-d`, `${code}-e`])
         expect(yield* retention.forgetUsage("2001-02-01", 2)).toBe(2)
         expect(yield* retention.forgetUsage("2001-02-01", 2)).toBe(1)
         expect(yield* retention.forgetUsage("2001-02-01", 2)).toBe(0)
-        expect(yield* retention.forgetOrders("2001-02-01", 2)).toBe(1)
+        expect(yield* retention.forgetOrders("2001-02-01", 5)).toBe(2)
+        expect(yield* ordersOf(code)).toEqual([`${code}-e`])
         expect(yield* rowsOf(code)).toEqual({ ledger: 0, usage: 0, changes: 0 })
+        yield* sql`SET TIME ZONE 'UTC'`
       }))
 
     it.effect("with CAPACITY_RETENTION_DAYS=0 nothing is forgotten", () =>
       Effect.gen(function*() {
         const code = "SWEEP3"
-        yield* order(`${code}-old`, "1999-01-01T00:00:00Z", code, ["1999-01-02"])
+        // After the day the limits test forgets before, whichever runs first.
+        yield* order(`${code}-old`, "2005-01-01T00:00:00Z", code, ["2005-01-02"])
         const forgotten = yield* Effect.gen(function*() {
           const { sweep } = yield* CapacityHistorySweep
           return yield* sweep
