@@ -91,6 +91,28 @@ describe("a load whose server or queue died is never left in doubt", () => {
       expect(yield* pendingEntries(redis.url, names.PRODUCT_BATCHES_STREAM, names.PRODUCT_CONSUMER_GROUP)).toEqual([])
     }))
 
+  it.live("PostgreSQL stopped while a file load is published: marking it FAILED fails too, and the server, still up, fails it within the lease once PostgreSQL is back", () =>
+    Effect.gen(function*() {
+      const { dir, postgres, connection } = yield* lab("postgres-down-publishing")
+      const app = yield* startApp("app", dir, { ...connection, PRODUCT_BATCH_SIZE: "10", RUN_WORKERS: "false", ...FAST_RECONCILE })
+      const bearer = yield* token("OUTAGE")
+      const products = sampleProducts(20_000, { prefix: "PO-" })
+      const { upload, load } = yield* publishingFileLoad({ base: app.base, postgresUrl: postgres.url, company: "OUTAGE", bearer, products })
+      // The publisher's next count of what it published waits on the load's row: the stop meets it inside a statement.
+      yield* holdLoadLocks(postgres.url, [load.process_code])
+      yield* postgres.stop
+      const outcome = yield* Fiber.await(upload)
+      const answer = outcome._tag === "Success" ? outcome.value : undefined
+      expect(answer?.status, answer?.body).toBeGreaterThanOrEqual(500)
+      expect(answer?.body).toContain(load.process_code)
+
+      yield* postgres.start
+      const { view, millis } = yield* finalTimed(app.base, load.process_code, bearer)
+      expect(view.status, JSON.stringify(view)).toBe("FAILED")
+      expect(view.failureReason).toMatch(/^Publishing this load stopped before all of it was published .*send the load again/i)
+      expect(millis, app.logTail()).toBeLessThan(RECONCILE_BOUND_MS)
+    }))
+
   it.live("Redis without persistence restarted mid-load: the lost batches are detected, the load FAILED with its persisted count, /ready and the log report it; a load completed before is untouched", () =>
     Effect.gen(function*() {
       const { dir, postgres, redis, names, connection } = yield* lab("redis-lost")
