@@ -12,6 +12,8 @@
  *   npx tsx benchmarks/src/proto/heapFlags.ts split [products] [--flag ...]
  *     an API process (RUN_WORKERS=false) and one worker process of the cluster plan's worker role
  *     (its env, not its flags: the flags given instead), as `npm run cluster` runs them
+ *   npx tsx benchmarks/src/proto/heapFlags.ts split-api [products] [--flag ...]
+ *     the same two processes, the worker with its role's flags, the flags given on the API process
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { readFileSync, rmSync } from "node:fs"
@@ -31,7 +33,7 @@ if (process.env["DATABASE_URL"] === undefined || process.env["REDIS_URL"] === un
   process.exit(2)
 }
 const [layout = "one", sizeArg = "200000", ...flags] = process.argv.slice(2)
-if (layout !== "one" && layout !== "split") throw new Error(`layout is one or split, not ${layout}`)
+if (layout !== "one" && layout !== "split" && layout !== "split-api") throw new Error(`layout is one, split or split-api, not ${layout}`)
 const size = Number(sizeArg)
 const tag = runTag()
 const basePort = 18_300 + Math.floor(Math.random() * 500)
@@ -85,17 +87,20 @@ const peakMiB = (pid: number): number =>
 const TRACE = /^\[\d+:(0x[0-9a-f]+)\]\s+\d+ ms: (Scavenge|Mark-Compact)\b.*?MB, ([\d.]+) \/[^(]*(?:\(\+ ([\d.]+) ms in)?/
 
 const isolates = (output: string) => {
-  const byIsolate = new Map<string, { scavenges: number; scavengeMs: number; fullCollections: number; fullMs: number; incrementalMs: number }>()
+  const byIsolate = new Map<string, { scavenges: number; scavengeMs: number; fullCollections: number; fullMs: number; incrementalMs: number; reasons: Record<string, number> }>()
   for (const line of output.split("\n")) {
     const match = TRACE.exec(line)
     if (match === null) continue
     const [, isolate = "", kind, pause = "0", incremental] = match
-    const entry = byIsolate.get(isolate) ?? { scavenges: 0, scavengeMs: 0, fullCollections: 0, fullMs: 0, incrementalMs: 0 }
+    const entry = byIsolate.get(isolate) ?? { scavenges: 0, scavengeMs: 0, fullCollections: 0, fullMs: 0, incrementalMs: 0, reasons: {} }
     if (kind === "Scavenge") {
       entry.scavenges++
       entry.scavengeMs += Number(pause)
     } else {
       entry.fullCollections++
+      // What started it, as V8 says at the end of the line ("external memory pressure", "allocation failure", ...).
+      const reason = /current mu = [\d.]+\) (.*)$/.exec(line)?.[1] ?? "?"
+      entry.reasons[reason] = (entry.reasons[reason] ?? 0) + 1
       entry.fullMs += Number(pause)
       entry.incrementalMs += Number(incremental ?? 0)
     }
@@ -106,14 +111,17 @@ const isolates = (output: string) => {
     scavenges: e.scavenges,
     scavengeMs: Math.round(e.scavengeMs),
     fullCollections: e.fullCollections,
-    fullMs: Math.round(e.fullMs + e.incrementalMs)
+    fullMs: Math.round(e.fullMs + e.incrementalMs),
+    fullCollectionReasons: e.reasons
   }))
 }
 
 const files = await ensureInputs(size)
 const servers = layout === "one"
   ? [start("server", basePort, { WORKERS: "2" }, flags)]
-  : [start("api", basePort, { RUN_WORKERS: "false" }, []), start("worker", basePort + 1, { ...WORKER_ROLE.env, WORKERS: "2" }, flags)]
+  : layout === "split"
+  ? [start("api", basePort, { RUN_WORKERS: "false" }, []), start("worker", basePort + 1, { ...WORKER_ROLE.env, WORKERS: "2" }, flags)]
+  : [start("api", basePort, { RUN_WORKERS: "false" }, flags), start("worker", basePort + 1, { ...WORKER_ROLE.env, WORKERS: "2" }, WORKER_ROLE.nodeFlags)]
 try {
   for (const server of servers) await healthy(server)
   const api = `http://127.0.0.1:${basePort}`
