@@ -4,22 +4,10 @@
 // in-process figure builds it (the server builds its snapshot on the usage actors' cells: the same
 // network, the same empty usage). The answer itself is the server's (services/capacity/src/answer/AnswerCapacityRequest.ts).
 import { buildSnapshot, decodeNetwork, demoNetwork, ledgerFromUses, type Snapshot } from "@retail/capacity"
-import { Option, Result } from "effect"
-import type { CapacitySettings } from "../../../services/capacity/src/CapacityConfig.ts"
+import { Result } from "effect"
+import { CapacityConfig, type CapacitySettings } from "../../../services/capacity/src/CapacityConfig.ts"
 
-export const demoSettings = (apiKeys: ReadonlyArray<string>): CapacitySettings => ({
-  apiKeys: new Set(apiKeys),
-  horizonDays: 30,
-  deliveryDatesCount: 5,
-  eventsStream: Option.none(),
-  maxBodyBytes: 1024 * 1024,
-  requestMaxBytes: 16 * 1024 * 1024,
-  requestMaxValues: 1_000_000,
-  reconcileIntervalMs: 0,
-  retentionDays: 0,
-  bodyIdleTimeoutMs: 0,
-  bodyMinBytesPerSecond: 0
-})
+export const demoSettings = (apiKeys: ReadonlyArray<string>): CapacitySettings => CapacityConfig.settings({ apiKeys: new Set(apiKeys) })
 
 export const demoSnapshot = (): Snapshot => {
   const document = Result.getOrElse(decodeNetwork(demoNetwork), (error) => {

@@ -69,31 +69,24 @@ export class CapacityRetention extends Context.Service<CapacityRetention>()("@re
         SELECT count(*)::int AS forgotten FROM gone
       `.pipe(count("forgetCapacityOrders"))
 
-    /** Forgets at most `limit` usage rows of days before `before`; how many. */
-    const forgetUsage = (before: string, limit: number): Effect.Effect<number, StoreError> =>
+    /** Forgets at most `limit` rows of `table` (whose primary key is `keys`) of days before `before`; how many. */
+    const forgetDaysOf = (operation: string, table: string, keys: ReadonlyArray<string>) =>
+    (before: string, limit: number): Effect.Effect<number, StoreError> =>
       sql`
         WITH due AS (
-          SELECT kind, code, slot, day FROM capacity_usage WHERE day < ${before}::date LIMIT ${Math.max(1, Math.floor(limit))} FOR UPDATE SKIP LOCKED
+          SELECT ${sql.literal(keys.join(", "))} FROM ${sql(table)} WHERE day < ${before}::date
+          LIMIT ${Math.max(1, Math.floor(limit))} FOR UPDATE SKIP LOCKED
         ), gone AS (
-          DELETE FROM capacity_usage u USING due
-          WHERE u.kind = due.kind AND u.code = due.code AND u.slot = due.slot AND u.day = due.day
+          DELETE FROM ${sql(table)} t USING due WHERE ${sql.literal(keys.map((key) => `t.${key} = due.${key}`).join(" AND "))}
           RETURNING 1
         )
         SELECT count(*)::int AS forgotten FROM gone
-      `.pipe(count("forgetCapacityUsage"))
+      `.pipe(count(operation))
 
-    /** Forgets at most `limit` network changes (capacity overrides, holidays, blocked windows) of days before `before`; how many. */
-    const forgetNetworkChanges = (before: string, limit: number): Effect.Effect<number, StoreError> =>
-      sql`
-        WITH due AS (
-          SELECT kind, target, part, day FROM capacity_network_changes WHERE day < ${before}::date LIMIT ${Math.max(1, Math.floor(limit))} FOR UPDATE SKIP LOCKED
-        ), gone AS (
-          DELETE FROM capacity_network_changes c USING due
-          WHERE c.kind = due.kind AND c.target = due.target AND c.part = due.part AND c.day = due.day
-          RETURNING 1
-        )
-        SELECT count(*)::int AS forgotten FROM gone
-      `.pipe(count("forgetNetworkChanges"))
+    /** Usage rows of days before `before`, at most `limit`; how many. */
+    const forgetUsage = forgetDaysOf("forgetCapacityUsage", "capacity_usage", ["kind", "code", "slot", "day"])
+    /** Network changes (capacity overrides, holidays, blocked windows) of days before `before`, at most `limit`; how many. */
+    const forgetNetworkChanges = forgetDaysOf("forgetNetworkChanges", "capacity_network_changes", ["kind", "target", "part", "day"])
 
     return { ensureIndexes, forgetOrders, forgetUsage, forgetNetworkChanges } as const
   })

@@ -61,4 +61,22 @@ export class CapacityConfig extends Context.Service<CapacityConfig, CapacitySett
       }
     })
   )
+
+  /** Settings for tests and in-process benchmarks: no keys, no events stream, no watchdog, no reconciler, no sweep. */
+  static readonly settings = (overrides: Partial<CapacitySettings> = {}): CapacitySettings => ({
+    apiKeys: new Set(),
+    horizonDays: 30,
+    deliveryDatesCount: 5,
+    eventsStream: Option.none(),
+    maxBodyBytes: 1024 * 1024,
+    requestMaxBytes: 16 * 1024 * 1024,
+    requestMaxValues: 1_000_000,
+    reconcileIntervalMs: 0,
+    retentionDays: 0,
+    bodyIdleTimeoutMs: 0,
+    bodyMinBytesPerSecond: 0,
+    ...overrides
+  })
+
+  static readonly test = (overrides: Partial<CapacitySettings> = {}) => Layer.succeed(CapacityConfig, CapacityConfig.settings(overrides))
 }

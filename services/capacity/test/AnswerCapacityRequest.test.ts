@@ -1,23 +1,11 @@
 import { buildSnapshot, decodeNetwork, demoNetwork, emptyLedger, type Snapshot } from "@retail/capacity"
 import { type Answer, answerText, type EnginePhase } from "@retail/capacity-wire"
-import { Option, Result } from "effect"
+import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { answerCapacityRequest, type CapacityEndpoint, type CapacityRequest } from "../src/answer/AnswerCapacityRequest.ts"
-import type { CapacitySettings } from "../src/CapacityConfig.ts"
+import { CapacityConfig } from "../src/CapacityConfig.ts"
 
-const settings: CapacitySettings = {
-  apiKeys: new Set(["k"]),
-  horizonDays: 30,
-  deliveryDatesCount: 5,
-  eventsStream: Option.none(),
-  maxBodyBytes: 1024,
-  requestMaxBytes: 16 * 1024 * 1024,
-  requestMaxValues: 1_000_000,
-  reconcileIntervalMs: 0,
-  retentionDays: 0,
-  bodyIdleTimeoutMs: 500,
-  bodyMinBytesPerSecond: 100
-}
+const settings = CapacityConfig.settings({ apiKeys: new Set(["k"]), maxBodyBytes: 1024, bodyIdleTimeoutMs: 500, bodyMinBytesPerSecond: 100 })
 const demo = buildSnapshot(Result.getOrThrow(decodeNetwork(demoNetwork)), emptyLedger)
 const now = Date.parse("2027-02-26T10:00:00-05:00")
 

@@ -14,19 +14,7 @@ const RecordingQueue = Layer.effect(
   }))
 )
 
-const Config = Layer.succeed(CapacityConfig, {
-  apiKeys: new Set(["key"]),
-  horizonDays: 30,
-  deliveryDatesCount: 5,
-  eventsStream: Option.some("test:capacity-events"),
-  maxBodyBytes: 1024,
-  requestMaxBytes: 16 * 1024 * 1024,
-  requestMaxValues: 1_000_000,
-  reconcileIntervalMs: 0,
-  retentionDays: 0,
-  bodyIdleTimeoutMs: 0,
-  bodyMinBytesPerSecond: 0
-})
+const Config = CapacityConfig.test({ apiKeys: new Set(["key"]), eventsStream: Option.some("test:capacity-events"), maxBodyBytes: 1024 })
 
 const Events = CapacityEvents.layer.pipe(Layer.provide(Config), Layer.provideMerge(RecordingQueue))
 

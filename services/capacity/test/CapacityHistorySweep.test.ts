@@ -9,20 +9,7 @@ const Store = CapacityRetention.layer.pipe(
   Layer.provideMerge(Database.layer({ url: Option.none(), dataDir: Database.IN_MEMORY, poolSize: 1 }))
 )
 
-const settings = (retentionDays: number) =>
-  Layer.succeed(CapacityConfig, {
-    apiKeys: new Set<string>(),
-    horizonDays: 30,
-    deliveryDatesCount: 5,
-    eventsStream: Option.none(),
-    maxBodyBytes: 1024 * 1024,
-    requestMaxBytes: 16 * 1024 * 1024,
-    requestMaxValues: 1_000_000,
-    reconcileIntervalMs: 0,
-    bodyIdleTimeoutMs: 0,
-    bodyMinBytesPerSecond: 0,
-    retentionDays
-  })
+const settings = (retentionDays: number) => CapacityConfig.test({ retentionDays })
 
 /** An order placed at `placed` taking a unit of `code` on each of `days`, and those days' usage rows. */
 const order = (orderId: string, placed: string, code: string, days: ReadonlyArray<string>) =>
