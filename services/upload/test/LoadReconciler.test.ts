@@ -4,6 +4,7 @@ import { LoadIntake, LoadOwner, LoadReconciler, ProductPublisher, trackBatches, 
 import { Database, LoadOwnership, LoadRepository, StoreError } from "@retail/store"
 import { sampleProducts } from "@retail/testkit"
 import { Effect, Layer, Option, Schedule } from "effect"
+import { SqlClient } from "effect/sql"
 
 /** Loads of these companies cannot be marked PROCESSING: the database failed at that moment. */
 const unmarkable = new Set<string>()
@@ -25,7 +26,7 @@ const Store = Layer.mergeAll(
 ).pipe(Layer.provideMerge(Database.layer({ url: Option.none(), dataDir: Database.IN_MEMORY, poolSize: 1 })))
 
 // A load abandoned by its request is judged once LOAD_LEASE_MS has passed, as a dead owner's.
-const config = UploadConfig.test({ reconcileIntervalMs: 100, loadLeaseMs: 1_500 })
+const config = UploadConfig.test({ reconcileIntervalMs: 100, loadLeaseMs: 3_000 })
 const Base = Layer.mergeAll(Store, MemoryStreamQueue.layer, config, LoadOwner.test())
 const Reconciling = Layer.mergeAll(LoadReconciler.layer, LoadIntake.layer.pipe(Layer.provide(ProductPublisher.layer))).pipe(Layer.provideMerge(Base))
 
@@ -38,8 +39,24 @@ const eventually = <A>(read: Effect.Effect<A, unknown, LoadRepository>, until: (
     Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo({ duration: "10 seconds" })))
   )
 
-/** Three reconciler passes at LOAD_RECONCILE_INTERVAL_MS=100. */
-const threePasses = Effect.sleep("350 millis")
+/**
+ * Until a whole reconciler pass ran after now: each pass renews this process's heartbeat first, so
+ * the second renewal seen means the pass that began with the first one has ended.
+ */
+const aWholePass = Effect.gen(function*() {
+  const owner = yield* LoadOwner
+  const sql = yield* SqlClient.SqlClient
+  const heartbeat = sql<{ readonly at: string }>`SELECT heartbeat_at::text AS at FROM server_instances WHERE id = ${owner.id}`.pipe(
+    Effect.map((rows) => rows[0]?.at ?? "")
+  )
+  let last = yield* heartbeat
+  for (let renewals = 0; renewals < 2;) {
+    yield* Effect.sleep("20 millis")
+    const now = yield* heartbeat
+    if (now !== last) renewals++
+    last = now
+  }
+})
 
 describe("LoadReconciler: this process's own loads", () => {
   layer(Reconciling, { timeout: 60_000, excludeTestServices: true })((it) => {
@@ -52,12 +69,12 @@ describe("LoadReconciler: this process's own loads", () => {
           processCode: crypto.randomUUID(), company: "ACME", source: "HANDLE_JSON", received: 0, accepted: 0, failed: 0, errors: [],
           receiving: true, owner: owner.id, queue: batchesStream
         })
-        yield* threePasses
+        yield* aWholePass
         expect(yield* statusOf(processCode)).toEqual(Option.some(["RECEIVED", null]))
 
         yield* LoadOwner.abandon(owner, processCode)
         // Not before LOAD_LEASE_MS: a publish cut off on this side may still land.
-        yield* threePasses
+        yield* aWholePass
         expect(yield* statusOf(processCode)).toEqual(Option.some(["RECEIVED", null]))
         const [status, reason] = Option.getOrThrow(yield* eventually(statusOf(processCode), (s) => Option.exists(s, ([status]) => status === "FAILED")))
         expect(status).toBe("FAILED")
@@ -79,7 +96,7 @@ describe("LoadReconciler: this process's own loads", () => {
         const published = yield* create()
         yield* queue.publish(batchesStream, ["a batch"], { track: trackBatches(batchesStream, published.processCode, [0]) })
         const unpublished = yield* create()
-        yield* threePasses
+        yield* aWholePass
         // Not abandoned: RECEIVED is its request still publishing.
         expect(yield* statusOf(published.processCode)).toEqual(Option.some(["RECEIVED", null]))
 
