@@ -105,6 +105,8 @@ describe("a load whose server or queue died is never left in doubt", () => {
       const answer = outcome._tag === "Success" ? outcome.value : undefined
       expect(answer?.status, answer?.body).toBeGreaterThanOrEqual(500)
       expect(answer?.body).toContain(load.process_code)
+      // What the caller is told is true: the load could not be marked FAILED in the outage.
+      expect(answer?.body).toContain("could not be marked FAILED yet, and the server fails it once the database is back")
 
       yield* postgres.start
       const { view, millis } = yield* finalTimed(app.base, load.process_code, bearer)

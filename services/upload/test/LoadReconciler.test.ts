@@ -1,5 +1,5 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { MemoryStreamQueue, StreamQueue } from "@retail/queue"
+import { MemoryStreamQueue, QueueError, StreamQueue } from "@retail/queue"
 import { LoadIntake, LoadOwner, LoadReconciler, ProductPublisher, trackBatches, UploadConfig } from "@retail/service-upload"
 import { Database, LoadOwnership, LoadRepository, StoreError } from "@retail/store"
 import { sampleProducts } from "@retail/testkit"
@@ -8,6 +8,8 @@ import { SqlClient } from "effect/sql"
 
 /** Loads of these companies cannot be marked PROCESSING: the database failed at that moment. */
 const unmarkable = new Set<string>()
+/** Loads of these companies cannot be marked FAILED, nor published: the database and the queue are both down for them. */
+const outage = new Set<string>()
 
 const Store = Layer.mergeAll(
   LoadOwnership.layer,
@@ -20,14 +22,33 @@ const Store = Layer.mergeAll(
           Effect.flatMap(real.find(processCode), (load) =>
             Option.isSome(load) && unmarkable.has(load.value.company)
               ? Effect.fail(new StoreError({ operation: "markProcessing", message: "connection reset" }))
-              : real.markProcessing(processCode))
+              : real.markProcessing(processCode)),
+        markFailed: (processCode, reason) =>
+          Effect.flatMap(real.find(processCode), (load) =>
+            Option.isSome(load) && outage.has(load.value.company)
+              ? Effect.fail(new StoreError({ operation: "markFailed", message: "connection refused" }))
+              : real.markFailed(processCode, reason))
       }))
   ).pipe(Layer.provide(LoadRepository.layer))
 ).pipe(Layer.provideMerge(Database.layer({ url: Option.none(), dataDir: Database.IN_MEMORY, poolSize: 1 })))
 
 // A load abandoned by its request is judged once LOAD_LEASE_MS has passed, as a dead owner's.
 const config = UploadConfig.test({ reconcileIntervalMs: 100, loadLeaseMs: 3_000 })
-const Base = Layer.mergeAll(Store, MemoryStreamQueue.layer, config, LoadOwner.test())
+const Queue = Layer.effect(
+  StreamQueue,
+  Effect.map(MemoryStreamQueue.make, (queue) =>
+    StreamQueue.of({
+      ...queue,
+      publish: (stream, payloads, options) =>
+        payloads.some((payload) => {
+          const text = typeof payload === "string" ? payload : Buffer.from(payload).toString("utf8")
+          return [...outage].some((company) => text.includes(`"company":"${company}"`))
+        })
+          ? Effect.fail(new QueueError({ operation: "publish", message: "connection refused" }))
+          : queue.publish(stream, payloads, options)
+    }))
+)
+const Base = Layer.mergeAll(Store, Queue, config, LoadOwner.test())
 const Reconciling = Layer.mergeAll(LoadReconciler.layer, LoadIntake.layer.pipe(Layer.provide(ProductPublisher.layer))).pipe(Layer.provideMerge(Base))
 
 const statusOf = (processCode: string) =>
@@ -116,6 +137,24 @@ describe("LoadReconciler: this process's own loads", () => {
         expect(yield* statusOf(answer.processCode)).toEqual(Option.some(["RECEIVED", null]))
         unmarkable.delete(company)
         yield* eventually(statusOf(answer.processCode), (s) => Option.exists(s, ([status]) => status === "PROCESSING"))
+      }))
+
+    it.effect("/load-products whose publish failed and whose FAILED mark failed too says so, and is FAILED by the reconciler once the database is back", () =>
+      Effect.gen(function*() {
+        const intake = yield* LoadIntake
+        const loads = yield* LoadRepository
+        const company = `OUTAGE-${crypto.randomUUID().slice(0, 8)}`
+        outage.add(company)
+        const error = yield* Effect.flip(intake.accept({ company, source: "LOAD_PRODUCTS", products: sampleProducts(3, { prefix: "OUT", company }) }))
+        expect(error._tag).toBe("PublishFailed")
+        expect(error.message).toMatch(/could not be marked FAILED \(the database is unavailable too\); the server settles it once the database is back/)
+        const [processCode] = /[0-9a-f-]{36}/.exec(error.message) ?? []
+        if (processCode === undefined) return expect.fail("the answer names the load")
+        expect(yield* statusOf(processCode)).toEqual(Option.some(["RECEIVED", null]))
+        outage.delete(company)
+        const [, reason] = Option.getOrThrow(yield* eventually(statusOf(processCode), (s) => Option.exists(s, ([status]) => status === "FAILED")))
+        expect(reason).toBe("Publishing this load failed; nothing of it was stored. Send the load again.")
+        expect(Option.getOrThrow(yield* loads.find(processCode)).totals).toMatchObject({ accepted: 3, persisted: 0 })
       }))
   })
 })

@@ -97,15 +97,20 @@ export class LoadIntake extends Context.Service<LoadIntake>()("@retail/upload/Lo
 
         if (accepted > 0) {
           yield* outcome.publish({ processCode, company: outcome.company }).pipe(
-            Effect.tapError((error) =>
-              Effect.logError("publishing a load failed", error).pipe(
-                Effect.andThen(loads.markFailed(processCode, `publishing to the messaging system failed: ${error.message}`)),
-                Effect.catch((markError) => Effect.logError("could not mark the load FAILED", markError))
-              )
-            ),
-            Effect.mapError(() =>
-              new PublishFailed({
-                message: `The products could not be sent to the messaging system; load ${processCode} is FAILED and nothing was published. Retry later.`
+            Effect.catch((error) =>
+              Effect.gen(function*() {
+                yield* Effect.logError("publishing a load failed", error)
+                const marked = yield* loads.markFailed(processCode, `publishing to the messaging system failed: ${error.message}`).pipe(
+                  Effect.as(true),
+                  Effect.catch((markError) => Effect.as(Effect.logError("could not mark the load FAILED", markError), false))
+                )
+                return yield* new PublishFailed({
+                  message: marked
+                    ? `The products could not be sent to the messaging system; load ${processCode} is FAILED and nothing was published. Retry later.`
+                    // Told the truth: the server settles the load once it can (AbandonedLoads), FAILED unless its batches did land.
+                    : `The products could not be sent to the messaging system, and load ${processCode} could not be marked FAILED (the database is unavailable too); ` +
+                      `the server settles it once the database is back (GET /v1/loads/${processCode}). Retry later.`
+                })
               })
             )
           )

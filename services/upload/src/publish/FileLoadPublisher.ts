@@ -142,21 +142,32 @@ export class FileLoadPublisher extends Context.Service<FileLoadPublisher>()("@re
               : Effect.void
           ),
           Effect.catch((error) =>
-            Effect.logError("publishing a file load failed", error).pipe(
+            Effect.gen(function*() {
+              yield* Effect.logError("publishing a file load failed", error)
               // What was published before the failure is counted, as far as the database lets it be.
-              Effect.andThen(Effect.ignore(count(0, 0, true))),
-              Effect.andThen(loads.markFailed(processCode, `publishing the file load failed after ${published} batches: ${error.message}`)),
-              Effect.catch((markError) => Effect.logError("could not mark the load FAILED", markError)),
-              Effect.andThen(Effect.fail(
+              yield* Effect.ignore(count(0, 0, true))
+              const marked = yield* loads.markFailed(processCode, `publishing the file load failed after ${published} batches: ${error.message}`).pipe(
+                Effect.as(true),
+                Effect.catch((markError) => Effect.as(Effect.logError("could not mark the load FAILED", markError), false))
+              )
+              // Told the truth: a load that could not be marked FAILED now is failed by this server once the database is back (AbandonedLoads).
+              const unmarked = `it could not be marked FAILED yet, and the server fails it once the database is back (GET /v1/loads/${processCode})`
+              return yield* Effect.fail(
                 error._tag === "StorageFailed"
                   ? error
                   : error._tag === "StoreError"
-                  ? new StorageFailed({ message: `Load ${processCode} is FAILED: the database became unavailable while it was published. Retry later.` })
-                  : new PublishFailed({
-                    message: `The products could not be sent to the messaging system; load ${processCode} is FAILED after ${published} batches. Retry later.`
+                  ? new StorageFailed({
+                    message: marked
+                      ? `Load ${processCode} is FAILED: the database became unavailable while it was published. Retry later.`
+                      : `Load ${processCode} was not published whole: the database became unavailable; ${unmarked}. Retry later.`
                   })
-              ))
-            )
+                  : new PublishFailed({
+                    message: marked
+                      ? `The products could not be sent to the messaging system; load ${processCode} is FAILED after ${published} batches. Retry later.`
+                      : `The products could not be sent to the messaging system after ${published} batches; ${unmarked}. Retry later.`
+                  })
+              )
+            })
           ),
           // Cut off (shutdown past its grace, or the client went away): the load must not stay RECEIVED/PROCESSING forever.
           Effect.onInterrupt(() =>
