@@ -36,7 +36,7 @@ export class CapacityRetention extends Context.Service<CapacityRetention>()("@re
     /**
      * Builds the sweep's indexes without blocking writes, each once: an index left invalid by a build
      * that was cut off is dropped and built again. Another process building one at the same moment
-     * makes this one fail (the sweep runs without it, only slower); the next start tries again.
+     * makes this one fail (the sweep runs without it, only slower); the next sweep tries again.
      */
     const ensureIndexes: Effect.Effect<void, StoreError> = Effect.forEach(INDEXES, ({ name, on }) =>
       Effect.gen(function* () {

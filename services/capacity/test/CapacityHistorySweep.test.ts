@@ -108,6 +108,18 @@ describe("CapacityHistorySweep", () => {
         yield* sql`SET TIME ZONE 'UTC'`
       }))
 
+    it.effect("an index left invalid (its build cut off by a kill) is dropped and built again", () =>
+      Effect.gen(function*() {
+        const retention = yield* CapacityRetention
+        const sql = yield* SqlClient.SqlClient
+        yield* retention.ensureIndexes
+        // What a CREATE INDEX CONCURRENTLY killed half-way leaves behind.
+        yield* sql`UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'capacity_orders_created'::regclass`
+        expect(yield* validIndexes).toEqual(["capacity_usage_day"])
+        yield* retention.ensureIndexes
+        expect(yield* validIndexes).toEqual(["capacity_orders_created", "capacity_usage_day"])
+      }))
+
     it.effect("with CAPACITY_RETENTION_DAYS=0 nothing is forgotten", () =>
       Effect.gen(function*() {
         const code = "SWEEP3"

@@ -101,7 +101,7 @@ describe("LoadReconciler: this process's own loads", () => {
         expect(status).toBe("FAILED")
         expect(reason).toMatch(/^Publishing this load stopped before all of it was published/)
         // Settled: forgotten by the next pass.
-        yield* eventually(Effect.sync(() => owner.abandoned.has(processCode)), (has) => !has)
+        yield* eventually(Effect.sync(() => owner.abandoned.since(processCode)), (since) => since === undefined)
       }))
 
     it.effect("an abandoned request body's load is PROCESSING when its batches are on the queue, FAILED when none is", () =>

@@ -14,9 +14,6 @@ export class AbandonedLoads {
   add(processCode: string, at: number): void {
     if (!this.#since.has(processCode)) this.#since.set(processCode, at)
   }
-  has(processCode: string): boolean {
-    return this.#since.has(processCode)
-  }
   /** When the load was abandoned (epoch ms), if it was. */
   since(processCode: string): number | undefined {
     return this.#since.get(processCode)
