@@ -5,7 +5,12 @@
  * under dist/, removed at the end) with npm start's Node.js flags, then the flags given; real
  * PostgreSQL and Redis (DATABASE_URL, REDIS_URL), the benchmark's file (seed 42). Prints one JSON
  * line a load (servers', each process's, PostgreSQL's and Redis' CPU a product, each process's peak
- * RSS) and one line a V8 isolate (scavenges, full collections and their time).
+ * RSS) and one line a V8 isolate (scavenges, full collections and their time; given
+ * `--trace-incremental-marking`, also what started each full collection's marking and how far below
+ * V8's old-generation limit the old generation was then: marking that begins with megabytes of room
+ * was started by what V8 counts beside the old generation, the external memory allocated since the
+ * last full collection). HEAP_FLAGS_TRACE_DIR: a folder to keep each
+ * process's whole trace in.
  *
  *   npx tsx benchmarks/src/proto/heapFlags.ts one [products] [--flag ...]
  *     one process as npm start runs it (WORKERS=2, the workers on their thread), the flags on it
@@ -16,7 +21,7 @@
  *     the same two processes, the worker with its role's flags, the flags given on the API process
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { readFileSync, rmSync } from "node:fs"
+import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { ensureInputs } from "../../parsers/generate.ts"
 import { buildServer } from "../../../scripts/buildServer.ts"
@@ -86,13 +91,32 @@ const peakMiB = (pid: number): number =>
 /** `[pid:isolate] ... Scavenge|Mark-Compact a (b) -> c (d) MB, pause / ... ms (+ incremental ms in N steps ...)`. */
 const TRACE = /^\[\d+:(0x[0-9a-f]+)\]\s+\d+ ms: (Scavenge|Mark-Compact)\b.*?MB, ([\d.]+) \/[^(]*(?:\(\+ ([\d.]+) ms in)?/
 
+/** `--trace-incremental-marking`: `[pid:isolate] ... [IncrementalMarking] Start (reason): (size/limit/slack) v8: aMB / bMB / cMB ...`. */
+const MARKING_START = /^\[\d+:(0x[0-9a-f]+)\].*\[IncrementalMarking\] Start \(([^)]*)\): \(size\/limit\/slack\) v8: \d+MB \/ \d+MB \/ (\d+)MB/
+
+const median = (values: ReadonlyArray<number>): number | null => {
+  if (values.length === 0) return null
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] ?? null
+}
+
 const isolates = (output: string) => {
-  const byIsolate = new Map<string, { scavenges: number; scavengeMs: number; fullCollections: number; fullMs: number; incrementalMs: number; reasons: Record<string, number> }>()
+  const byIsolate = new Map<string, { scavenges: number; scavengeMs: number; fullCollections: number; fullMs: number; incrementalMs: number; reasons: Record<string, number>; markingStarts: Record<string, Array<number>> }>()
+  const entryOf = (isolate: string) => byIsolate.get(isolate) ?? { scavenges: 0, scavengeMs: 0, fullCollections: 0, fullMs: 0, incrementalMs: 0, reasons: {}, markingStarts: {} }
   for (const line of output.split("\n")) {
+    const start = MARKING_START.exec(line)
+    if (start !== null) {
+      const [, isolate = "", reason = "?", slack = "0"] = start
+      const entry = entryOf(isolate)
+      // The room left below V8's old-generation limit when marking began: near 0 when the old generation reached it.
+      entry.markingStarts[reason] = [...(entry.markingStarts[reason] ?? []), Number(slack)]
+      byIsolate.set(isolate, entry)
+      continue
+    }
     const match = TRACE.exec(line)
     if (match === null) continue
     const [, isolate = "", kind, pause = "0", incremental] = match
-    const entry = byIsolate.get(isolate) ?? { scavenges: 0, scavengeMs: 0, fullCollections: 0, fullMs: 0, incrementalMs: 0, reasons: {} }
+    const entry = entryOf(isolate)
     if (kind === "Scavenge") {
       entry.scavenges++
       entry.scavengeMs += Number(pause)
@@ -112,7 +136,10 @@ const isolates = (output: string) => {
     scavengeMs: Math.round(e.scavengeMs),
     fullCollections: e.fullCollections,
     fullMs: Math.round(e.fullMs + e.incrementalMs),
-    fullCollectionReasons: e.reasons
+    fullCollectionReasons: e.reasons,
+    ...(Object.keys(e.markingStarts).length === 0 ? {} : {
+      markingStarts: Object.fromEntries(Object.entries(e.markingStarts).map(([reason, slacks]) => [reason, { count: slacks.length, medianSlackMiB: median(slacks), withRoomOf4MiBOrMore: slacks.filter((slack) => slack >= 4).length }]))
+    })
   }))
 }
 
@@ -151,6 +178,8 @@ try {
     peakRssMiB: Object.fromEntries(servers.map((s) => [s.name, peakMiB(s.pid)]))
   }))
   for (const server of servers) for (const isolate of isolates(server.output())) console.log(`  ${server.name} ${JSON.stringify(isolate)}`)
+  const traceFolder = process.env["HEAP_FLAGS_TRACE_DIR"]
+  if (traceFolder !== undefined) for (const server of servers) writeFileSync(join(traceFolder, `heap-flags-${server.name}.log`), server.output())
 } finally {
   for (const server of servers) server.child.kill("SIGTERM")
   await Promise.all(servers.map((server) => new Promise((resolve) => server.child.once("exit", resolve))))
