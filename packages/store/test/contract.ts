@@ -737,7 +737,17 @@ export const storeContract = (name: string, options: DatabaseOptions): void => {
             { orderId: `${node}-5`, uses: [use("Picking", "NORMAL", monday, 4), use("Picking", "NORMAL", tuesday, 1), use("NodeDispatch", "EXPRESS", tuesday, 1)] },
             ...(withRefused ? [{ orderId: `${node}-6`, uses: [use("Picking", "NORMAL", tuesday, 17)] }] : [])
           ]
-          return Effect.map(capacity.consumeMany(orders), (outcomes) => ({ outcomes }))
+          // The usage rows the statement updated, from this backend's statistics: read before and after
+          // it in one transaction (they also hold earlier transactions' counts not yet flushed, and are flushed only between transactions).
+          const updated = Effect.map(
+            sql<{ updated: number }>`SELECT coalesce(sum(n_tup_upd), 0)::integer AS updated FROM pg_stat_xact_user_tables WHERE relname = 'capacity_usage'`,
+            (rows) => rows[0]?.updated ?? 0
+          )
+          return sql.withTransaction(Effect.gen(function* () {
+            const before = yield* updated
+            const outcomes = yield* capacity.consumeMany(orders)
+            return { outcomes, usageUpdates: (yield* updated) - before }
+          }))
         }
         const answered = (outcomes: ReadonlyArray<GroupedOutcome>) =>
           outcomes.slice(0, 6).map((outcome) =>
@@ -765,6 +775,8 @@ export const storeContract = (name: string, options: DatabaseOptions): void => {
         expect(answered(inTurns.outcomes).map((answer) => (Array.isArray(answer) ? answer.map((text) => text.replace(`"node":"TURNS"`, `"node":"PASS"`)).sort() : answer)))
           .toEqual(answered(inOnePass.outcomes))
         expect(inTurns.outcomes[6]).toMatchObject({ _tag: "Done", result: { _tag: "Failure", failure: { _tag: "CapacityExhausted", requested: 17 } } })
+        // The one pass updates each of the group's 5 usage rows once; turn by turn, each of the 10 uses of the applied orders is an update.
+        expect([inOnePass.usageUpdates, inTurns.usageUpdates]).toEqual([5, 10])
         const rows = (node: string) => sql`SELECT kind, slot, to_char(day, 'YYYY-MM-DD') AS day, used, revision FROM capacity_usage WHERE code = ${node} ORDER BY 1, 2, 3`
         expect(yield* rows(pass)).toEqual(yield* rows(turns))
         expect((yield* rows(pass)).map((row) => row["used"])).toEqual([1, 7, 5, 8, 4])
