@@ -3,7 +3,8 @@ import { UploadConfig } from "@retail/service-upload"
 import { Effect, Layer } from "effect"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { basename, join } from "node:path"
+import { removeSpoolFolder } from "../src/spool/SpoolFolder.ts"
 import { removeStaleSpools, STALE_AFTER_MS, StaleSpoolsRemoval } from "../src/spool/StaleSpools.ts"
 
 const HOUR = 3_600_000
@@ -36,6 +37,49 @@ describe("stale spool folders", () => {
         expect([...removed].sort()).toEqual(["retail-csv-kil1ed", "retail-load-kil1ed"])
         expect(readdirSync(dir).sort()).toEqual(["retail-load-archive", "retail-load-busy01", "retail-load-fresh1", "someone-else"])
         expect(yield* removeStaleSpools(join(dir, "missing"), Date.now())).toEqual([])
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }))
+
+  it.effect("a removal cut short is finished at the next start, however recently it changed", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(join(tmpdir(), "stale-spools-"))
+      try {
+        // What a kill between the rename and the delete leaves: the renamed folder, just changed.
+        folder(dir, "retail-removing-load-kil1ed", 0)
+        folder(dir, "retail-removing-csv-kil1ed", 0)
+        folder(dir, "retail-load-fresh1", 1_000)
+        const removed = yield* removeStaleSpools(dir, Date.now())
+        expect([...removed].sort()).toEqual(["retail-removing-csv-kil1ed", "retail-removing-load-kil1ed"])
+        expect(readdirSync(dir)).toEqual(["retail-load-fresh1"])
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }))
+
+  it.effect("a spool folder is renamed as being removed before its files are deleted, and nothing of it is left", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(join(tmpdir(), "stale-spools-"))
+      try {
+        const path = folder(dir, "retail-load-ended1", 0)
+        // Killed as it deletes: by then the folder no longer carries a spool folder's name, so the next start removes it at once.
+        const killed = yield* Effect.flip(Effect.tryPromise(() =>
+          removeSpoolFolder(path, async (target) => {
+            throw new Error(`killed while deleting ${basename(target)}`)
+          })
+        ))
+        expect(String(killed.cause)).toContain("killed while deleting retail-removing-load-ended1")
+        expect(readdirSync(dir)).toEqual(["retail-removing-load-ended1"])
+        expect(yield* removeStaleSpools(dir, Date.now())).toEqual(["retail-removing-load-ended1"])
+        // Uninterrupted, nothing of it is left.
+        yield* Effect.promise(() => removeSpoolFolder(folder(dir, "retail-csv-ended2", 0)))
+        expect(readdirSync(dir)).toEqual([])
+        // Another folder of the directory, not of a spool's name, is removed where it is.
+        const other = join(dir, "elsewhere")
+        mkdirSync(other)
+        yield* Effect.promise(() => removeSpoolFolder(other))
+        expect(readdirSync(dir)).toEqual([])
       } finally {
         rmSync(dir, { recursive: true, force: true })
       }

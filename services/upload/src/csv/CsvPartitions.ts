@@ -1,7 +1,8 @@
 import { StorageFailed } from "@retail/api"
 import { Effect } from "effect"
-import { appendFile, mkdtemp, readFile, rm } from "node:fs/promises"
+import { appendFile, mkdtemp, readFile } from "node:fs/promises"
 import { join } from "node:path"
+import { removeSpoolFolder } from "../spool/SpoolFolder.ts"
 
 /** Raw CSV bytes aimed at one partition; the in-memory join of a partition holds about this much input. */
 export const PARTITION_TARGET_BYTES = 2 * 1024 * 1024
@@ -59,7 +60,7 @@ export const makeCsvPartitions = (dir: string, count: number) =>
   Effect.gen(function*() {
     const folder = yield* Effect.acquireRelease(
       Effect.tryPromise({ try: () => mkdtemp(join(dir, "retail-csv-")), catch: partitionFailed("partitioned") }),
-      (path) => Effect.promise(() => rm(path, { recursive: true, force: true }))
+      (path) => Effect.promise(() => removeSpoolFolder(path))
     )
     const paths = Array.from({ length: count }, (_, i) => join(folder, `partition-${i}.rows`))
     // Rows go straight into one byte buffer per partition (UTF-8, as appended), not into strings that

@@ -1,7 +1,8 @@
 import { StorageFailed } from "@retail/api"
 import { Cause, Effect, Stream } from "effect"
-import { type FileHandle, mkdtemp, open, rm } from "node:fs/promises"
+import { type FileHandle, mkdtemp, open } from "node:fs/promises"
 import { join } from "node:path"
+import { removeSpoolFolder } from "./SpoolFolder.ts"
 
 /**
  * One spooled record: a batch of accepted products (the bytes of a JSON array of products, as the
@@ -30,7 +31,7 @@ export const makeLoadSpool = (dir: string) =>
   Effect.gen(function*() {
     const folder = yield* Effect.acquireRelease(
       Effect.tryPromise({ try: () => mkdtemp(join(dir, "retail-load-")), catch: spoolFailed("spooled") }),
-      (path) => Effect.promise(() => rm(path, { recursive: true, force: true }))
+      (path) => Effect.promise(() => removeSpoolFolder(path))
     )
     const path = join(folder, "load.spool")
     const handle = yield* Effect.acquireRelease(

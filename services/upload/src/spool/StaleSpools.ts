@@ -2,9 +2,7 @@ import { Effect, Layer } from "effect"
 import { readdir, rm, stat } from "node:fs/promises"
 import { join } from "node:path"
 import { UploadConfig } from "../UploadConfig.ts"
-
-/** The folders file loads make in SPOOL_DIR (LoadSpool.ts, CsvPartitions.ts: mkdtemp's six characters after the prefix). */
-const SPOOL_FOLDER = /^retail-(load|csv)-[A-Za-z0-9]{6}$/
+import { removeSpoolFolder, REMOVING_FOLDER, SPOOL_FOLDER } from "./SpoolFolder.ts"
 
 /**
  * A load's folder is written to while its file is read, and removed when the load ends; untouched
@@ -22,16 +20,20 @@ const lastChanged = async (folder: string): Promise<number> => {
   return latest
 }
 
-/** Removes the spool folders in `dir` untouched for `staleAfterMs`; what it removed. Ones it cannot read or remove are left. */
+/**
+ * Removes the spool folders in `dir` untouched for `staleAfterMs`, and at once those a removal cut
+ * short left (SpoolFolder.ts); what it removed. Ones it cannot read or remove are left.
+ */
 export const removeStaleSpools = (dir: string, nowMs: number, staleAfterMs: number = STALE_AFTER_MS) =>
   Effect.promise(async () => {
     const removed: Array<string> = []
     const entries = await readdir(dir).catch(() => [] as Array<string>)
-    for (const name of entries.filter((entry) => SPOOL_FOLDER.test(entry))) {
+    for (const name of entries) {
       const folder = join(dir, name)
       try {
-        if (nowMs - (await lastChanged(folder)) < staleAfterMs) continue
-        await rm(folder, { recursive: true, force: true })
+        if (REMOVING_FOLDER.test(name)) await rm(folder, { recursive: true, force: true })
+        else if (SPOOL_FOLDER.test(name) && nowMs - (await lastChanged(folder)) >= staleAfterMs) await removeSpoolFolder(folder)
+        else continue
         removed.push(name)
       } catch {
         continue
