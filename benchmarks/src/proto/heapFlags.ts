@@ -21,7 +21,7 @@
  *     the same two processes, the worker with its role's flags, the flags given on the API process
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { ensureInputs } from "../../parsers/generate.ts"
 import { buildServer } from "../../../scripts/buildServer.ts"
@@ -179,7 +179,10 @@ try {
   }))
   for (const server of servers) for (const isolate of isolates(server.output())) console.log(`  ${server.name} ${JSON.stringify(isolate)}`)
   const traceFolder = process.env["HEAP_FLAGS_TRACE_DIR"]
-  if (traceFolder !== undefined) for (const server of servers) writeFileSync(join(traceFolder, `heap-flags-${server.name}.log`), server.output())
+  if (traceFolder !== undefined) {
+    mkdirSync(traceFolder, { recursive: true })
+    for (const server of servers) writeFileSync(join(traceFolder, `heap-flags-${tag}-${server.name}.log`), server.output())
+  }
 } finally {
   for (const server of servers) server.child.kill("SIGTERM")
   await Promise.all(servers.map((server) => new Promise((resolve) => server.child.once("exit", resolve))))

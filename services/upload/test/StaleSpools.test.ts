@@ -1,9 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { UploadConfig } from "@retail/service-upload"
 import { Effect, Layer } from "effect"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, watch, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { basename, join } from "node:path"
+import { makeCsvPartitions } from "../src/csv/CsvPartitions.ts"
+import { makeLoadSpool } from "../src/spool/LoadSpool.ts"
 import { removeSpoolFolder } from "../src/spool/SpoolFolder.ts"
 import { removeStaleSpools, STALE_AFTER_MS, StaleSpoolsRemoval } from "../src/spool/StaleSpools.ts"
 
@@ -81,6 +83,25 @@ describe("stale spool folders", () => {
         yield* Effect.promise(() => removeSpoolFolder(other))
         expect(readdirSync(dir)).toEqual([])
       } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }))
+
+  it.live("a load's spool and a CSV load's partitions go through that rename when their load ends", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(join(tmpdir(), "stale-spools-"))
+      // The names the spool directory saw (inotify: both names of a rename are reported).
+      const seen = new Set<string>()
+      const watcher = watch(dir, (_, name) => name !== null && seen.add(name))
+      try {
+        yield* Effect.scoped(Effect.asVoid(makeLoadSpool(dir)))
+        yield* Effect.scoped(Effect.asVoid(makeCsvPartitions(dir, 2)))
+        for (let i = 0; i < 100 && [...seen].filter((name) => name.startsWith("retail-removing-")).length < 2; i++) yield* Effect.sleep("10 millis")
+        expect([...seen].filter((name) => name.startsWith("retail-removing-")).map((name) => name.replace(/-[A-Za-z0-9]{6}$/, "")).sort())
+          .toEqual(["retail-removing-csv", "retail-removing-load"])
+        expect(readdirSync(dir)).toEqual([])
+      } finally {
+        watcher.close()
         rmSync(dir, { recursive: true, force: true })
       }
     }))

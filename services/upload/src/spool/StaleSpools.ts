@@ -53,7 +53,7 @@ export const StaleSpoolsRemoval = Layer.effectDiscard(
       Effect.flatMap((removed) =>
         removed.length === 0
           ? Effect.void
-          : Effect.logWarning(`removed ${removed.length} spool folders that killed processes left in ${spoolDir}: ${removed.join(", ")}`)
+          : Effect.logWarning(`removed ${removed.length} spool folders that killed processes or cut-short removals left in ${spoolDir}: ${removed.join(", ")}`)
       ),
       Effect.forkScoped
     )
