@@ -89,7 +89,7 @@ const Background = Layer.unwrap(
 
 /**
  * What runs beside the requests: the reconciler of loads, the sweeps of old loads and of the
- * capacity store's past and, at start, of the spool folders killed processes left (every process), and the workers with the events relay
+ * capacity store's past and of the spool folders killed processes left (at start and hourly, every process), and the workers with the events relay
  * (RUN_WORKERS). Started before the listeners and stopped after them, once the requests in flight
  * ended: the in-process queue is drained of what they published before the workers stop.
  */

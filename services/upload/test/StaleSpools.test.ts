@@ -1,13 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
 import { UploadConfig } from "@retail/service-upload"
-import { Effect, Layer } from "effect"
+import { Duration, Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, watch, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { basename, join } from "node:path"
 import { makeCsvPartitions } from "../src/csv/CsvPartitions.ts"
 import { makeLoadSpool } from "../src/spool/LoadSpool.ts"
 import { removeSpoolFolder } from "../src/spool/SpoolFolder.ts"
-import { removeStaleSpools, STALE_AFTER_MS, StaleSpoolsRemoval } from "../src/spool/StaleSpools.ts"
+import { removeStaleSpools, STALE_AFTER_MS, StaleSpoolsRemoval, SWEEP_EVERY } from "../src/spool/StaleSpools.ts"
 
 const HOUR = 3_600_000
 
@@ -44,7 +45,7 @@ describe("stale spool folders", () => {
       }
     }))
 
-  it.effect("a removal cut short is finished at the next start, however recently it changed", () =>
+  it.effect("a removal cut short is finished at the next sweep, however recently it changed", () =>
     Effect.gen(function*() {
       const dir = mkdtempSync(join(tmpdir(), "stale-spools-"))
       try {
@@ -115,6 +116,28 @@ describe("stale spool folders", () => {
           for (let i = 0; i < 500 && existsSync(killed); i++) yield* Effect.sleep("20 millis")
         }).pipe(Effect.provide(StaleSpoolsRemoval.pipe(Layer.provide(UploadConfig.test({ spoolDir: dir })))))
         expect(existsSync(killed)).toBe(false)
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }))
+
+  it.effect("are looked for again every SWEEP_EVERY: a folder that turns stale after the start goes within the next sweep", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(join(tmpdir(), "stale-spools-"))
+      try {
+        yield* TestClock.setTime(Date.now())
+        // Left by a process killed half an hour before this one started: not stale at the start.
+        const killed = folder(dir, "retail-load-kil1ed", STALE_AFTER_MS - 30 * 60_000)
+        const gone = Effect.promise(async () => {
+          for (let i = 0; i < 100 && existsSync(killed); i++) await new Promise((resolve) => setTimeout(resolve, 10))
+          return !existsSync(killed)
+        })
+        yield* Effect.gen(function*() {
+          expect(yield* gone).toBe(false)
+          yield* TestClock.adjust(SWEEP_EVERY)
+          expect(yield* gone).toBe(true)
+        }).pipe(Effect.provide(StaleSpoolsRemoval.pipe(Layer.provide(UploadConfig.test({ spoolDir: dir })))))
+        expect(Duration.toMillis(SWEEP_EVERY)).toBeLessThan(STALE_AFTER_MS)
       } finally {
         rmSync(dir, { recursive: true, force: true })
       }

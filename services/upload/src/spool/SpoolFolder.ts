@@ -10,7 +10,7 @@ export const REMOVING_FOLDER = /^retail-removing-(load|csv)-[A-Za-z0-9]{6}$/
 /**
  * Removes a spool folder, renamed first (one atomic step) to a name that says it is being removed.
  * Deleting its files changes the folder, so a removal cut short (the process killed) would leave a
- * folder that looks freshly written, kept for STALE_AFTER_MS; renamed, any start removes it at once.
+ * folder that looks freshly written, kept for STALE_AFTER_MS; renamed, the next sweep removes it at once.
  */
 export const removeSpoolFolder = async (path: string, deleteFolder: (path: string) => Promise<void> = deleteRecursively): Promise<void> => {
   const name = basename(path)

@@ -1,4 +1,4 @@
-import { Effect, Layer } from "effect"
+import { Cause, Duration, Effect, Layer, Schedule } from "effect"
 import { readdir, rm, stat } from "node:fs/promises"
 import { join } from "node:path"
 import { UploadConfig } from "../UploadConfig.ts"
@@ -42,9 +42,14 @@ export const removeStaleSpools = (dir: string, nowMs: number, staleAfterMs: numb
     return removed
   })
 
+/** How often a server looks again: a folder a process killed later left goes within this of turning stale. */
+export const SWEEP_EVERY = Duration.hours(1)
+
 /**
- * At start, in the background: the spool folders a killed process left in SPOOL_DIR (a file load
- * cut off while it was received holds up to the whole file there) are removed, and said so.
+ * In the background, at start and every SWEEP_EVERY: the spool folders a killed process left in
+ * SPOOL_DIR (a file load cut off while it was received holds up to the whole file there) are
+ * removed, and said so. A process killed and restarted finds its folder not yet stale, so a sweep at
+ * start alone would leave it until the next start: on a long-lived server, for good.
  */
 export const StaleSpoolsRemoval = Layer.effectDiscard(
   Effect.gen(function*() {
@@ -55,6 +60,10 @@ export const StaleSpoolsRemoval = Layer.effectDiscard(
           ? Effect.void
           : Effect.logWarning(`removed ${removed.length} spool folders that killed processes or cut-short removals left in ${spoolDir}: ${removed.join(", ")}`)
       ),
+      Effect.catchCause((cause) =>
+        Cause.hasInterruptsOnly(cause) ? Effect.interrupt : Effect.logWarning("removing stale spool folders failed; trying again at the next sweep", cause)
+      ),
+      Effect.repeat(Schedule.spaced(SWEEP_EVERY)),
       Effect.forkScoped
     )
   })
