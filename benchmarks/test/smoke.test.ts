@@ -10,6 +10,17 @@ import { WORK_MICROS } from "../src/suite/CapacityBudget.ts"
 import { allBenchmarks, benchmarks } from "../src/suite/index.ts"
 import { withOwnDatabase } from "./support/OwnDatabase.ts"
 
+/** The product rows in DATABASE_URL's database (0 without one): what a benchmark left behind. */
+const productRowsLeft = async (): Promise<number> => {
+  const url = process.env["DATABASE_URL"]
+  if (url === undefined || url === "") return 0
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  const counts = await Promise.all(["products", "product_barcodes", "product_hierarchies", "product_attributes"].map((table) =>
+    client.query<{ readonly n: string }>(`SELECT count(*)::text AS n FROM ${table}`))).finally(() => client.end())
+  return counts.reduce((sum, { rows }) => sum + Number(rows[0]?.n), 0)
+}
+
 const smoke = (selected: ReadonlyArray<Benchmark>): Promise<Report> =>
   runSuite(selected, { scale: "smoke", runs: 1, label: "smoke", command: "vitest", log: () => undefined })
 
@@ -83,13 +94,7 @@ describe("benchmark suite, smoke size, one run each", () => {
   it("end-to-end: products/s to COMPLETED beside the COPY limit (persistBatch without DATABASE_URL), and the write statements; with a database, the load's phases, and no product rows left behind", async () => {
     const { report, rowsLeft } = await withOwnDatabase("end_to_end", async () => {
       const report = await smoke([byName("end-to-end")])
-      const url = process.env["DATABASE_URL"]
-      if (url === undefined || url === "") return { report, rowsLeft: 0 }
-      const client = new pg.Client({ connectionString: url })
-      await client.connect()
-      const counts = await Promise.all(["products", "product_barcodes", "product_hierarchies", "product_attributes"].map((table) =>
-        client.query<{ readonly n: string }>(`SELECT count(*)::text AS n FROM ${table}`))).finally(() => client.end())
-      return { report, rowsLeft: counts.reduce((sum, { rows }) => sum + Number(rows[0]?.n), 0) }
+      return { report, rowsLeft: await productRowsLeft() }
     })
     // Each measurement's rows are deleted once it is measured, so the next one writes into tables as they were.
     expect(rowsLeft).toBe(0)
@@ -339,8 +344,14 @@ describe("soak, smoke size", () => {
     expect(allBenchmarks.map((b) => b.name)).toContain("soak")
   })
 
-  it("every kind of traffic answered, RSS sampled, and the end check ran in the database: loads, products, a sample, the capacity ledger", async () => {
-    const figures = expectWellFormed(await smoke([byName("soak")]), [
+  it("every kind of traffic answered, RSS sampled, and the end check ran in the database: loads, products, a sample, the capacity ledger; no product rows left behind", async () => {
+    const { report, rowsLeft } = await withOwnDatabase("soak", async () => {
+      const report = await smoke([byName("soak")])
+      return { report, rowsLeft: await productRowsLeft() }
+    })
+    // Checked, then deleted: later benchmarks on the same database write into tables as they were.
+    expect(rowsLeft).toBe(0)
+    const figures = expectWellFormed(report, [
       "/v1/load-products: products/s accepted",
       "/v1/handle-json: p99 latency",
       "/v1/handle-json-int (internal listener): requests/s (2xx)",

@@ -4,6 +4,7 @@ import { CapacityRepository, Database, ProductRepository, resourceOf } from "@re
 import { Effect, Layer, ManagedRuntime, Option, Result, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SentLoad } from "./LoadTraffic.ts"
+import { forgetCompanies } from "../support/ForgetRows.ts"
 
 export interface OrdersToCheck {
   /** Order ids of this run start with it. */
@@ -191,6 +192,16 @@ export const verifyInDatabase = async (url: string | undefined, dataDir: string,
         problems: [...products.problems, ...sample.problems, ...capacity.problems]
       }
     }))
+  } finally {
+    await runtime.dispose()
+  }
+}
+
+/** The products the loads wrote, deleted (support/ForgetRows.ts), with the tables vacuumed after. */
+export const forgetSentLoads = async (url: string, loads: ReadonlyArray<SentLoad>): Promise<void> => {
+  const runtime = ManagedRuntime.make(Database.layer({ url: Option.some(url), dataDir: "", poolSize: 1 }))
+  try {
+    await runtime.runPromise(forgetCompanies([...new Set(loads.map((load) => load.company))]))
   } finally {
     await runtime.dispose()
   }
