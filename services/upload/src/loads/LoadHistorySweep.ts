@@ -1,6 +1,7 @@
 import { UploadMetrics } from "@retail/metrics"
 import { LoadRetention } from "@retail/store"
-import { Cause, Context, Duration, Effect, Layer, Schedule } from "effect"
+import { Context, Duration, Effect, Layer } from "effect"
+import { repeatInBackground } from "../BackgroundLoop.ts"
 import { UploadConfig } from "../UploadConfig.ts"
 
 const DAY_MS = 86_400_000
@@ -39,14 +40,10 @@ export class LoadHistorySweep extends Context.Service<LoadHistorySweep>()("@reta
     })
 
     if (loadRetentionDays > 0) {
-      yield* sweep.pipe(
-        Effect.catchCause((cause) =>
-          Cause.hasInterruptsOnly(cause)
-            ? Effect.interrupt
-            : Effect.logWarning("forgetting old loads failed (those forgotten before are counted in upload_loads_forgotten_total); trying again at the next sweep", cause)
-        ),
-        Effect.repeat(Schedule.spaced(SWEEP_EVERY)),
-        Effect.forkScoped
+      yield* repeatInBackground(
+        sweep,
+        SWEEP_EVERY,
+        "forgetting old loads failed (those forgotten before are counted in upload_loads_forgotten_total); trying again at the next sweep"
       )
     }
 

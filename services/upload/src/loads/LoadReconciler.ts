@@ -1,7 +1,8 @@
 import { UploadMetrics } from "@retail/metrics"
 import { StreamQueue } from "@retail/queue"
 import { LoadOwnership, LoadRepository, type UnfinishedLoad } from "@retail/store"
-import { Cause, Clock, Context, Effect, Layer, Option, Ref, Schedule } from "effect"
+import { Clock, Context, Effect, Layer, Option, Ref } from "effect"
+import { repeatInBackground } from "../BackgroundLoop.ts"
 import { LoadOwner } from "../publish/LoadOwner.ts"
 import { loadBatchesSet } from "../publish/LoadTracking.ts"
 import { UploadConfig } from "../UploadConfig.ts"
@@ -158,13 +159,7 @@ export class LoadReconciler extends Context.Service<LoadReconciler>()("@retail/u
     yield* Effect.addFinalizer(() =>
       ownership.deregister(owner.id).pipe(Effect.catch((error) => Effect.logWarning("could not give up this server's lease", error)))
     )
-    yield* pass.pipe(
-      Effect.catchCause((cause) =>
-        Cause.hasInterruptsOnly(cause) ? Effect.interrupt : Effect.logWarning("reconciling loads failed; retrying", cause)
-      ),
-      Effect.repeat(Schedule.spaced(config.reconcileIntervalMs)),
-      Effect.forkScoped
-    )
+    yield* repeatInBackground(pass, config.reconcileIntervalMs, "reconciling loads failed; retrying")
 
     return {
       /** The most recent loads the queue lost batches of, newest first. */

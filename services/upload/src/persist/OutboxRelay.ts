@@ -1,6 +1,7 @@
 import { StreamQueue } from "@retail/queue"
 import { Outbox } from "@retail/store"
-import { Cause, Effect, Layer, Schedule } from "effect"
+import { Effect, Layer } from "effect"
+import { repeatInBackground } from "../BackgroundLoop.ts"
 import { UploadConfig } from "../UploadConfig.ts"
 
 const PAGE = 100
@@ -25,13 +26,6 @@ export const OutboxRelay = Layer.effectDiscard(
     )
 
     // Untraced: a loop polling every 200 ms would be most of the traces sampled, and none of a load's.
-    yield* relay.pipe(
-      Effect.withTracerEnabled(false),
-      Effect.catchCause((cause) =>
-        Cause.hasInterruptsOnly(cause) ? Effect.interrupt : Effect.logWarning("load events relay failed; retrying", cause)
-      ),
-      Effect.repeat(Schedule.spaced("1 second")),
-      Effect.forkScoped
-    )
+    yield* repeatInBackground(Effect.withTracerEnabled(relay, false), "1 second", "load events relay failed; retrying")
   })
 )

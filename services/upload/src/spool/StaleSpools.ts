@@ -1,6 +1,7 @@
-import { Cause, Duration, Effect, Layer, Schedule } from "effect"
+import { Duration, Effect, Layer } from "effect"
 import { readdir, rm, stat } from "node:fs/promises"
 import { join } from "node:path"
+import { repeatInBackground } from "../BackgroundLoop.ts"
 import { UploadConfig } from "../UploadConfig.ts"
 import { removeSpoolFolder, REMOVING_FOLDER, SPOOL_FOLDER } from "./SpoolFolder.ts"
 
@@ -54,17 +55,13 @@ export const SWEEP_EVERY = Duration.hours(1)
 export const StaleSpoolsRemoval = Layer.effectDiscard(
   Effect.gen(function*() {
     const { spoolDir } = yield* UploadConfig
-    yield* Effect.clockWith((clock) => removeStaleSpools(spoolDir, clock.currentTimeMillisUnsafe())).pipe(
+    const sweep = Effect.clockWith((clock) => removeStaleSpools(spoolDir, clock.currentTimeMillisUnsafe())).pipe(
       Effect.flatMap((removed) =>
         removed.length === 0
           ? Effect.void
           : Effect.logWarning(`removed ${removed.length} spool folders that killed processes or cut-short removals left in ${spoolDir}: ${removed.join(", ")}`)
-      ),
-      Effect.catchCause((cause) =>
-        Cause.hasInterruptsOnly(cause) ? Effect.interrupt : Effect.logWarning("removing stale spool folders failed; trying again at the next sweep", cause)
-      ),
-      Effect.repeat(Schedule.spaced(SWEEP_EVERY)),
-      Effect.forkScoped
+      )
     )
+    yield* repeatInBackground(sweep, SWEEP_EVERY, "removing stale spool folders failed; trying again at the next sweep")
   })
 )
