@@ -13,7 +13,7 @@ import {
   nearestAcceptedStores,
   originIndexOf,
   parseDay,
-  pathKey,
+  pathsTo,
   type RankedCandidate,
   searchOrigins,
   type Snapshot,
@@ -106,11 +106,10 @@ export const evaluateVariantB = (
       if (stockOf(candidate.code, sku) !== undefined && hasPath(candidate.code)) return true
     }
   }
-  /** Whether `snapshot.paths` has `pathKey(node, dispatchType, mode, destination)`, by the index for the snapshot's nodes. */
-  const pathsTo = (mode: DeliveryMode, destination: string) => {
-    const serving = index.servingNodes(dispatchType, mode, destination)
-    return (node: string) =>
-      serving.has(node) || (!snapshot.nodes.has(node) && snapshot.paths.has(pathKey(node, dispatchType, mode, destination)))
+  /** Whether a node has a path of the request's dispatch type and this mode to `destination`. */
+  const servedBy = (mode: DeliveryMode, destination: string) => {
+    const serving = pathsTo(snapshot.paths, dispatchType, mode, destination)
+    return (node: string) => serving.has(node)
   }
 
   const alternatives: Array<Alternative> = []
@@ -118,7 +117,7 @@ export const evaluateVariantB = (
   let rankedStores = false
   if (mode !== "HOME_DELIVERY") {
     const reaches = (store: string) => {
-      const hasPath = pathsTo("STORE_WITHDRAWAL", store)
+      const hasPath = servedBy("STORE_WITHDRAWAL", store)
       return lines.some((line) =>
         line.origin !== undefined ? hasPath(line.origin) : someHolderInRange(line.item.skuCode, hasPath)
       )
@@ -128,16 +127,13 @@ export const evaluateVariantB = (
     for (const store of stores) alternatives.push({ mode: "STORE_WITHDRAWAL", store: snapshot.nodes.get(store.code) })
   }
 
-  const engineRequestBase = {
-    purchaseDate: day(request.purchaseDate) ?? 0,
-    validateStock,
-    deliveryFrom: day(calculation?.rangeStart),
-    deliveryUntil: day(calculation?.rangeEnd)
-  }
+  const purchaseDate = day(request.purchaseDate) ?? 0
+  const deliveryFrom = day(calculation?.rangeStart)
+  const deliveryUntil = day(calculation?.rangeEnd)
 
   const evaluateAlternative = (alternative: Alternative): AlternativeOutcome => {
     const destination = alternative.store?.code ?? context.zone?.code
-    const canServe = destination === undefined ? () => false : pathsTo(alternative.mode, destination)
+    const canServe = destination === undefined ? () => false : servedBy(alternative.mode, destination)
     const fixed: Array<{ origin: string; sku: string; units: number }> = []
     const searched: Array<Line> = []
     for (const line of lines) {
@@ -182,7 +178,7 @@ export const evaluateVariantB = (
     }
     const evaluation: Evaluation | undefined = items.length === 0
       ? undefined
-      : evaluate(snapshot, { ...engineRequestBase, items }, epochMillis, options)
+      : evaluate(snapshot, { purchaseDate, validateStock, deliveryFrom, deliveryUntil, items }, epochMillis, options)
 
     const entries = evaluation === undefined ? [] : entriesOfEvaluation(context, alternative, evaluation, engineLines)
     if (unserved.length > 0) entries.push(unservedEntry(context, alternative, unserved, maxDistanceKm))

@@ -13,7 +13,7 @@ import type { DeliveryMode, DispatchType } from "./Network.ts"
 import { cachedPlanPath } from "./PlanCache.ts"
 import type { PathPlan } from "./EngineTypes.ts"
 import type { PlanContext } from "./Planner.ts"
-import { pathKey } from "./Snapshot.ts"
+import { pathsTo } from "./Routing.ts"
 import type { NodeModel, RoutePath, Snapshot, ZoneModel } from "./SnapshotModel.ts"
 
 /**
@@ -181,7 +181,7 @@ export const evaluate = (
 
   for (const group of groups.values()) {
     const candidates = group.unroutable === undefined
-      ? snapshot.paths.get(pathKey(group.origin, group.dispatchType, group.deliveryMode, group.destination))
+      ? pathsTo(snapshot.paths, group.dispatchType, group.deliveryMode, group.destination).get(group.origin)
       : undefined
     if (group.originNode === undefined || candidates === undefined || candidates.length === 0) {
       const reason = group.unroutable ??

@@ -1,6 +1,4 @@
-import type { DeliveryMode, DispatchType } from "./Network.ts"
 import type { OriginCandidate } from "./OriginSearch.ts"
-import { pathKey } from "./Snapshot.ts"
 import type { NodeModel, Snapshot } from "./SnapshotModel.ts"
 
 /**
@@ -16,8 +14,6 @@ export interface OriginIndex {
   readonly stockOf: (node: string, sku: string) => number | undefined
   /** The nodes of the snapshot for which `stockOf(node, sku)` is not undefined (units 0 included), read now; [] when none. */
   readonly holders: (sku: string) => ReadonlyArray<string>
-  /** The nodes with a path of this type and mode to `destination` (`snapshot.paths` has their `pathKey`). */
-  readonly servingNodes: (dispatchType: DispatchType, mode: DeliveryMode, destination: string) => ReadonlySet<string>
 }
 
 const indexes = new WeakMap<Snapshot, OriginIndex>()
@@ -48,22 +44,10 @@ const buildIndex = (snapshot: Snapshot): OriginIndex => {
     }
     return kept
   }
-  const serving = new Map<string, ReadonlySet<string>>()
   return {
     origins: nodes.filter((model) => model.node.type !== "HUB").map(candidateOf),
     stores: nodes.filter((model) => model.node.type === "TD").map(candidateOf),
     stockOf: (node, sku) => stock.unitsOf(node, sku),
-    holders: holdersOf,
-    servingNodes: (dispatchType, mode, destination) => {
-      const key = `${dispatchType}|${mode}|${destination}`
-      let found = serving.get(key)
-      if (found === undefined) {
-        const codes = new Set<string>()
-        for (const model of nodes) if (snapshot.paths.has(pathKey(model.code, dispatchType, mode, destination))) codes.add(model.code)
-        found = codes
-        serving.set(key, found)
-      }
-      return found
-    }
+    holders: holdersOf
   }
 }

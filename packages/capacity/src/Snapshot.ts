@@ -38,10 +38,6 @@ import {
 import { stockBoardOf, type StockView } from "./StockBoard.ts"
 import { fixedCells, type UsageCell, type UsageCells } from "./UsageCells.ts"
 
-/** Destination is a zone code (home delivery) or a pickup node code (store withdrawal). */
-export const pathKey = (origin: string, dispatchType: DispatchType, mode: DeliveryMode, destination: string): string =>
-  `${origin}|${dispatchType}|${mode}|${destination}`
-
 const dayOrNever = (text: string): Day => Option.getOrElse(parseDay(text), () => Number.NaN)
 const clockOrMidnight = (text: string): number => Option.getOrElse(parseClock(text), () => 0)
 

@@ -6,6 +6,16 @@ import type { CostRule, DeliveryMode, DispatchType, LeadTime, NetworkDocument, N
 /** The legs from an origin to a destination, in order; empty when a store is its own pickup point. */
 export type RoutePath = ReadonlyArray<RouteModel>
 
+/** Candidate paths to one destination, by origin code: the keys are the origins that can ship there. */
+export type PathsByOrigin = ReadonlyMap<string, ReadonlyArray<RoutePath>>
+
+/**
+ * Candidate paths by dispatch type, delivery mode, then destination (a zone code for home delivery,
+ * a pickup store's code for store withdrawal): looked up by the codes a request already holds, no
+ * key built per question.
+ */
+export type PathIndex = Readonly<Record<DispatchType, Readonly<Record<DeliveryMode, ReadonlyMap<string, PathsByOrigin>>>>>
+
 /** Capacity of one pool per date, with what the ledger says is already used. */
 export interface PoolModel {
   readonly pool: CapacityPool
@@ -86,8 +96,8 @@ export interface Snapshot {
   readonly stock: StockView
   /** One clock per distinct time zone; nodes refer to theirs by index. */
   readonly zoneClocks: ReadonlyArray<ZoneClock>
-  /** Candidate paths by `pathKey(...)`, fewest legs first. */
-  readonly paths: ReadonlyMap<string, ReadonlyArray<RoutePath>>
+  /** Candidate paths by dispatch type, delivery mode, destination and origin, fewest legs first (`pathsTo`). */
+  readonly paths: PathIndex
 }
 
 export interface SnapshotOptions {
