@@ -1,5 +1,6 @@
-import { type DeliveryOption, type DispatchResult, formatDay, type ShortageKind } from "@retail/capacity"
+import { type DeliveryOption, type DispatchResult, formatDay, type ShortageKind, type WindowModel } from "@retail/capacity"
 import { mapForJson } from "./JsonArrays.ts"
+import { markJsonLasting } from "./JsonTextReuse.ts"
 import type { DeliveryWindowA, TraceDetail } from "./VariantA.ts"
 
 // What both variants show of a planned dispatch: its legs, its delivery windows, the code of a shortage.
@@ -28,11 +29,43 @@ export const traceDetailsOf = (dispatch: DispatchResult): ReadonlyArray<TraceDet
     receptionDate: formatDay(leg.receptionDate)
   }))
 
-/** Windows of one delivery option as the trace shows them (both variants). */
-export const deliveryWindowsOf = (option: DeliveryOption): ReadonlyArray<DeliveryWindowA> =>
+/** Windows a zone may have for their open/blocked pattern to be one bit each of a number. */
+const MASKED_WINDOWS = 30
+
+/**
+ * The lists shown, by the zone's first window model (an option's slots are its zone's windows, in
+ * order) and the pattern of blocked ones: a few per zone, built once per network and shared by every
+ * option, plan and answer showing them.
+ */
+const shownByZone = new WeakMap<WindowModel, Map<number, ReadonlyArray<DeliveryWindowA>>>()
+
+const shownOf = (option: DeliveryOption): ReadonlyArray<DeliveryWindowA> =>
   mapForJson(option.windows, (slot) => ({
     deliveryWindow: slot.window.code,
     deliveryWindowStart: slot.window.start,
     deliveryWindowEnd: slot.window.end,
     blocked: slot.blocked
   }))
+
+/**
+ * Windows of one delivery option as the trace shows them (both variants). The same windows open
+ * and blocked alike are one list, marked lasting: its text is written once, not once per option of
+ * every plan made again after an order (the windows are most of a trace's text).
+ */
+export const deliveryWindowsOf = (option: DeliveryOption): ReadonlyArray<DeliveryWindowA> => {
+  const slots = option.windows
+  const first = slots[0]
+  if (first === undefined || slots.length > MASKED_WINDOWS) return shownOf(option)
+  let mask = 0
+  for (let i = 0; i < slots.length; i++) if (slots[i]?.blocked === true) mask |= 1 << i
+  let byMask = shownByZone.get(first.window)
+  if (byMask === undefined) shownByZone.set(first.window, byMask = new Map())
+  let shown = byMask.get(mask)
+  if (shown === undefined || shown.length !== slots.length) {
+    shown = shownOf(option)
+    markJsonLasting(shown)
+    for (const window of shown) markJsonLasting(window)
+    byMask.set(mask, shown)
+  }
+  return shown
+}

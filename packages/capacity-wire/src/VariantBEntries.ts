@@ -10,12 +10,10 @@ import {
   type PathPlan,
   type Snapshot,
   type StockShortage,
-  type WindowSlot,
   type ZoneModel
 } from "@retail/capacity"
 import { mapForJson } from "./JsonArrays.ts"
 import { markJsonLasting } from "./JsonTextReuse.ts"
-import type { DeliveryWindowA } from "./VariantA.ts"
 import type {
   ArriveDateB,
   CapacityErrorB,
@@ -111,29 +109,19 @@ const deliveryDatesOf = (dispatch: DispatchResult): ReadonlyArray<ReadonlyArray<
   })
 }
 
-/** The same windows, each open or blocked alike: what `deliveryWindowsOf` shows of them is the same. */
-const sameWindows = (a: ReadonlyArray<WindowSlot>, b: ReadonlyArray<WindowSlot>): boolean => {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) {
-    if (a[i]?.window !== b[i]?.window || a[i]?.blocked !== b[i]?.blocked) return false
-  }
-  return true
-}
-
 /**
  * Variant A's trace with dates as strings (they are already) and `shippingEstimate` null. Every
- * date shares the dispatch's details, and dates whose windows are alike share one windows list
- * (written once by encodeDeliveryResponseB).
+ * date shares the dispatch's details, and dates whose windows are alike one windows list
+ * (`deliveryWindowsOf`), written once by encodeDeliveryResponseB.
  */
 const traceOf = (dispatch: DispatchResult): ReadonlyArray<DeliveryTraceB> => {
   const details = traceDetailsOf(dispatch)
-  let previous: { readonly slots: ReadonlyArray<WindowSlot>; readonly shown: ReadonlyArray<DeliveryWindowA> } | undefined
-  return mapForJson(dispatch.deliveries, (option) => {
-    if (previous === undefined || !sameWindows(previous.slots, option.windows)) {
-      previous = { slots: option.windows, shown: deliveryWindowsOf(option) }
-    }
-    return { deliveryDate: formatDay(option.date), shippingEstimate: null, details, deliveryWindows: previous.shown }
-  })
+  return mapForJson(dispatch.deliveries, (option) => ({
+    deliveryDate: formatDay(option.date),
+    shippingEstimate: null,
+    details,
+    deliveryWindows: deliveryWindowsOf(option)
+  }))
 }
 
 const arriveDatesOf = (dispatch: DispatchResult): ReadonlyArray<ArriveDateB> => {

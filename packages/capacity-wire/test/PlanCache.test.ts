@@ -12,6 +12,7 @@ import {
   type NetworkDocument,
   NetworkChangeBoard,
   formatDay,
+  isReusedPlan,
   parseDay,
   planCacheCounts,
   PLANS_PER_PATH,
@@ -335,6 +336,49 @@ describe("plans reused across requests", () => {
     apply(board, fill, -1)
     expect(dispatchOf(snapshot, body, now, undefined)?.pickingDate).toBe(pickingDay)
     expect(answerA(snapshot, body, now)).toBe(before)
+  })
+})
+
+describe("a dispatch asked again and again", () => {
+  it("keeps the plan made again after an order as reused from its first answer; one asked once keeps nothing", () => {
+    const board = new UsageBoard()
+    const snapshot = buildSnapshotOn(demo, board.cellOf)
+    const { body, at: now } = planned
+    for (let i = 0; i < 3; i++) dispatchOf(snapshot, body, now, undefined)
+    const kept = dispatchOf(snapshot, body, now, undefined)
+    if (kept?.plan === undefined || kept.pickingDate === undefined) throw new Error("the demo request is not planned")
+    expect(isReusedPlan(kept.plan)).toBe(true)
+    apply(board, [{ resource: { _tag: "Picking", node: "CD-LURIN", pool: "NORMAL" }, date: formatDay(kept.pickingDate), amount: 1 }], 1)
+    // Made again for the order, and counted reused at once: its parts and their text are kept from this answer on.
+    const again = dispatchOf(snapshot, body, now, undefined)
+    expect(again?.plan).not.toBe(kept.plan)
+    expect(again?.plan !== undefined && isReusedPlan(again.plan)).toBe(true)
+    expect(answerA(snapshot, body, now)).toBe(answerA(buildSnapshotOn(demo, board.cellOf), body, now))
+    // Another dispatch, asked twice: its second plan is kept but has served once only.
+    const other = { ...body, items: [{ ...body.items[0], quantity: 3 }] }
+    dispatchOf(snapshot, other, now, undefined)
+    const second = dispatchOf(snapshot, other, now, undefined)
+    expect(second?.plan !== undefined && isReusedPlan(second.plan)).toBe(false)
+  })
+})
+
+describe("delivery windows in a trace", () => {
+  it("are one list for the same windows open and blocked alike, across options, plans and answers, and written as JSON.stringify does", () => {
+    const board = new UsageBoard()
+    const snapshot = buildSnapshotOn(demo, board.cellOf)
+    const { body, at: now } = planned
+    const first = dispatchOf(snapshot, body, now, undefined)
+    const request = Result.getOrThrow(decodeDeliveryRequestA(body))
+    const results = Result.getOrThrow(evaluateVariantA(snapshot, request, now))
+    const trace = results[0]?.deliveryTrace ?? []
+    expect(trace.length).toBeGreaterThan(1)
+    const lists = new Set(trace.map((option) => option.deliveryWindows))
+    expect(lists.size).toBe(1)
+    // A plan made anew (another quantity) shows the same list object.
+    const other = Result.getOrThrow(evaluateVariantA(snapshot, Result.getOrThrow(decodeDeliveryRequestA({ ...body, items: [{ ...body.items[0], quantity: 1 }] })), now))
+    expect(other[0]?.deliveryTrace[0]?.deliveryWindows).toBe(trace[0]?.deliveryWindows)
+    expect(first?.deliveries[0]?.windows.length).toBe(trace[0]?.deliveryWindows.length)
+    expect(encodeDeliveryResults(results).toString("utf8")).toBe(JSON.stringify(results))
   })
 })
 

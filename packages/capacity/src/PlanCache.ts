@@ -47,7 +47,7 @@ interface Kept extends Asked {
   seen: ReadonlyArray<number> | undefined
   /** Undefined while the key was asked once only: a plan is kept from the second time. */
   plan: PathPlan | undefined
-  /** Served more than one dispatch (then in `reused`). */
+  /** Served more than one dispatch, or replaces a plan that had (then in `reused`). */
   reused: boolean
 }
 
@@ -70,8 +70,9 @@ const plansBySnapshot = new WeakMap<Snapshot, SnapshotPlans>()
 const reused = new WeakSet<PathPlan>()
 
 /**
- * Whether a plan has served more than one dispatch: what is built from it is worth keeping with it
- * from then on (a plan used once, as under traffic that never repeats, costs nothing more).
+ * Whether a plan has served more than one dispatch, or replaced one that had (its dispatch is asked
+ * again and again, and an order changed what it read): what is built from it is worth keeping with
+ * it from then on (a plan used once, as under traffic that never repeats, costs nothing more).
  */
 export const isReusedPlan = (plan: PathPlan): boolean => reused.has(plan)
 
@@ -218,11 +219,16 @@ export const cachedPlanPath = (context: PlanContext, dispatch: DispatchToPlan, p
   // Asked once, a key keeps no plan, so what it read is not worth recording.
   const { plan, seen } = kept !== undefined ? planReading(context, dispatch, path, read) : { plan: planPath(context, dispatch, path), seen: undefined }
   if (kept !== undefined) {
-    // Asked before: keep the plan from now on (or the newer one, when usage changed).
+    // Asked before: keep the plan from now on (or the newer one, when usage changed). A key whose
+    // last plan served several dispatches will serve this one as often: it counts as reused from
+    // its first answer, so that what is built from it (parts, text) is built once, not again on
+    // the next ask. Under orders, that is most replans.
+    const hot = kept.plan !== undefined && kept.reused
     kept.plan = plan
     kept.read = read
     kept.seen = seen
-    kept.reused = false
+    kept.reused = hot
+    if (hot) reused.add(plan)
     return plan
   }
   if (plans === undefined || plans.count >= PLANS_PER_SNAPSHOT) {
