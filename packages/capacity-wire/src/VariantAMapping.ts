@@ -19,6 +19,7 @@ import {
 import { makeFastDecoder } from "@retail/domain"
 import { Option, Result, Schema } from "effect"
 import { CAPACITY_ERROR_CODE, deliveryWindowsOf, traceDetailsOf } from "./DispatchTrace.ts"
+import { dateTextsOf, pathPartsOf } from "./SharedParts.ts"
 import { mapForJson } from "./JsonArrays.ts"
 import { BadRequest, NoRouteFound } from "./RequestErrors.ts"
 import { markJsonLasting } from "./JsonTextReuse.ts"
@@ -108,6 +109,7 @@ interface DispatchParts {
 
 const partsOf = (dispatch: DispatchResult): DispatchParts => {
   const details = traceDetailsOf(dispatch)
+  const path = pathPartsOf(dispatch.path)
   const origin = dispatch.originNode
   const arriveDates: Array<ArriveDateA> = []
   if (dispatch.pickingDate !== undefined) {
@@ -144,12 +146,12 @@ const partsOf = (dispatch: DispatchResult): DispatchParts => {
   return {
     // No route: no dispatch is generated, so it has no code (the grouping key would read "CD1--NH").
     dispatchCode: dispatch.status === "NO_ROUTE" ? null : dispatch.code,
-    route: dispatch.path.length === 0 ? null : dispatch.path.map((leg) => leg.id).join(">"),
-    leadTimes: mapForJson(dispatch.path, (leg) => leg.leadTime.days),
-    routeDaysOfWeek: mapForJson(dispatch.path, (leg) => leg.departureDayNames),
+    route: path.route,
+    leadTimes: path.leadTimes,
+    routeDaysOfWeek: path.routeDaysOfWeek,
     pickingDays: origin?.pickingDayNames ?? [],
     processingDays: origin?.node.processingDays ?? null,
-    deliveryDates: mapForJson(dispatch.deliveries, (option) => formatDay(option.date)),
+    deliveryDates: dateTextsOf(dispatch.deliveries, (option) => option.date),
     deliveryTrace: mapForJson(dispatch.deliveries, (option) => ({
       deliveryDate: formatDay(option.date),
       details,

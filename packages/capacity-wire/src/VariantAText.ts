@@ -1,6 +1,6 @@
 import { JsonBytes } from "./JsonBytes.ts"
-import { KeptRuns, sharedJsonParts } from "./JsonTextReuse.ts"
-import type { DeliveryResult } from "./VariantA.ts"
+import { type JsonWrite, KeptRuns, sharedJsonParts } from "./JsonTextReuse.ts"
+import type { DeliveryResult, DeliveryTrace } from "./VariantA.ts"
 
 /** What a run's text is written from: a result's fields from `pickingDays` to `deliveryTrace`. */
 const RUN_FIELDS = [
@@ -30,14 +30,36 @@ const keptRuns = new KeptRuns<Run>(RUN_FIELDS)
  * 3 dispatches are ~70 KB of which ~60 KB repeat. Arrays are written once per distinct array (by
  * identity) and their bytes repeated; a dispatch's run of fields from `pickingDays` to
  * `deliveryTrace` is copied from its text kept across answers while its plan is reused (`keptRuns`:
- * 14% fewer instructions a request for 5 items, docs/capacity.md). Scalar fields go through `out.json` (JSON.stringify's text), keys in
- * DeliveryResult's field order (the order `deliveryResult` builds them in, which is the order
- * JSON.stringify would write).
+ * 14% fewer instructions a request for 5 items, docs/capacity.md). A trace written anew (its plan
+ * made again after an order) is written field by field, its details and windows as shared parts
+ * (the windows lists are shared across plans: DispatchTrace.ts). Scalar fields go through
+ * `out.json` (JSON.stringify's text), keys in DeliveryResult's field order (the order
+ * `deliveryResult` builds them in, which is the order JSON.stringify would write).
  */
 export const encodeDeliveryResults = (results: ReadonlyArray<DeliveryResult>): Buffer =>
   JsonBytes.written((out) => {
     const array = sharedJsonParts(out)
     const value = (v: unknown) => out.json(v)
+    /** A trace, fields in the order partsOf (VariantAMapping.ts) builds them in: its details and windows are shared parts. */
+    const trace: JsonWrite<ReadonlyArray<DeliveryTrace>> = (traces) => {
+      out.text("[")
+      for (let i = 0; i < traces.length; i++) {
+        const t = traces[i]
+        if (i > 0) out.text(",")
+        if (t === undefined) {
+          out.text("null")
+          continue
+        }
+        out.text(`{"deliveryDate":`)
+        value(t.deliveryDate)
+        out.text(`,"details":`)
+        array(t.details)
+        out.text(`,"deliveryWindows":`)
+        array(t.deliveryWindows)
+        out.text("}")
+      }
+      out.text("]")
+    }
     out.text("[")
     for (let i = 0; i < results.length; i++) {
       if (i > 0) out.text(",")
@@ -76,7 +98,7 @@ export const encodeDeliveryResults = (results: ReadonlyArray<DeliveryResult>): B
         out.text(`,"deliveryDates":`)
         array(r.deliveryDates)
         out.text(`,"deliveryTrace":`)
-        array(r.deliveryTrace)
+        array(r.deliveryTrace, trace)
       })
       out.text(`,"message":`)
       value(r.message)

@@ -24,6 +24,7 @@ import type {
   LogisticsCapacity
 } from "./VariantB.ts"
 import { CAPACITY_ERROR_CODE, deliveryWindowsOf, traceDetailsOf } from "./DispatchTrace.ts"
+import { dateTextsOf, pathPartsOf } from "./SharedParts.ts"
 import { echoItem } from "./VariantBEcho.ts"
 
 /** Building LogisticsCapacity entries of variant B from the engine's dispatch results. */
@@ -98,15 +99,12 @@ const entityDetailsOfNode = (model: NodeModel): EntityDetails => {
 const deliveryDatesOf = (dispatch: DispatchResult): ReadonlyArray<ReadonlyArray<string>> => {
   const first = dispatch.deliveries[0]
   if (first === undefined) return []
-  if (first.windows.length === 0) return [mapForJson(dispatch.deliveries, (option) => formatDay(option.date))]
-  return mapForJson(first.windows, (_, windowIndex) => {
-    const dates: Array<string> = []
-    for (const option of dispatch.deliveries) {
+  if (first.windows.length === 0) return [dateTextsOf(dispatch.deliveries, (option) => option.date)]
+  return mapForJson(first.windows, (_, windowIndex) =>
+    dateTextsOf(dispatch.deliveries, (option) => {
       const slot = option.windows[windowIndex]
-      if (slot !== undefined && !slot.blocked) dates.push(formatDay(option.date))
-    }
-    return dates
-  })
+      return slot !== undefined && !slot.blocked ? option.date : undefined
+    }))
 }
 
 /**
@@ -203,10 +201,11 @@ const planPartsOf = (dispatch: DispatchResult): PlanParts => {
   const plan = dispatch.plan
   const kept = plan === undefined ? undefined : partsByPlan.get(plan)
   if (kept !== undefined && kept.units === dispatch.units) return kept
+  const path = pathPartsOf(dispatch.path)
   const parts: PlanParts = {
     units: dispatch.units,
-    leadTimes: mapForJson(dispatch.path, (leg) => leg.leadTime.days),
-    routeDaysOfWeek: mapForJson(dispatch.path, (leg) => leg.departureDayNames),
+    leadTimes: path.leadTimes,
+    routeDaysOfWeek: path.routeDaysOfWeek,
     deliveryDates: deliveryDatesOf(dispatch),
     deliveryTrace: traceOf(dispatch),
     arriveDates: arriveDatesOf(dispatch)
@@ -265,7 +264,7 @@ export const entryOfDispatch = (
     origin: dispatch.origin,
     destination: destinationOf(context, alternative),
     zone: zoneOf(context, alternative),
-    route: dispatch.path.length === 0 ? null : dispatch.path.map((leg) => leg.id).join(">"),
+    route: pathPartsOf(dispatch.path).route,
     pickingDate: dateText(dispatch.pickingDate),
     message: dispatch.message,
     dispatchType: dispatch.dispatchType,

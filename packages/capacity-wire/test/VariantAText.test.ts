@@ -88,7 +88,7 @@ const lastingLists = (day = "MON", days = 1) => {
     leadTimes: [days],
     routeDaysOfWeek: [[day]],
     deliveryDates: [`2027-03-0${2 + days}`],
-    deliveryTrace: [{ deliveryDate: "2027-03-03", shippingEstimate: null, details: [], deliveryWindows: [] }]
+    deliveryTrace: [{ deliveryDate: "2027-03-03", details: [], deliveryWindows: [] }]
   }
   markJsonLasting(lists.pickingDays, lists.leadTimes, lists.routeDaysOfWeek, lists.deliveryDates, lists.deliveryTrace)
   return lists
