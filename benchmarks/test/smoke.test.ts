@@ -155,6 +155,10 @@ describe("benchmark suite, smoke size, one run each", () => {
     expect(appliedAt(high)).toBeGreaterThan(appliedAt("variant A, 5 item(s), varied carts"))
     expect(figures.find((f) => f.name === `${high}: p99 latency`)?.goal).toBeUndefined()
     expect(figures.find((f) => f.name === "variant A, 5 item(s), varied carts: p99 latency")?.goal).toBeDefined()
+    // In process, beside the engine's time on a fixed ledger, its time with orders taken at the load's rate.
+    const withOrders = figures.filter((f) => f.name.endsWith("engine time per request in-process, an order taken every (requests/s ÷ orders/s of the load) requests"))
+    expect(withOrders).toHaveLength(4)
+    for (const f of withOrders) expect(f.median, f.name).toBeGreaterThan(0)
   }, SMOKE_TIMEOUT)
 
   it("capacity-orders: orders applied/s, p50/p99 and server CPU per order at 16 and 64 clients, then the database checked", async () => {

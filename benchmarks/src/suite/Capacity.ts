@@ -1,3 +1,4 @@
+import type { Snapshot } from "@retail/capacity"
 import { DeliveryResponseA, DeliveryResponseB } from "@retail/capacity-wire"
 import { Result, Schema } from "effect"
 import { writeFileSync } from "node:fs"
@@ -31,6 +32,8 @@ export interface CapacityRequestKind {
   readonly body: (items: number) => unknown
   /** The engine's own work for one request body, as the endpoint does it, without HTTP. */
   readonly inProcess: (body: string) => Uint8Array
+  /** The same on another snapshot (one whose usage orders change: LiveDemo.ts). */
+  readonly inProcessOn: (snapshot: Snapshot, body: string) => Uint8Array
   /** Why a 200 answer's JSON text is not the expected answer to a body of `items` items, or undefined when it is. */
   readonly wrongAnswer: (answer: string | Uint8Array, items: number) => string | undefined
 }
@@ -67,6 +70,7 @@ export const variantA = (): CapacityRequestKind => {
     path: "/v1/delivery/capacity",
     body: (items) => ({ purchaseDate: "2027-03-01", items: Array.from({ length: items }, (_, i) => variantAItem(i)) }),
     inProcess: (body) => answerVariantA(snapshot, body),
+    inProcessOn: (on, body) => answerVariantA(on, body),
     wrongAnswer: (answer, items) =>
       Result.match(decodedOr(DeliveryResponseA, answer), {
         onFailure: (problem) => problem,
@@ -100,6 +104,7 @@ const variantB = (shape: VariantBShape): CapacityRequestKind => {
     path: "/v1/delivery/capacity",
     body: (items) => ({ ...shape.request(items), items: Array.from({ length: items }, (_, i) => shape.item(i)) }),
     inProcess: (body) => answerVariantB(snapshot, body, shape.label),
+    inProcessOn: (on, body) => answerVariantB(on, body, shape.label),
     wrongAnswer: (answer, items) =>
       Result.match(decodedOr(DeliveryResponseB, answer), {
         onFailure: (problem) => problem,

@@ -5,6 +5,7 @@ import { paced, Tally, timed } from "../soak/Tally.ts"
 import { autocannon, WARM_UP_NOTE, warmUp } from "../support/Autocannon.ts"
 import { type BareServer, startBareServer } from "../support/BareServer.ts"
 import { decodeOffers, type Offer, orderOf } from "../support/CapacityOrders.ts"
+import { liveDemo, ordersOfBodies } from "../support/LiveDemo.ts"
 import { post } from "../support/Http.ts"
 import { cpuMicrosPerRequest, cpuOfDuring } from "../support/ProcessCpu.ts"
 import { type ServerHandle, startServer, withServerLog } from "../support/ServerProcess.ts"
@@ -240,7 +241,11 @@ export const capacityCheckout: Benchmark = {
     }
     const target = server
     const limit = bare
+    const orderBodies = cases.filter((c) => c.checkout.kind.id === "A").flatMap((c) => c.bodies)
     const orders = orderFlow(target, cases.filter((c) => c.checkout.kind.id === "A").flatMap((c) => offersOf(c.bodies, answers)))
+    // In process, the same orders (variant A's dispatches) on a board of their own.
+    const live = liveDemo()
+    const liveOrders = ordersOfBodies(live.snapshot, orderBodies)
     // A server in service has placed orders before: the order path is warmed up (JIT) as the quotes were.
     try {
       const ordersWarmUp = await orders.place(setup.scale === "smoke" ? 0.5 : 3, ORDERS_PER_SECOND * 4)
@@ -293,10 +298,31 @@ export const capacityCheckout: Benchmark = {
           let next = 0
           return () => c.checkout.kind.inProcess(c.bodies[next++ % c.bodies.length] ?? "")
         })()
-        const engineSeconds = goals ? await warmedEngineSeconds(engineOnce, setup.scale === "smoke" ? 5 : c.bodies.length, setup.scale === "smoke" ? 20 : 1000) : undefined
+        const warmUps = setup.scale === "smoke" ? 5 : c.bodies.length
+        const budgetMs = setup.scale === "smoke" ? 20 : 1000
+        const engineSeconds = goals ? await warmedEngineSeconds(engineOnce, warmUps, budgetMs) : undefined
+        // The same with orders taken in between at the load's rate (one per requests/s ÷ orders/s
+        // requests), on a board they change: what the orders cost the answers (plans made again,
+        // their parts and text), without the server's HTTP and its noise.
+        const orderEvery = Math.max(1, Math.round(measured.requestsPerSecond / ordersPerSecond))
+        const withOrdersSeconds = goals && liveOrders.length > 0
+          ? await (async () => {
+            let next = 0
+            let taken = 0
+            const once = () => {
+              if (next % orderEvery === 0) live.take(liveOrders[taken++ % liveOrders.length] ?? [])
+              return c.checkout.kind.inProcessOn(live.snapshot, c.bodies[next++ % c.bodies.length] ?? "")
+            }
+            try {
+              return await warmedEngineSeconds(once, warmUps, budgetMs)
+            } finally {
+              live.releaseAll()
+            }
+          })()
+          : undefined
         const planReuse = planReusePercent(before, after)
         const gc = { major: gcMsOver(before, after, "major"), minor: gcMsOver(before, after, "minor") }
-        setup.progress(`${label}: ${measured.requestsPerSecond.toFixed(0)} req/s (bare ${reference.requestsPerSecond.toFixed(0)}), p99 ${measured.p99} ms, ${placed.held.length} orders applied, ${placed.refused} refused, ${placed.notSent} not sent, plans reused ${planReuse.toFixed(1)}%, GC ${gc.major.toFixed(0)} ms major ${gc.minor.toFixed(0)} ms minor (METRICS_GC=true counts it)`)
+        setup.progress(`${label}: ${measured.requestsPerSecond.toFixed(0)} req/s (bare ${reference.requestsPerSecond.toFixed(0)}), p99 ${measured.p99} ms, ${placed.held.length} orders applied, ${placed.refused} refused, ${placed.notSent} not sent, plans reused ${planReuse.toFixed(1)}%, GC ${gc.major.toFixed(0)} ms major ${gc.minor.toFixed(0)} ms minor (METRICS_GC=true counts it)${withOrdersSeconds === undefined || engineSeconds === undefined ? "" : `; in process ${(engineSeconds * 1e6).toFixed(1)} µs a request, ${(withOrdersSeconds * 1e6).toFixed(1)} µs with an order every ${orderEvery}`}`)
         const bareName = "bare node:http, same answers, same run"
         const serverCpu = cpuMicrosPerRequest(served.cpuSeconds, measured.requests)
         const bareCpu = cpuMicrosPerRequest(bareServed.cpuSeconds, reference.requests)
@@ -309,6 +335,9 @@ export const capacityCheckout: Benchmark = {
             })
           ]),
           ...(engineSeconds === undefined ? [] : [figure(`${label}: engine time per request in-process (decode, evaluate, encode; no order placed)`, "µs", engineSeconds * 1e6, { better: "lower" })]),
+          ...(withOrdersSeconds === undefined ? [] : [
+            figure(`${label}: engine time per request in-process, an order taken every (requests/s ÷ orders/s of the load) requests`, "µs", withOrdersSeconds * 1e6, { better: "lower" })
+          ]),
           figure(`${label}: plans reused (capacity_plan_cache_total hits over plans asked during the load, /metrics)`, "%", planReuse),
           figure(`${label}: orders applied meanwhile`, "orders", placed.held.length),
           figure(`${label}: orders refused meanwhile (409, capacity gone)`, "orders", placed.refused, { better: "lower" }),
