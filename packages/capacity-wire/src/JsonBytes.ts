@@ -7,6 +7,27 @@ const LOOP_UNITS = 256
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
 
+/** Texts of the integers 0-1023, the quantities and units answers mostly hold. */
+const SMALL_INTEGERS = Array.from({ length: 1024 }, (_, n) => String(n))
+/** Texts of other numbers written: a few hundred recur (weights, costs, coordinates); cleared when this full. */
+const NUMBER_TEXTS_KEPT = 4096
+let numberTexts = new Map<number, string>()
+
+/**
+ * `String(value)` of a finite number, which is its JSON text: a table or a map lookup, three times
+ * cheaper than converting a fraction each time (an answer writes dozens of weights and costs).
+ */
+const numberText = (value: number): string => {
+  if (value >= 0 && value < SMALL_INTEGERS.length && (value | 0) === value) return SMALL_INTEGERS[value] as string
+  let text = numberTexts.get(value)
+  if (text === undefined) {
+    if (numberTexts.size >= NUMBER_TEXTS_KEPT) numberTexts = new Map()
+    text = String(value)
+    numberTexts.set(value, text)
+  }
+  return text
+}
+
 /**
  * Answers are written one after the other into a slab and handed out as views of it, as node's
  * Buffer pool does for small buffers: no allocation and no copy per answer. A slab is dropped by
@@ -125,7 +146,7 @@ export class JsonBytes {
         return true
       case "number":
         if (!Number.isFinite(value)) return false
-        this.ascii(String(value))
+        this.ascii(numberText(value))
         return true
       case "boolean":
         this.ascii(value ? "true" : "false")

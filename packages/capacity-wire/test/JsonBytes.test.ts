@@ -98,4 +98,18 @@ describe("JsonBytes", () => {
     expect([before.toString("utf8"), after.toString("utf8")]).toEqual([`"before"`, `"after"`])
     expect(after.buffer).toBe(before.buffer)
   })
+
+  it("writes every number as JSON.stringify does, the same number again and again, and past the numbers it keeps", () => {
+    const numbers = [0, -0, 1, 1023, 1024, -1, 2.5, 25.1, -12.0667, 1e21, 1e-7, 0.1 + 0.2, Number.MAX_SAFE_INTEGER, 5e-324, -1023.5]
+    for (let round = 0; round < 3; round++) {
+      expect(JsonBytes.written((out) => out.json(numbers)).toString("utf8")).toBe(JSON.stringify(numbers))
+    }
+    // More distinct fractions than are kept: each still its own text.
+    const many = Array.from({ length: 10_000 }, (_, i) => i / 7 - 500)
+    expect(JsonBytes.written((out) => out.json(many)).toString("utf8")).toBe(JSON.stringify(many))
+    expect(JsonBytes.written((out) => out.json(numbers)).toString("utf8")).toBe(JSON.stringify(numbers))
+    fc.assert(fc.property(fc.array(fc.double({ noNaN: true, noDefaultInfinity: true })), (values) => {
+      expect(JsonBytes.written((out) => out.json(values)).toString("utf8")).toBe(JSON.stringify(values))
+    }))
+  })
 })
