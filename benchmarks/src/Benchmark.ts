@@ -14,6 +14,8 @@ export interface Goal {
   readonly on: "median" | "ratio"
   readonly atLeast?: number
   readonly atMost?: number
+  /** Strictly below: a goal the issue writes `< x` (latencies are whole milliseconds, so 20 is not under 20). */
+  readonly below?: number
   readonly source: string
 }
 

@@ -8,7 +8,11 @@ const spread = (s: { readonly min: number; readonly max: number; readonly q1: nu
 
 const goalText = (f: FigureReport): string => {
   if (f.goal === undefined) return ""
-  const bound = [f.goal.atLeast === undefined ? "" : `>= ${f.goal.atLeast}`, f.goal.atMost === undefined ? "" : `<= ${f.goal.atMost}`].filter((s) => s !== "").join(" and ")
+  const bound = [
+    f.goal.atLeast === undefined ? "" : `>= ${f.goal.atLeast}`,
+    f.goal.atMost === undefined ? "" : `<= ${f.goal.atMost}`,
+    f.goal.below === undefined ? "" : `< ${f.goal.below}`
+  ].filter((s) => s !== "").join(" and ")
   return `${f.goal.met ? "met" : "**not met**"}: ${f.goal.on === "ratio" ? "ratio " : ""}${bound} (${f.goal.source})`
 }
 

@@ -27,6 +27,7 @@ export const FigureReport = Schema.Struct({
     on: Schema.Literals(["median", "ratio"]),
     atLeast: Schema.optional(Schema.Number),
     atMost: Schema.optional(Schema.Number),
+    below: Schema.optional(Schema.Number),
     source: Schema.String,
     met: Schema.Boolean
   }))

@@ -40,7 +40,8 @@ const collect = (runs: ReadonlyArray<ReadonlyArray<Figure>>): ReadonlyArray<Figu
 }
 
 const goalMet = (goal: Goal, value: number): boolean =>
-  (goal.atLeast === undefined || value >= goal.atLeast) && (goal.atMost === undefined || value <= goal.atMost)
+  (goal.atLeast === undefined || value >= goal.atLeast) && (goal.atMost === undefined || value <= goal.atMost) &&
+  (goal.below === undefined || value < goal.below)
 
 const round = (n: number): number => Math.round(n * 1000) / 1000
 

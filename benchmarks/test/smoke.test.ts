@@ -250,8 +250,8 @@ describe("capacity-beside-load, smoke size", () => {
     ])
     const p99 = figures.find((f) => f.name === "workers on their thread (default), while a load persists: p99 latency")
     expect(p99?.limit?.name).toBe("workers on their thread (default), idle: p99 latency")
-    expect(p99?.goal?.atMost).toBe(20)
-    expect(figures.find((f) => f.name === "workers on their thread (default), while a load persists: max latency")?.goal?.atMost).toBe(100)
+    expect(p99?.goal?.below).toBe(20)
+    expect(figures.find((f) => f.name === "workers on their thread (default), while a load persists: max latency")?.goal?.below).toBe(100)
     // Goals on the default only: the event-loop layout is the comparison.
     expect(figures.filter((f) => f.name.startsWith("workers on the event loop")).every((f) => f.goal === undefined)).toBe(true)
   }, SMOKE_TIMEOUT)
@@ -335,7 +335,7 @@ describe("embedded (npm start's defaults), smoke size", () => {
     expect(only?.notes.join(" ")).toContain("database: embedded PostgreSQL server in")
     expect(toMarkdown(report)).toContain("Configuration: npm start with nothing set")
     const p99 = figures.find((f) => f.name === "capacity variant A 5 items, 64 connections, while a load persists: p99 latency")
-    expect(p99?.goal?.atMost).toBe(20)
+    expect(p99?.goal?.below).toBe(20)
     const share = figures.find((f) => f.name.startsWith("share of that capacity window"))?.median ?? -1
     expect(share).toBeGreaterThanOrEqual(0)
     expect(share).toBeLessThanOrEqual(100)
