@@ -31,6 +31,8 @@ export const traceDetailsOf = (dispatch: DispatchResult): ReadonlyArray<TraceDet
 
 /** Windows a zone may have for their open/blocked pattern to be one bit each of a number. */
 const MASKED_WINDOWS = 30
+/** Patterns kept per zone: a zone of many windows could show many; past this, lists are made per option. */
+export const WINDOW_LISTS_PER_ZONE = 64
 
 /**
  * The lists shown, by the zone's first window model (an option's slots are its zone's windows, in
@@ -62,6 +64,7 @@ export const deliveryWindowsOf = (option: DeliveryOption): ReadonlyArray<Deliver
   if (byMask === undefined) shownByZone.set(first.window, byMask = new Map())
   let shown = byMask.get(mask)
   if (shown === undefined || shown.length !== slots.length) {
+    if (byMask.size >= WINDOW_LISTS_PER_ZONE) return shownOf(option)
     shown = shownOf(option)
     markJsonLasting(shown)
     for (const window of shown) markJsonLasting(window)
