@@ -5,6 +5,18 @@ export type JsonWrite<A> = (value: A, out: JsonBytes) => void
 
 const stringified: JsonWrite<unknown> = (value, out) => out.json(value)
 
+/** A list's JSON text, each element by `write`; an undefined element (a hole) as null, as JSON.stringify writes it. */
+export const writeList = <A>(out: JsonBytes, list: ReadonlyArray<A | undefined>, write: (element: A) => void): void => {
+  out.text("[")
+  for (let i = 0; i < list.length; i++) {
+    if (i > 0) out.text(",")
+    const element = list[i]
+    if (element === undefined) out.text("null")
+    else write(element)
+  }
+  out.text("]")
+}
+
 /**
  * JSON bytes of parts that outlive one answer: immutable values shared by many answers (a reused
  * plan's trace, dates and route lists; a node's entity details), registered by whoever builds them.

@@ -1,5 +1,5 @@
 import { JsonBytes } from "./JsonBytes.ts"
-import { type JsonWrite, KeptRuns, sharedJsonParts } from "./JsonTextReuse.ts"
+import { type JsonWrite, KeptRuns, sharedJsonParts, writeList } from "./JsonTextReuse.ts"
 import type { DeliveryResult, DeliveryTrace } from "./VariantA.ts"
 
 /** What a run's text is written from: a result's fields from `pickingDays` to `deliveryTrace`. */
@@ -41,15 +41,8 @@ export const encodeDeliveryResults = (results: ReadonlyArray<DeliveryResult>): B
     const array = sharedJsonParts(out)
     const value = (v: unknown) => out.json(v)
     /** A trace, fields in the order partsOf (VariantAMapping.ts) builds them in: its details and windows are shared parts. */
-    const trace: JsonWrite<ReadonlyArray<DeliveryTrace>> = (traces) => {
-      out.text("[")
-      for (let i = 0; i < traces.length; i++) {
-        const t = traces[i]
-        if (i > 0) out.text(",")
-        if (t === undefined) {
-          out.text("null")
-          continue
-        }
+    const trace: JsonWrite<ReadonlyArray<DeliveryTrace>> = (traces) =>
+      writeList(out, traces, (t) => {
         out.text(`{"deliveryDate":`)
         value(t.deliveryDate)
         out.text(`,"details":`)
@@ -57,17 +50,8 @@ export const encodeDeliveryResults = (results: ReadonlyArray<DeliveryResult>): B
         out.text(`,"deliveryWindows":`)
         array(t.deliveryWindows)
         out.text("}")
-      }
-      out.text("]")
-    }
-    out.text("[")
-    for (let i = 0; i < results.length; i++) {
-      if (i > 0) out.text(",")
-      const r = results[i]
-      if (r === undefined) {
-        out.text("null")
-        continue
-      }
+      })
+    writeList(out, results, (r) => {
       out.text(`{"skuCode":`)
       value(r.skuCode)
       out.text(`,"line":`)
@@ -109,6 +93,5 @@ export const encodeDeliveryResults = (results: ReadonlyArray<DeliveryResult>): B
       out.text(`,"detailedCapacityError":`)
       array(r.detailedCapacityError)
       out.text("}")
-    }
-    out.text("]")
+    })
   })

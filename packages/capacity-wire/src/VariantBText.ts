@@ -1,5 +1,5 @@
 import { JsonBytes } from "./JsonBytes.ts"
-import { type JsonWrite, KeptRuns, sharedJsonParts, writeLasting } from "./JsonTextReuse.ts"
+import { type JsonWrite, KeptRuns, sharedJsonParts, writeLasting, writeList } from "./JsonTextReuse.ts"
 import type { DeliveryRequestB, DeliveryResponseB, DeliveryTraceB, EntityDetails, ItemB, LogisticsCapacity } from "./VariantB.ts"
 
 /** `out.text(key)` then the value's text, when the value is not undefined (JSON.stringify leaves such members out). */
@@ -77,15 +77,8 @@ export const encodeDeliveryResponseB = (response: DeliveryResponseB): Buffer =>
     const shared = sharedJsonParts(out)
     const value = (v: unknown) => out.json(v)
     const lasting = <A extends object>(v: A, write?: JsonWrite<A>) => writeLasting(out, v, write)
-    const trace: JsonWrite<ReadonlyArray<DeliveryTraceB>> = (traces) => {
-      out.text("[")
-      for (let i = 0; i < traces.length; i++) {
-        const t = traces[i]
-        if (i > 0) out.text(",")
-        if (t === undefined) {
-          out.text("null")
-          continue
-        }
+    const trace: JsonWrite<ReadonlyArray<DeliveryTraceB>> = (traces) =>
+      writeList(out, traces, (t) => {
         out.text(`{"deliveryDate":`)
         value(t.deliveryDate)
         out.text(`,"shippingEstimate":`)
@@ -95,21 +88,10 @@ export const encodeDeliveryResponseB = (response: DeliveryResponseB): Buffer =>
         out.text(`,"deliveryWindows":`)
         shared(t.deliveryWindows)
         out.text("}")
-      }
-      out.text("]")
-    }
+      })
     const entity = (details: EntityDetails | null) => (details === null ? out.text("null") : shared(details))
     /** Items by identity: a dispatch's item echoed as the request echoes it, or as another dispatch from its origin does, is repeated bytes. */
-    const items = (list: ReadonlyArray<ItemB>) => {
-      out.text("[")
-      for (let i = 0; i < list.length; i++) {
-        if (i > 0) out.text(",")
-        const item = list[i]
-        if (item === undefined) out.text("null")
-        else shared(item, writeItem)
-      }
-      out.text("]")
-    }
+    const items = (list: ReadonlyArray<ItemB>) => writeList(out, list, (item) => shared(item, writeItem))
     /** The request echo, fields in the order `requestWithDefaults` (VariantBEcho.ts) builds them in. */
     const request = (r: DeliveryRequestB) => {
       out.text(`{"purchaseDate":`)
@@ -175,15 +157,9 @@ export const encodeDeliveryResponseB = (response: DeliveryResponseB): Buffer =>
     }
     out.text(`{"request":`)
     request(response.request)
-    out.text(`,"logisticsCapacity":[`)
-    const entries = response.logisticsCapacity
-    for (let i = 0; i < entries.length; i++) {
-      const e = entries[i]
-      if (i > 0) out.text(",")
-      if (e === undefined) out.text("null")
-      else entry(e)
-    }
-    out.text(`],"prioritizationCriteria":`)
+    out.text(`,"logisticsCapacity":`)
+    writeList(out, response.logisticsCapacity, entry)
+    out.text(`,"prioritizationCriteria":`)
     value(response.prioritizationCriteria)
     out.text("}")
   })
