@@ -86,18 +86,25 @@ const clocksOf = (context: PlanContext, dispatch: DispatchToPlan, path: RoutePat
   return clocks
 }
 
-const sameNumbers = (a: ReadonlyArray<number>, b: ReadonlyArray<number>): boolean => {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+/** Whether `kept` equals `clocksOf(context, dispatch, path)`, without making the list: asked of every kept key a lookup scans. */
+const sameClocks = (kept: ReadonlyArray<number>, context: PlanContext, dispatch: DispatchToPlan, path: RoutePath): boolean => {
+  if (kept.length !== 2 + 2 * path.length) return false
+  const originClock = clockOf(context, dispatch.origin)
+  if (kept[0] !== originClock.today || kept[1] !== (originClock.minute >= dispatch.origin.cutoffMinute ? 1 : 0)) return false
+  for (let i = 0; i < path.length; i++) {
+    const route = path[i]!
+    const clock = clockOf(context, route.source)
+    if (kept[2 + 2 * i] !== clock.today || kept[3 + 2 * i] !== (clock.minute >= route.cutoffMinute ? 1 : 0)) return false
+  }
   return true
 }
 
-const isAsked = (kept: Kept, context: PlanContext, dispatch: DispatchToPlan, clocks: ReadonlyArray<number>): boolean =>
+const isAsked = (kept: Kept, context: PlanContext, dispatch: DispatchToPlan, path: RoutePath): boolean =>
   kept.units === dispatch.units && kept.purchaseDate === dispatch.purchaseDate && kept.origin === dispatch.origin &&
   kept.dispatchType === dispatch.dispatchType && kept.zone === dispatch.zone && kept.pickupNode === dispatch.pickupNode &&
   kept.deliveryFrom === context.deliveryFrom && kept.deliveryUntil === context.deliveryUntil &&
   kept.options.horizonDays === context.options.horizonDays &&
-  kept.options.deliveryDatesCount === context.options.deliveryDatesCount && sameNumbers(kept.clocks, clocks)
+  kept.options.deliveryDatesCount === context.options.deliveryDatesCount && sameClocks(kept.clocks, context, dispatch, path)
 
 /**
  * What `planPath` may read for this dispatch and path that can change without a new snapshot, in a
@@ -123,6 +130,38 @@ const readsOf = (dispatch: DispatchToPlan, path: RoutePath): Reads => {
     }
   } else if (dispatch.pickupNode !== undefined) fixed.push(dispatch.pickupNode.calendar)
   return { fixed, usage }
+}
+
+/**
+ * How `readsOf(dispatch, path)` compares with what a plan read, without making it: "same" (every
+ * map and calendar the same object), "usage" (only usage maps replaced: their values decide), or
+ * "changed". Walks readsOf's order; a hit, most lookups, allocates nothing.
+ */
+const compareReads = (kept: Reads, dispatch: DispatchToPlan, path: RoutePath): "same" | "usage" | "changed" => {
+  const fixed = kept.fixed
+  const usage = kept.usage
+  let f = 0
+  let u = 0
+  let replaced = false
+  const picking = dispatch.origin.picking[dispatch.dispatchType]
+  if (fixed[f++] !== picking.totals || fixed[f++] !== dispatch.origin.calendar) return "changed"
+  if (usage[u++] !== picking.used) replaced = true
+  for (const route of path) {
+    const pool = route.source.dispatch[dispatch.dispatchType]
+    if (fixed[f++] !== route.totals || fixed[f++] !== pool.totals || fixed[f++] !== route.source.calendar) return "changed"
+    if (usage[u++] !== route.used) replaced = true
+    if (usage[u++] !== pool.used) replaced = true
+    if (route.targetNode !== undefined && fixed[f++] !== route.targetNode.calendar) return "changed"
+  }
+  if (dispatch.zone !== undefined) {
+    if (fixed[f++] !== dispatch.zone.blocked) return "changed"
+    for (const window of dispatch.zone.windows) {
+      if (fixed[f++] !== window.totals || fixed[f++] !== window.blocked) return "changed"
+      if (usage[u++] !== window.used) replaced = true
+    }
+  } else if (dispatch.pickupNode !== undefined && fixed[f++] !== dispatch.pickupNode.calendar) return "changed"
+  if (f !== fixed.length || u !== usage.length) return "changed"
+  return replaced ? "usage" : "same"
 }
 
 const sameObjects = (kept: ReadonlyArray<Read>, now: ReadonlyArray<Read>): boolean => {
@@ -195,20 +234,21 @@ export const planCacheCounts = { asked: 0, hits: 0 }
  */
 export const cachedPlanPath = (context: PlanContext, dispatch: DispatchToPlan, path: RoutePath): PathPlan => {
   planCacheCounts.asked++
-  const clocks = clocksOf(context, dispatch, path)
-  const read = readsOf(dispatch, path)
   let plans = plansBySnapshot.get(context.snapshot)
   const onPath = plans?.byPath.get(path)
   let kept: Kept | undefined
   if (onPath !== undefined) {
     for (const candidate of onPath) {
-      if (isAsked(candidate, context, dispatch, clocks)) {
+      if (isAsked(candidate, context, dispatch, path)) {
         kept = candidate
         break
       }
     }
   }
-  if (kept?.plan !== undefined && stillHolds(kept, read)) {
+  // What it reads now is listed only when a map it read was replaced, or to plan.
+  const compared = kept?.plan === undefined ? "changed" : compareReads(kept.read, dispatch, path)
+  const read = compared === "same" && kept !== undefined ? kept.read : readsOf(dispatch, path)
+  if (kept?.plan !== undefined && (compared === "same" || (compared === "usage" && stillHolds(kept, read)))) {
     planCacheCounts.hits++
     if (!kept.reused) {
       kept.reused = true
@@ -252,7 +292,7 @@ export const cachedPlanPath = (context: PlanContext, dispatch: DispatchToPlan, p
     deliveryFrom: context.deliveryFrom,
     deliveryUntil: context.deliveryUntil,
     options: context.options,
-    clocks,
+    clocks: clocksOf(context, dispatch, path),
     read,
     seen,
     plan: undefined,
