@@ -34,12 +34,24 @@ const MASKED_WINDOWS = 30
 /** Patterns kept per zone: a zone of many windows could show many; past this, lists are made per option. */
 export const WINDOW_LISTS_PER_ZONE = 64
 
+/** A list shown, with the window models it was made from, in order. */
+interface Shown {
+  readonly models: ReadonlyArray<WindowModel>
+  readonly list: ReadonlyArray<DeliveryWindowA>
+}
+
 /**
  * The lists shown, by the zone's first window model (an option's slots are its zone's windows, in
  * order) and the pattern of blocked ones: a few per zone, built once per network and shared by every
- * option, plan and answer showing them.
+ * option, plan and answer showing them. A list is given only for the same models in the same order.
  */
-const shownByZone = new WeakMap<WindowModel, Map<number, ReadonlyArray<DeliveryWindowA>>>()
+const shownByZone = new WeakMap<WindowModel, Map<number, Shown>>()
+
+const sameModels = (models: ReadonlyArray<WindowModel>, option: DeliveryOption): boolean => {
+  if (models.length !== option.windows.length) return false
+  for (let i = 0; i < models.length; i++) if (models[i] !== option.windows[i]?.window) return false
+  return true
+}
 
 const shownOf = (option: DeliveryOption): ReadonlyArray<DeliveryWindowA> =>
   mapForJson(option.windows, (slot) => ({
@@ -62,13 +74,12 @@ export const deliveryWindowsOf = (option: DeliveryOption): ReadonlyArray<Deliver
   for (let i = 0; i < slots.length; i++) if (slots[i]?.blocked === true) mask |= 1 << i
   let byMask = shownByZone.get(first.window)
   if (byMask === undefined) shownByZone.set(first.window, byMask = new Map())
-  let shown = byMask.get(mask)
-  if (shown === undefined || shown.length !== slots.length) {
-    if (byMask.size >= WINDOW_LISTS_PER_ZONE) return shownOf(option)
-    shown = shownOf(option)
-    markJsonLasting(shown)
-    for (const window of shown) markJsonLasting(window)
-    byMask.set(mask, shown)
-  }
-  return shown
+  const kept = byMask.get(mask)
+  if (kept !== undefined) return sameModels(kept.models, option) ? kept.list : shownOf(option)
+  if (byMask.size >= WINDOW_LISTS_PER_ZONE) return shownOf(option)
+  const list = shownOf(option)
+  markJsonLasting(list)
+  for (const window of list) markJsonLasting(window)
+  byMask.set(mask, { models: slots.map((slot) => slot.window), list })
+  return list
 }

@@ -33,4 +33,18 @@ describe("deliveryWindowsOf", () => {
     expect(deliveryWindowsOf(optionOf(200))).not.toBe(deliveryWindowsOf(optionOf(200)))
     expect(lists.size).toBe(256)
   })
+
+  it("gives a kept list only for the same windows in the same order", () => {
+    const snapshot = buildSnapshot(decoded(demoNetwork), ledgerFromUses([]))
+    const zone = [...snapshot.zones.values()].find((z) => z.windows.length >= 2)
+    const [first, second] = zone?.windows ?? []
+    if (first === undefined || second === undefined) throw new Error("the demo network has no zone with two windows")
+    const option = (models: ReadonlyArray<typeof first>): DeliveryOption => ({ date: 0, windows: models.map((window) => ({ window, used: 0, blocked: false })) })
+    const kept = deliveryWindowsOf(option([first, second]))
+    expect(deliveryWindowsOf(option([first, second]))).toBe(kept)
+    // The same first window, pattern and length, other windows after it: its own list, its own text.
+    const other = deliveryWindowsOf(option([first, first]))
+    expect(other).not.toBe(kept)
+    expect(other.map((w) => w.deliveryWindow)).toEqual([first.code, first.code])
+  })
 })
