@@ -1,4 +1,4 @@
-import { buildSnapshot, decodeNetwork, defaultEngineOptions, demoNetwork, ledgerFromUses, type Snapshot } from "@retail/capacity"
+import { buildSnapshot, decodeNetwork, defaultEngineOptions, demoNetwork, ledgerFromUses, type NetworkDocument, type Snapshot } from "@retail/capacity"
 import {
   decodeDeliveryRequestA,
   decodeDeliveryRequestB,
@@ -16,14 +16,14 @@ import { BenchmarkFailure } from "../Benchmark.ts"
  * esbuild), so that a bundle of it runs alone (capacity-instructions).
  */
 
-/** The demo network with nothing used: every plan after the first request is reused. */
-export const demoSnapshot = (): Snapshot =>
-  Result.match(decodeNetwork(demoNetwork), {
-    onFailure: (error) => {
-      throw new BenchmarkFailure(`the demo network does not decode: ${error.message}`)
-    },
-    onSuccess: (document) => buildSnapshot(document, ledgerFromUses([]))
+/** The demo network's document, decoded. */
+export const demoDocument = (): NetworkDocument =>
+  Result.getOrElse(decodeNetwork(demoNetwork), (error) => {
+    throw new BenchmarkFailure(`the demo network does not decode: ${error.message}`)
   })
+
+/** The demo network with nothing used: every plan after the first request is reused. */
+export const demoSnapshot = (): Snapshot => buildSnapshot(demoDocument(), ledgerFromUses([]))
 
 /** `epochMillis`: the clock the engine reads (now unless given; answers change at cut-offs and dates). */
 export const answerVariantA = (snapshot: Snapshot, body: string, label = "variant A", epochMillis = Date.now()): Uint8Array => {

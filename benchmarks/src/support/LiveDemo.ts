@@ -1,9 +1,7 @@
 import {
   buildSnapshotOn,
   type CapacityUse,
-  decodeNetwork,
   defaultEngineOptions,
-  demoNetwork,
   evaluate,
   parseDay,
   resourceKey,
@@ -14,7 +12,7 @@ import {
 } from "@retail/capacity"
 import { decodeDeliveryRequestA, engineRequestOfA } from "@retail/capacity-wire"
 import { Result } from "effect"
-import { BenchmarkFailure } from "../Benchmark.ts"
+import { demoDocument } from "./CapacityInProcess.ts"
 
 /**
  * The demo network on a usage board, as the capacity service's actors keep it: an order replaces
@@ -31,10 +29,7 @@ export interface LiveDemo {
 
 export const liveDemo = (): LiveDemo => {
   const board = new UsageBoard()
-  const document = Result.getOrElse(decodeNetwork(demoNetwork), (error) => {
-    throw new BenchmarkFailure(`the demo network does not decode: ${error.message}`)
-  })
-  const snapshot = buildSnapshotOn(document, board.cellOf)
+  const snapshot = buildSnapshotOn(demoDocument(), board.cellOf)
   const touched = new Set<UsageCell>()
   return {
     snapshot,
