@@ -1,13 +1,11 @@
 import {
+  addUses,
   buildSnapshotOn,
   type CapacityUse,
   defaultEngineOptions,
   evaluate,
-  parseDay,
-  resourceKey,
   type Snapshot,
   UsageBoard,
-  type UsageCell,
   usesOfDispatch
 } from "@retail/capacity"
 import { decodeDeliveryRequestA, engineRequestOfA } from "@retail/capacity-wire"
@@ -23,30 +21,23 @@ export interface LiveDemo {
   readonly snapshot: Snapshot
   /** Takes what one order takes (its uses), as an applied consumption does. */
   readonly take: (uses: ReadonlyArray<CapacityUse>) => void
-  /** Gives back everything taken: the board as it started (nothing used). */
+  /** Gives back everything taken: every day's usage as it started (0). */
   readonly releaseAll: () => void
 }
 
 export const liveDemo = (): LiveDemo => {
   const board = new UsageBoard()
   const snapshot = buildSnapshotOn(demoDocument(), board.cellOf)
-  const touched = new Set<UsageCell>()
+  let taken: Array<CapacityUse> = []
   return {
     snapshot,
     take: (uses) => {
-      for (const use of uses) {
-        const day = parseDay(use.date)
-        if (day._tag === "None") continue
-        const cell = board.cellByKey(resourceKey(use.resource))
-        const next = new Map(cell.current)
-        next.set(day.value, (next.get(day.value) ?? 0) + use.amount)
-        cell.current = next
-        touched.add(cell)
-      }
+      addUses(board, uses, 1)
+      taken.push(...uses)
     },
     releaseAll: () => {
-      for (const cell of touched) cell.current = new Map()
-      touched.clear()
+      addUses(board, taken, -1)
+      taken = []
     }
   }
 }

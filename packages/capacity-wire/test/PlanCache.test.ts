@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Option, Result } from "effect"
 import fc from "fast-check"
 import {
+  addUses,
   buildSnapshotOn,
   type CapacityUse,
   type ChangeRow,
@@ -201,16 +202,7 @@ const shiftedDate = (date: string, days: number): string =>
   Option.match(parseDay(date), { onNone: () => date, onSome: (day) => formatDay(day + days) })
 
 /** Usage cells as the capacity actors keep them: each change replaces the resource's map. */
-const apply = (board: UsageBoard, uses: ReadonlyArray<CapacityUse>, sign: 1 | -1) => {
-  for (const use of uses) {
-    const cell = board.cellByKey(resourceKey(use.resource))
-    const day = parseDay(use.date)
-    if (day._tag === "None") continue
-    const next = new Map(cell.current)
-    next.set(day.value, (next.get(day.value) ?? 0) + sign * use.amount)
-    cell.current = next
-  }
-}
+const apply = addUses
 
 const answerA = (snapshot: Snapshot, body: unknown, now: number) =>
   Result.match(decodeDeliveryRequestA(body), {

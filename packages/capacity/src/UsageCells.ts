@@ -1,5 +1,5 @@
 import { type Day, parseDay } from "./Calendar.ts"
-import { type CapacityResource, type Ledger, resourceKey } from "./Ledger.ts"
+import { type CapacityResource, type CapacityUse, type Ledger, resourceKey } from "./Ledger.ts"
 
 /**
  * One resource's usage by day as its owner last published it. The map is immutable: the owner
@@ -28,6 +28,22 @@ export class UsageBoard {
       this.cells.set(key, cell)
     }
     return cell
+  }
+}
+
+/**
+ * Adds `uses` (each times `sign`) to a board's cells as the capacity actors change them: each change
+ * replaces its resource's map, never edits it (tests and in-process measurements; the service's
+ * actors write the stored absolute values by revision instead).
+ */
+export const addUses = (board: UsageBoard, uses: ReadonlyArray<CapacityUse>, sign: 1 | -1): void => {
+  for (const use of uses) {
+    const day = parseDay(use.date)
+    if (day._tag === "None") continue
+    const cell = board.cellByKey(resourceKey(use.resource))
+    const next = new Map(cell.current)
+    next.set(day.value, (next.get(day.value) ?? 0) + sign * use.amount)
+    cell.current = next
   }
 }
 
