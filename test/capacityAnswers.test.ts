@@ -1,6 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { buildSnapshot, decodeNetwork, defaultEngineOptions, demoNetwork, emptyLedger } from "@retail/capacity"
 import { answerText, answerVariantA, answerVariantB } from "@retail/capacity-wire"
+import { CheckoutTraffic } from "@retail/service-capacity"
 import { Effect, Result } from "effect"
 import { ADAPTER_LAYER_OPTIONS, ADAPTERS, adapterServer, JSON_TYPE, pacedAs, postAs, type Seen, shownPaced } from "./support/BothAdapters.ts"
 import { variantAItem } from "./support/CapacityBodies.ts"
@@ -93,8 +94,9 @@ const paced = (body: string, pace: Pace) => pacedAs(keyOf("408"), "/v1/delivery/
 
 describe.each(ADAPTERS)("POST /v1/delivery/capacity through $adapter", ({ fastLane }) => {
   layer(adapterServer(ADMIN_KEY, SETTINGS, fastLane), ADAPTER_LAYER_OPTIONS)((it) => {
-    it.effect("200: variant A's results and variant B's response, as the engine gives them", () =>
+    it.effect("200: variant A's results and variant B's response, as the engine gives them; each counted as checkout served", () =>
       Effect.gen(function*() {
+        const served = CheckoutTraffic.count()
         const a = yield* post("200 A", JSON.stringify(bodyA))
         expect(a.status, a.body).toBe(200)
         expect(a).toEqual(engineAnswer("A", bodyA))
@@ -102,6 +104,8 @@ describe.each(ADAPTERS)("POST /v1/delivery/capacity through $adapter", ({ fastLa
         expect(b.status, b.body).toBe(200)
         expect(b).toEqual(engineAnswer("B", bodyB))
         expect(yield* post("200 B origins sent", JSON.stringify(bodyBFixed))).toEqual(engineAnswer("B", bodyBFixed))
+        // What the batch workers' thread reads to tell checkout traffic (LoopPacing.ts).
+        expect(CheckoutTraffic.count() - served).toBe(3)
       }))
 
     it.effect("a JSON media type with a charset, or of the +json kind, and a trailing slash on the path, are the same request", () =>

@@ -85,7 +85,7 @@ const loadOf = (products: number, token: string) =>
 
 describe("the batch workers' thread (PERSIST_THREAD)", () => {
   layer(TestServer({ ...database, PRODUCT_BATCH_SIZE: "5" }), { timeout: 120_000, excludeTestServices: true })((it) => {
-    it.effect("by default the workers persist on a thread of their own: batches are persisted while the event loop is held, and their metrics reach /metrics", () =>
+    it.effect("by default the workers persist on a thread of their own: batches are persisted while the event loop is held, paced by it, and their metrics reach /metrics", () =>
       Effect.gen(function*() {
         const server = yield* Effect.context<HttpServer.HttpServer | SqlClient.SqlClient>()
         const before = yield* scrape
@@ -96,6 +96,12 @@ describe("the batch workers' thread (PERSIST_THREAD)", () => {
         const delta = (name: string, labels: Readonly<Record<string, string>>) => after.value(name, labels) - before.value(name, labels)
         expect(delta("upload_products_persisted_total", { source: "LOAD_PRODUCTS" })).toBe(PRODUCTS)
         expect(delta("store_batch_persist_duration_seconds", { outcome: "persisted" })).toBe(PRODUCTS / 5)
+        // While the event loop was held its pings went unanswered: the thread held batches
+        // (PERSIST_YIELD_LAG_MS), each for about PERSIST_YIELD_MAX_MS (300 ms; more when the thread
+        // itself waits for a core), far less than the 2 s the event loop was held, and went on persisting.
+        const paced = delta("upload_persist_paced_batches_total", {})
+        expect(paced).toBeGreaterThan(0)
+        expect(delta("upload_persist_paced_seconds_total", {}) / paced).toBeLessThan(1)
       }))
 
     it.effect("a thread that dies is started again a second later and persists every load: the one it was persisting and one accepted while none ran, each product once", () =>

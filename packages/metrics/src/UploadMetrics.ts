@@ -7,6 +7,15 @@ export const productsAccepted = counter("upload_products_accepted_total", "Produ
 export const productsFailed = counter("upload_products_failed_total", "Products failed (validation, or their batch dead-lettered), by source", bySource)
 export const productsPersisted = counter("upload_products_persisted_total", "Products persisted to PostgreSQL by the batch workers, by source", bySource)
 
+export const persistPacedBatches = counter(
+  "upload_persist_paced_batches_total",
+  "Batches the batch workers' thread waited before persisting because the event loop answered its ping late (PERSIST_YIELD_LAG_MS)"
+)
+export const persistPacedSeconds = counter(
+  "upload_persist_paced_seconds_total",
+  "Time the batch workers' thread waited before batches for the event loop (PERSIST_YIELD_LAG_MS, at most PERSIST_YIELD_MAX_MS a batch)"
+)
+
 export const loadsByState = counter("upload_loads_total", "Loads entering each status (RECEIVED, PROCESSING, COMPLETED, COMPLETED_WITH_ERRORS, FAILED)", ["state"])
 
 export const loadSeconds = histogram(

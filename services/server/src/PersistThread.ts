@@ -1,11 +1,13 @@
 import { forwardMetricUpdates, MetricsConfig, type MetricUpdate } from "@retail/metrics"
 import { metered, PostgresStreamQueue, QueueTracing, RedisStreamQueue, StreamQueue } from "@retail/queue"
-import { UploadService } from "@retail/service-upload"
+import { BatchPacing, UploadService } from "@retail/service-upload"
 import { Database, LoadRepository, ProductRepository } from "@retail/store"
 import { Cause, ConfigProvider, Effect, Exit, Fiber, Layer, Option, Schema } from "effect"
 import { setPriority } from "node:os"
 import { parentPort, workerData } from "node:worker_threads"
 import { formatFor, LoggingConfig, loggingWith } from "./Logging.ts"
+import { eventLoopPing } from "./EventLoopPing.ts"
+import { loopPacing } from "./LoopPacing.ts"
 import { PersistThreadSettings, ToPersistThread } from "./PersistThreadSettings.ts"
 import { TracingLive } from "./Tracing.ts"
 
@@ -40,7 +42,12 @@ const chosenQueue = settings.queue === "redis"
 const queue = QueueTracing.traced(Layer.unwrap(Effect.map(MetricsConfig, ({ enabled }) =>
   enabled ? Layer.effect(StreamQueue, Effect.flatMap(StreamQueue, metered)).pipe(Layer.provide(chosenQueue)) : chosenQueue)))
 
+// Before each batch the thread asks how late the server's event loop answers, and gives way while it is behind on checkout.
+const eventLoop = eventLoopPing((ping) => port.postMessage(ping))
+const pacing = Layer.succeed(BatchPacing, loopPacing(eventLoop.ping, { lagMs: settings.yieldLagMs, maxWaitMs: settings.yieldMaxMs }))
+
 const workers = UploadService.batchWorkers.pipe(
+  Layer.provide(pacing),
   Layer.provide(Layer.mergeAll(ProductRepository.layer, LoadRepository.layer)),
   Layer.provide(Layer.merge(database, queue))
 )
@@ -74,7 +81,10 @@ const running = Effect.runFork(
 
 const decodeMessage = Schema.decodeUnknownOption(ToPersistThread)
 port.on("message", (message: unknown) => {
-  if (Option.isSome(decodeMessage(message))) Effect.runFork(Fiber.interrupt(running))
+  const decoded = decodeMessage(message)
+  if (Option.isNone(decoded)) return
+  if (decoded.value._tag === "Stop") Effect.runFork(Fiber.interrupt(running))
+  else eventLoop.answered(decoded.value.id, decoded.value.checkout)
 })
 // From here a stop is heard: before, the thread was loading its modules, and the host ends it outright.
 port.postMessage({ _tag: "Ready" })

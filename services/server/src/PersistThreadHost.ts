@@ -1,3 +1,4 @@
+import { CheckoutTraffic } from "@retail/service-capacity"
 import { applyMetricUpdate } from "@retail/metrics"
 import { StreamQueue } from "@retail/queue"
 import { UploadConfig } from "@retail/service-upload"
@@ -7,7 +8,7 @@ import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { Worker } from "node:worker_threads"
-import { type PersistThreadSettings, THREAD_SETTINGS, type ToPersistThread } from "./PersistThreadSettings.ts"
+import { PingFromThread, type PersistThreadSettings, THREAD_SETTINGS, type ToPersistThread } from "./PersistThreadSettings.ts"
 import { restartForever } from "./ThreadRestarts.ts"
 
 const TsxManifest = Schema.Struct({
@@ -47,6 +48,7 @@ const MetricUpdates = Schema.Struct({
 })
 const decodeMetricUpdates = Schema.decodeUnknownOption(MetricUpdates)
 const decodeReady = Schema.decodeUnknownOption(Schema.Struct({ _tag: Schema.Literal("Ready") }))
+const decodePing = Schema.decodeUnknownOption(PingFromThread)
 
 interface Thread {
   /** Its exit code, once it has exited. */
@@ -64,6 +66,9 @@ const startThread = (settings: PersistThreadSettings): Thread => {
     died = error
   })
   worker.on("message", (message: unknown) => {
+    const ping = decodePing(message)
+    // Answered as soon as the event loop gets to it: how late that is paces the thread (LoopPacing.ts).
+    if (Option.isSome(ping)) return worker.postMessage({ _tag: "Pong", id: ping.value.id, checkout: CheckoutTraffic.count() } satisfies ToPersistThread)
     const metrics = decodeMetricUpdates(message)
     if (Option.isSome(metrics)) for (const update of metrics.value.updates) applyMetricUpdate(update)
     else if (Option.isSome(decodeReady(message))) ready = true

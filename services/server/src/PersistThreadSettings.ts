@@ -14,6 +14,9 @@ export const PersistThreadSettings = Schema.Struct({
   redisPublishTimeoutMs: Schema.Number,
   /** PERSIST_THREAD_NICE: the thread's own nice value (Linux keeps one per thread). */
   nice: Schema.Number,
+  /** PERSIST_YIELD_LAG_MS and PERSIST_YIELD_MAX_MS: how the thread gives way to the event loop (LoopPacing.ts). */
+  yieldLagMs: Schema.Number,
+  yieldMaxMs: Schema.Number,
   /** Where the database is, for the PostgreSQL queue's durability sentence. */
   databaseLocation: Schema.String,
   /** The server's stdout is a terminal (a thread's never is): the log format LOG_FORMAT unset means. */
@@ -23,9 +26,20 @@ export const PersistThreadSettings = Schema.Struct({
 })
 export type PersistThreadSettings = typeof PersistThreadSettings.Type
 
-/** Messages between the server and its batch workers' thread. */
-export const ToPersistThread = Schema.Struct({ _tag: Schema.Literal("Stop") })
+/**
+ * Messages from the server to its batch workers' thread: stop; and the answer to the thread's
+ * ping, sent when the event loop got to it, with the checkout requests taken so far
+ * (CheckoutTraffic.ts; LoopPacing.ts).
+ */
+export const ToPersistThread = Schema.Union([
+  Schema.Struct({ _tag: Schema.Literal("Stop") }),
+  Schema.Struct({ _tag: Schema.Literal("Pong"), id: Schema.Number, checkout: Schema.Number })
+])
 export type ToPersistThread = typeof ToPersistThread.Type
+
+/** The thread's ping: the server answers it with a Pong of the same id. */
+export const PingFromThread = Schema.Struct({ _tag: Schema.Literal("Ping"), id: Schema.Number })
+export type PingFromThread = typeof PingFromThread.Type
 
 /** The settings the thread's layers read (README.md): the upload service's, the metrics' switch, the logs' and the traces'. */
 export const THREAD_SETTINGS: ReadonlyArray<string> = [

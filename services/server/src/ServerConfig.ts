@@ -28,6 +28,10 @@ export const ServerConfig = Config.all({
   persistThread: Config.Boolean("PERSIST_THREAD").pipe(Config.withDefault(true)),
   /** The nice value of that thread alone: under CPU contention the event loop is served first. */
   persistThreadNice: integer("PERSIST_THREAD_NICE", 10, { min: 0, max: 19, note: "0: the event loop's priority" }),
+  /** That thread waits before a batch while the event loop answers its ping later than this (LoopPacing.ts). */
+  persistYieldLagMs: integer("PERSIST_YIELD_LAG_MS", 3, { min: 0, note: "0: the thread never waits for the event loop" }),
+  /** For at most this long a batch: persisting slows down under checkout traffic but never stops. */
+  persistYieldMaxMs: integer("PERSIST_YIELD_MAX_MS", 300, { min: 1, max: 60_000 }),
   production: Config.String("NODE_ENV").pipe(Config.map((env) => env === "production"), Config.withDefault(false)),
   allowVolatileQueue: Config.Boolean("ALLOW_VOLATILE_QUEUE").pipe(Config.withDefault(false)),
   shutdownGraceMs: integer("SHUTDOWN_GRACE_MS", 20_000, { min: 0 }),

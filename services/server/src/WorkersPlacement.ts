@@ -6,6 +6,8 @@ import { chooseQueue, databaseLocation, type InvalidQueueChoice, type QueueSetti
 export interface PlacementSettings extends QueueSettings {
   readonly persistThread: boolean
   readonly persistThreadNice: number
+  readonly persistYieldLagMs: number
+  readonly persistYieldMaxMs: number
   readonly databasePoolSize: number
   readonly redisPublishTimeoutMs: number
 }
@@ -39,6 +41,8 @@ export const placeWorkers = (settings: PlacementSettings, workers: number): Effe
         redisPublishTimeoutMs: settings.redisPublishTimeoutMs,
         databaseLocation: databaseLocation(settings),
         nice: settings.persistThreadNice,
+        yieldLagMs: settings.persistYieldLagMs,
+        yieldMaxMs: settings.persistYieldMaxMs,
         stdoutIsTty: process.stdout.isTTY === true
       }
     }

@@ -10,6 +10,8 @@ const settings = (overrides: Partial<PlacementSettings>): PlacementSettings => (
   dataDir: "./.data/postgres",
   persistThread: true,
   persistThreadNice: 10,
+  persistYieldLagMs: 10,
+  persistYieldMaxMs: 100,
   databasePoolSize: 10,
   redisPublishTimeoutMs: 5000,
   ...overrides

@@ -1,4 +1,5 @@
 export * from "./persist/BatchWorkers.ts"
+export * from "./persist/BatchPacing.ts"
 export { COLUMNS_PREFIX, columnsEntry, decodeBatchEntry, headerOf } from "./persist/BatchEntry.ts"
 export { FilesHttp } from "./FilesHttp.ts"
 export { InternalFilesHttp } from "./json/InternalFilesHttp.ts"

@@ -4,6 +4,7 @@ import { CapacityMetrics, HttpMetrics, MetricsConfig } from "@retail/metrics"
 import { Clock, Context, Effect, Layer } from "effect"
 import { CapacityConfig, type CapacitySettings } from "../CapacityConfig.ts"
 import { CapacityNetwork } from "../CapacityNetwork.ts"
+import { CheckoutTraffic } from "./CheckoutTraffic.ts"
 import { NetworkReplica } from "../NetworkReplica.ts"
 import { meterPlanCache } from "../PlanCacheMetrics.ts"
 import { answerCapacityRequest, type CapacityEndpoint, type CapacityRequest } from "./AnswerCapacityRequest.ts"
@@ -38,7 +39,10 @@ export class DeliveryCapacityAnswers extends Context.Service<DeliveryCapacityAns
         engineEnded: enabled ? (startedAt) => engineSeconds.observe((performance.now() - startedAt) / 1000) : () => undefined
       }
       return DeliveryCapacityAnswers.of({
-        answer: (request, phases) => answerCapacityRequest(endpoint, request, clock.currentTimeMillisUnsafe(), phases),
+        answer: (request, phases) => {
+          CheckoutTraffic.taken()
+          return answerCapacityRequest(endpoint, request, clock.currentTimeMillisUnsafe(), phases)
+        },
         settings
       })
     })

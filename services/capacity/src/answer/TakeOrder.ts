@@ -4,6 +4,7 @@ import { CapacityMetrics } from "@retail/metrics"
 import type { StoreError } from "@retail/store"
 import { Effect } from "effect"
 import type { CapacityNetwork } from "../CapacityNetwork.ts"
+import { CheckoutTraffic } from "./CheckoutTraffic.ts"
 import { orderConflict } from "../http/OrderConflictAnswer.ts"
 
 /** taken, already_taken (the same order again), refused_capacity and refused_conflict (both 409). */
@@ -20,7 +21,7 @@ const resourceText = (resource: { readonly _tag: string }) => JSON.stringify(res
  * contract's error: 400 InvalidRequest, 409 OrderConflict or CapacityConflict, 500 StorageFailed).
  */
 export const takeOrder = (network: typeof CapacityNetwork.Service, order: DispatchOrder) =>
-  network.consume(order).pipe(
+  Effect.andThen(Effect.sync(CheckoutTraffic.taken), network.consume(order)).pipe(
     Effect.tap((outcome) => countOrder(outcome._tag === "Applied" ? "taken" : "already_taken")),
     Effect.tapErrorTag("CapacityExhausted", () => countOrder("refused_capacity")),
     Effect.tapErrorTag("OrderConflict", () => countOrder("refused_conflict")),

@@ -3,6 +3,7 @@ import { type BatchHeader, Database, LoadRepository, ProductRepository, sentSkus
 import { Cause, Effect, Fiber, Layer, Option, Result, Schedule } from "effect"
 import { trackBatches } from "../publish/LoadTracking.ts"
 import { type BatchEntry, decodeBatchEntry, headerOf, refusedBatchOf, type RefusedBatch } from "./BatchEntry.ts"
+import { BatchPacing } from "./BatchPacing.ts"
 import { UploadConfig } from "../UploadConfig.ts"
 
 const restartAfterFailure = <A, E, R>(name: string, loop: Effect.Effect<A, E, R>) =>
@@ -61,6 +62,7 @@ export const BatchWorkers = Layer.effectDiscard(
     const products = yield* ProductRepository
     const loads = yield* LoadRepository
     const config = yield* UploadConfig
+    const pacing = yield* BatchPacing
     const { batchesStream: stream, consumerGroup: group } = config
 
     // Interruptible although handling is not: shutdown must not wait for the database to come back.
@@ -205,6 +207,8 @@ export const BatchWorkers = Layer.effectDiscard(
         ensureGroup,
         queue.read(stream, group, consumer, { count: 1, blockMs: 2_000 }).pipe(
           untraced,
+          // Paced between receiving a batch and persisting it: an empty read (the stream idle) is not.
+          Effect.tap((deliveries) => (deliveries.length === 0 ? Effect.void : pacing.beforeBatch)),
           Effect.flatMap(handleEach(consumer)),
           Effect.forever
         )
