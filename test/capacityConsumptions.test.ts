@@ -1,4 +1,5 @@
 import { describe, expect, layer } from "@effect/vitest"
+import { CheckoutTraffic } from "@retail/service-capacity"
 import { Effect, Layer } from "effect"
 import {
   ADAPTER_LAYER_OPTIONS,
@@ -69,10 +70,11 @@ const keep = (adapter: string, name: string, answer: unknown) => {
 describe.each(ADAPTERS)("POST /v1/delivery/capacity/consumptions through $adapter", ({ tag: adapter, fastLane }) => {
   const orderId = (name: string) => `${run}-${adapter}-${name}`
   layer(adapterServer(ADMIN_KEY, SETTINGS, fastLane), ADAPTER_LAYER_OPTIONS)((it) => {
-    it.effect("200 APPLIED, then ALREADY_APPLIED for the same content; 409 OrderConflict for other content, CapacityConflict past the capacity", () =>
+    it.effect("200 APPLIED, then ALREADY_APPLIED for the same content; 409 OrderConflict for other content, CapacityConflict past the capacity; each counted as checkout served", () =>
       Effect.gen(function*() {
         const order = yield* offeredOrder
         const body = (id: string, units: number) => JSON.stringify({ orderId: orderId(id), ...order, units })
+        const served = CheckoutTraffic.count()
         const applied = keep(adapter, "applied", yield* post("200", body("a", 1)))
         expect(applied).toEqual({ status: 200, contentType: JSON_TYPE, retryAfter: null, body: JSON.stringify({ orderId: orderId("a"), status: "APPLIED" }) })
         expect(keep(adapter, "again", yield* post("200", body("a", 1))))
@@ -91,6 +93,8 @@ describe.each(ADAPTERS)("POST /v1/delivery/capacity/consumptions through $adapte
         })
         expect(keep(adapter, "capacity", yield* post("409", body("b", 121))))
           .toEqual(message(409, `capacity ran out: PICKING ${STORE} ALL on ${order.pickingDate} cannot take 121 more (total 120); nothing was taken`))
+        // Four orders taken, refusals included: what the batch workers' thread reads to tell checkout traffic (LoopPacing.ts).
+        expect(CheckoutTraffic.count() - served).toBe(4)
       }))
 
     it.effect("400: an order the network does not match, a body that is not an order, a body that is not JSON", () =>
